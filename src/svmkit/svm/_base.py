@@ -1,0 +1,163 @@
+"""What every kernel SVM estimator shares: parameters, kernels, input checks,
+the solver call and chunked kernel evaluation at prediction time."""
+
+from __future__ import annotations
+
+import logging
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import kernels as kernel_module
+from .._solver import ITERATION_LIMIT, STALLED, GramBlocks, PrecomputedGram, solve_dual
+
+_PREDICT_BLOCK_BYTES = 64 * 2**20
+
+
+def resolve_gamma(gamma, X):
+    """The numeric gamma for ``'scale'`` (1 / (n_features * X.var())), ``'auto'``
+    (1 / n_features) or a positive number."""
+    n_features = X.shape[1]
+    if isinstance(gamma, str):
+        if gamma == "auto":
+            return 1.0 / n_features
+        if gamma == "scale":
+            if sp.issparse(X):
+                variance = X.multiply(X).mean() - X.mean() ** 2
+            else:
+                variance = X.var()
+            return 1.0 / (n_features * variance) if variance != 0 else 1.0
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
+    if not isinstance(gamma, numbers.Real) or isinstance(gamma, bool) or not np.isfinite(gamma) or gamma <= 0:
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
+    return float(gamma)
+
+
+def _enable_logging():
+    logger = logging.getLogger("svmkit")
+    if not logger.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("[svmkit] %(message)s"))
+        logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+
+
+class BaseKernelSVM(BaseEstimator):
+    """Parameters and machinery shared by the kernel SVM estimators."""
+
+    def _check_common_params(self):
+        kernel = self.kernel
+        if isinstance(kernel, str) and kernel not in kernel_module.KERNEL_NAMES:
+            raise ValueError(f"Unknown kernel {kernel!r}: use one of {kernel_module.KERNEL_NAMES}, "
+                             "a svmkit.kernels.Kernel or a callable of two matrices.")
+        if not isinstance(kernel, str) and not callable(kernel):
+            raise ValueError(f"kernel must be a name, a svmkit.kernels.Kernel or a callable, got {kernel!r}.")
+        if kernel == "poly" and (not isinstance(self.degree, numbers.Integral) or self.degree < 1):
+            raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}.")
+        if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
+            raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}.")
+        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
+            raise ValueError(f"tol must be > 0, got {self.tol!r}.")
+        if not isinstance(self.cache_size, numbers.Real) or not self.cache_size > 0:
+            raise ValueError(f"cache_size must be > 0 (MB), got {self.cache_size!r}.")
+        if not isinstance(self.max_iter, numbers.Integral) or (self.max_iter < 1 and self.max_iter != -1):
+            raise ValueError(f"max_iter must be a positive integer or -1 (no limit), got {self.max_iter!r}.")
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError("callback must be a callable taking a svmkit SolverProgress.")
+
+    @property
+    def _precomputed(self):
+        return isinstance(self.kernel, str) and self.kernel == "precomputed"
+
+    def _validate_train_X(self, X, y):
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True, y_numeric=False
+        )
+        if sp.issparse(X):
+            X.sort_indices()
+        if self._precomputed and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"With kernel='precomputed', X must be the square Gram matrix of the training set; "
+                f"got shape {X.shape}."
+            )
+        return X, y
+
+    def _validate_test_X(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+        if self._precomputed and X.shape[1] != self.shape_fit_[0]:
+            raise ValueError(
+                f"With kernel='precomputed', X must hold the kernel between the test and the "
+                f"{self.shape_fit_[0]} training samples; got {X.shape[1]} columns."
+            )
+        return X
+
+    def _build_kernel(self, X):
+        """The kernel object and the Gram-matrix access for the training data."""
+        if self._precomputed:
+            return None, PrecomputedGram(X.toarray() if sp.issparse(X) else X)
+        gamma = resolve_gamma(self.gamma, X) if self.kernel in ("rbf", "poly", "sigmoid") else None
+        kernel = kernel_module.make_kernel(self.kernel, degree=self.degree, gamma=gamma or 1.0, coef0=self.coef0)
+        self._gamma = gamma
+        return kernel, GramBlocks(kernel, X)
+
+    def _solve(self, gram, problem):
+        if self.verbose:
+            _enable_logging()
+        solution = solve_dual(
+            gram,
+            problem,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            shrinking=self.shrinking,
+            cache_size=self.cache_size,
+            verbose=bool(self.verbose),
+            callback=self.callback,
+        )
+        if solution.status == ITERATION_LIMIT:
+            warnings.warn(
+                f"The solver stopped at max_iter={self.max_iter} with the KKT gap {solution.gap:.3e} "
+                f"above tol={self.tol:g}; the solution is not optimal.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        elif solution.status == STALLED:
+            warnings.warn(
+                f"The solver stopped improving at the KKT gap {solution.gap:.3e} > tol={self.tol:g} "
+                "(round-off limits the accuracy); try a larger tol or scaled features.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return solution
+
+    def _kernel_with_support(self, X, support_vectors, support):
+        """Yield ``(row slice, K(X[rows], SV))`` in memory-bounded blocks."""
+        n_sv = support.shape[0]
+        step = max(1, _PREDICT_BLOCK_BYTES // (8 * max(1, n_sv)))
+        for start in range(0, X.shape[0], step):
+            rows = slice(start, start + step)
+            if self._precomputed:
+                block = X[rows][:, support]
+                yield rows, block.toarray() if sp.issparse(block) else block
+            else:
+                yield rows, self.kernel_(X[rows], support_vectors)
+
+    def _kernel_decision(self, X, coef, intercept):
+        """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k)."""
+        out = np.empty((X.shape[0], coef.shape[1]))
+        for rows, block in self._kernel_with_support(X, self.support_vectors_, self.support_):
+            out[rows] = block @ coef
+        out += intercept
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self._precomputed
+        return tags

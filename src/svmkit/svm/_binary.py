@@ -1,0 +1,193 @@
+"""A fitted two-class kernel machine and the theory it exposes.
+
+Every kernel classifier in svmkit is made of :class:`BinaryModel` objects, one
+per two-class problem (one-vs-one pairs, one-vs-rest problems, or the single
+problem of a binary task). Each keeps its multipliers and shows the quantities
+of the seeds: slacks, margin, primal and dual objectives, duality gap,
+leave-one-out bound and a per-point KKT report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: KKT categories of a training point (C-SVC).
+NOT_SUPPORT_VECTOR = "not a support vector"
+ON_MARGIN = "on the margin"
+BOUNDED_INSIDE = "bounded, inside the margin"
+BOUNDED_MISCLASSIFIED = "bounded, misclassified"
+
+
+@dataclass
+class KKTReport:
+    """Per training point of one two-class problem: the KKT picture.
+
+    Attributes
+    ----------
+    index : int array
+        Row of the point in the training set.
+    alpha : float array
+        Lagrange multiplier ``alpha_i``.
+    mu : float array
+        Multiplier of ``xi_i >= 0``: ``mu_i = C_i - alpha_i``.
+    slack : float array
+        ``xi_i = max(0, 1 - y_i f(x_i))``.
+    yf : float array
+        Functional margin ``y_i f(x_i)``.
+    category : str array
+        Not a support vector (alpha = 0), on the margin (0 < alpha < C),
+        bounded inside the margin (alpha = C, xi <= 1) or bounded and
+        misclassified (alpha = C, xi > 1).
+    violation : float array
+        How far the point is from its KKT condition: ``max(0, 1 - yf)`` for
+        alpha = 0, ``|1 - yf|`` for free points, ``max(0, yf - 1)`` at alpha = C.
+    """
+
+    index: np.ndarray
+    alpha: np.ndarray
+    mu: np.ndarray
+    slack: np.ndarray
+    yf: np.ndarray
+    category: np.ndarray
+    violation: np.ndarray
+
+    def counts(self):
+        """Number of points in each category."""
+        names = (NOT_SUPPORT_VECTOR, ON_MARGIN, BOUNDED_INSIDE, BOUNDED_MISCLASSIFIED)
+        return {name: int(np.sum(self.category == name)) for name in names}
+
+    def to_frame(self):
+        """The report as a pandas DataFrame (pandas must be installed)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "alpha": self.alpha,
+                "mu": self.mu,
+                "slack": self.slack,
+                "yf": self.yf,
+                "category": self.category,
+                "violation": self.violation,
+            },
+            index=pd.Index(self.index, name="sample"),
+        )
+
+    def __str__(self):
+        lines = [f"KKT report of {self.index.shape[0]} training points"]
+        lines += [f"  {name:<28s} {count:>8d}" for name, count in self.counts().items()]
+        lines.append(f"  largest KKT violation        {self.violation.max(initial=0.0):.3e}")
+        return "\n".join(lines)
+
+
+@dataclass
+class BinaryModel:
+    """One fitted two-class problem ``f(x) = sum_i alpha_i y_i K(x_i, x) + b``.
+
+    Attributes
+    ----------
+    positive_class, negative_class :
+        The labels coded +1 and -1.
+    indices : int array
+        Training rows of this problem.
+    y : float array
+        +1/-1 labels of those rows.
+    alpha : float array
+        The multipliers, one per row of the problem.
+    upper : float array
+        Their upper bounds ``C_i`` (C times class and sample weights).
+    intercept : float
+        ``b``.
+    yf : float array
+        ``y_i f(x_i)`` at the solution.
+    n_iter : int
+        Two-variable updates made by the solver.
+    gap : float
+        Maximal violating-pair gap reached.
+    status : int
+        Solver status (0 converged).
+    """
+
+    positive_class: object
+    negative_class: object
+    indices: np.ndarray
+    y: np.ndarray
+    alpha: np.ndarray
+    upper: np.ndarray
+    intercept: float
+    yf: np.ndarray
+    n_iter: int
+    gap: float
+    status: int
+
+    @property
+    def support(self):
+        """Training rows with ``alpha > 0``."""
+        return self.indices[self.alpha > 0]
+
+    @property
+    def dual_coef(self):
+        """``alpha_i y_i`` for the support vectors, in the order of :attr:`support`."""
+        sv = self.alpha > 0
+        return self.alpha[sv] * self.y[sv]
+
+    @property
+    def slack(self):
+        """``xi_i = max(0, 1 - y_i f(x_i))`` for every row of the problem."""
+        return np.maximum(0.0, 1.0 - self.yf)
+
+    @property
+    def w_norm_squared(self):
+        """``||w||^2 = sum_ij a_i a_j y_i y_j K_ij`` (feature space)."""
+        return float(self.alpha @ (self.yf - self.y * self.intercept))
+
+    @property
+    def margin(self):
+        """Geometric width of the margin, ``2 / ||w||``, in feature space."""
+        return 2.0 / np.sqrt(self.w_norm_squared) if self.w_norm_squared > 0 else np.inf
+
+    @property
+    def dual_objective(self):
+        """``sum a_i - 1/2 a'Qa`` (to be maximised)."""
+        return float(self.alpha.sum() - 0.5 * self.w_norm_squared)
+
+    @property
+    def primal_objective(self):
+        """``1/2 ||w||^2 + sum_i C_i xi_i`` (hard margin: ``1/2 ||w||^2``)."""
+        finite = np.isfinite(self.upper)
+        return float(0.5 * self.w_norm_squared + self.upper[finite] @ self.slack[finite])
+
+    @property
+    def duality_gap(self):
+        """``primal - dual``: non-negative, zero at the exact optimum."""
+        return self.primal_objective - self.dual_objective
+
+    @property
+    def loo_bound(self):
+        """Leave-one-out error bound: number of support vectors / N."""
+        return float(np.count_nonzero(self.alpha) / self.alpha.shape[0])
+
+    def kkt_report(self):
+        """The :class:`KKTReport` of this problem."""
+        alpha, upper, yf = self.alpha, self.upper, self.yf
+        slack = self.slack
+        at_zero = alpha <= 0
+        at_upper = (alpha >= upper) & ~at_zero
+        free = ~at_zero & ~at_upper
+        category = np.full(alpha.shape[0], NOT_SUPPORT_VECTOR, dtype=object)
+        category[free] = ON_MARGIN
+        category[at_upper] = BOUNDED_INSIDE
+        category[at_upper & (slack > 1.0)] = BOUNDED_MISCLASSIFIED
+        violation = np.where(at_zero, np.maximum(0.0, 1.0 - yf), 0.0)
+        violation = np.where(free, np.abs(1.0 - yf), violation)
+        violation = np.where(at_upper, np.maximum(0.0, yf - 1.0), violation)
+        return KKTReport(
+            index=self.indices.copy(),
+            alpha=alpha.copy(),
+            mu=upper - alpha,
+            slack=slack,
+            yf=yf.copy(),
+            category=category.astype(str),
+            violation=violation,
+        )

@@ -1,0 +1,386 @@
+"""C-support vector classification (soft and hard margin)."""
+
+from __future__ import annotations
+
+import numbers
+from itertools import combinations
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from ..kernels import LinearKernel
+from ._base import BaseKernelSVM
+from ._binary import BinaryModel
+from ._formulations import c_svc_dual, c_svc_solution
+from ._separability import NotSeparableError, is_separable
+
+
+class SVC(ClassifierMixin, BaseKernelSVM):
+    """C-support vector classifier solved in the dual by SMO.
+
+    Minimises ``1/2 ||w||^2 + C sum_i xi_i`` subject to
+    ``y_i (w'phi(x_i) + b) >= 1 - xi_i``, ``xi_i >= 0``, through its dual
+    ``max sum a_i - 1/2 sum_ij a_i a_j y_i y_j K(x_i, x_j)``,
+    ``sum a_i y_i = 0``, ``0 <= a_i <= C``. ``C=np.inf`` gives the hard margin
+    and raises :class:`~svmkit.NotSeparableError` when the data are not
+    separable in the kernel's feature space.
+
+    Parameters
+    ----------
+    C : float or np.inf, default=1.0
+        Penalty of the slacks (> 0). ``np.inf``: hard margin.
+    kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'}, Kernel or callable, default='rbf'
+        A name as in scikit-learn, any :class:`svmkit.kernels.Kernel`
+        (including sums, products, ...) or a function of two matrices.
+    degree : int, default=3
+        Degree of the 'poly' kernel.
+    gamma : {'scale', 'auto'} or float, default='scale'
+        Coefficient of 'rbf', 'poly' and 'sigmoid'; 'scale' is
+        ``1 / (n_features * X.var())``, 'auto' is ``1 / n_features``.
+    coef0 : float, default=0.0
+        Constant of 'poly' and 'sigmoid'.
+    shrinking : bool, default=True
+        Drop bounded multipliers that cannot move from the working problem.
+    tol : float, default=1e-3
+        Stop when the maximal violating-pair gap ``m(a) - M(a)`` is below ``tol``.
+    cache_size : float, default=200
+        Memory for kernel values in MB. When the Gram matrix of a problem fits,
+        it is computed once; otherwise kernel rows are cached in float32.
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies C for each class.
+    verbose : bool, default=False
+        Log solver progress (iterations, gap, active set, time) to the
+        ``svmkit`` logger.
+    max_iter : int, default=-1
+        Limit on the number of two-variable updates per problem; -1 for none.
+        Reaching it warns with the gap attained.
+    multiclass : {'ovo', 'ovr'}, default='ovo'
+        One-vs-one (LIBSVM) or one-vs-rest (one problem per class against the
+        others, as the seeds teach it).
+    decision_function_shape : {'ovr', 'ovo'}, default='ovr'
+        Shape of :meth:`decision_function` for ``multiclass='ovo'``, as in scikit-learn.
+    random_state : int, RandomState or None, default=None
+        Unused by the deterministic solver; kept for scikit-learn compatibility.
+    callback : callable, default=None
+        Called with a :class:`svmkit.SolverProgress` about once a second during a fit.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    support_ : ndarray of int
+        Indices of the support vectors, grouped by class (as LIBSVM).
+    support_vectors_ : ndarray or CSR matrix
+        The support vectors (empty with a precomputed kernel).
+    n_support_ : ndarray of shape (n_classes,)
+        Number of support vectors of each class.
+    dual_coef_ : ndarray
+        ``alpha_i y_i``; shape (n_classes - 1, n_SV) in LIBSVM's one-vs-one
+        layout, or (n_classes, n_SV) for one-vs-rest (row k: class k against the rest).
+    intercept_ : ndarray of shape (n_problems,)
+        The bias ``b`` of each two-class problem.
+    coef_ : ndarray of shape (n_problems, n_features)
+        ``w`` for the linear kernel only.
+    binary_models_ : list of BinaryModel
+        The two-class problems, each with its own multipliers and theory.
+    problem_classes_ : list of tuples
+        ``(positive class, negative class or 'rest')`` of each problem.
+    alpha_ : ndarray
+        Multipliers: shape (n_samples,) for two classes, else (n_problems, n_samples)
+        with zeros for samples outside a problem.
+    slack_ : ndarray
+        ``xi_i``, same shapes as ``alpha_`` (NaN outside a problem).
+    margin_, dual_objective_, primal_objective_, duality_gap_ : float or ndarray
+        ``2/||w||``, ``sum a - 1/2 a'Qa``, ``1/2||w||^2 + C sum xi`` and their
+        difference, per problem.
+    loo_bound_ : float
+        Leave-one-out error bound: number of support vectors / N.
+    n_iter_ : ndarray of int
+        Two-variable updates per problem.
+    fit_status_ : int
+        0 if every problem converged, 1 otherwise.
+    kernel_ : Kernel or None
+        The kernel used (None when precomputed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit import SVC
+    >>> X = np.array([[-1.0], [0.0], [1.0]])
+    >>> y = np.array([1, -1, -1])
+    >>> model = SVC(C=np.inf, kernel="linear").fit(X, y)
+    >>> model.coef_.round(6), model.intercept_.round(6)
+    (array([[-2.]]), array([-1.]))
+    >>> float(model.margin_)
+    1.0
+    >>> print(model.kkt_report())
+    KKT report of 3 training points
+      not a support vector                1
+      on the margin                       2
+      bounded, inside the margin          0
+      bounded, misclassified              0
+      largest KKT violation        0.000e+00
+    """
+
+    def __init__(
+        self,
+        C=1.0,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        shrinking=True,
+        tol=1e-3,
+        cache_size=200,
+        class_weight=None,
+        verbose=False,
+        max_iter=-1,
+        multiclass="ovo",
+        decision_function_shape="ovr",
+        random_state=None,
+        callback=None,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.multiclass = multiclass
+        self.decision_function_shape = decision_function_shape
+        self.random_state = random_state
+        self.callback = callback
+
+    # -- fitting -------------------------------------------------------------
+    def _check_params(self):
+        self._check_common_params()
+        if not isinstance(self.C, numbers.Real) or isinstance(self.C, bool) or np.isnan(self.C) or self.C <= 0:
+            raise ValueError(f"C must be > 0 (np.inf for a hard margin), got {self.C!r}.")
+        if self.multiclass not in ("ovo", "ovr"):
+            raise ValueError(f"multiclass must be 'ovo' or 'ovr', got {self.multiclass!r}.")
+        if self.decision_function_shape not in ("ovo", "ovr"):
+            raise ValueError(f"decision_function_shape must be 'ovo' or 'ovr', got {self.decision_function_shape!r}.")
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or CSR matrix of shape (n_samples, n_features)
+            Training data, or the (n_samples, n_samples) Gram matrix when
+            ``kernel='precomputed'``. NaN and infinite values are refused.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights multiplying C per sample.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = self._validate_train_X(X, y)
+        check_classification_targets(y)
+        classes, y_index = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"SVC needs samples of at least two classes; the data contain only class {classes[0]!r}."
+            )
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be non-negative.")
+        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
+        if np.isinf(self.C):
+            upper = np.where(sample_weight > 0, np.inf, 0.0)
+        else:
+            upper = self.C * class_weight[y_index] * sample_weight
+        self.classes_ = classes
+        self.shape_fit_ = X.shape
+        self.kernel_, gram = self._build_kernel(X)
+
+        models = []
+        for positive, negative in self._problems(classes.shape[0]):
+            if negative is None:
+                indices = np.arange(X.shape[0])
+                labels = np.where(y_index == positive, 1.0, -1.0)
+            else:
+                indices = np.flatnonzero((y_index == positive) | (y_index == negative))
+                labels = np.where(y_index[indices] == positive, 1.0, -1.0)
+            models.append(self._fit_binary(gram, X, indices, labels, upper[indices], positive, negative))
+        self.binary_models_ = models
+        self.problem_classes_ = [
+            (classes[m.positive_class], classes[m.negative_class] if m.negative_class is not None else "rest")
+            for m in models
+        ]
+        self._set_libsvm_attributes(X, y_index)
+        return self
+
+    def _problems(self, n_classes):
+        if n_classes == 2:
+            return [(1, 0)]
+        if self.multiclass == "ovr":
+            return [(k, None) for k in range(n_classes)]
+        return list(combinations(range(n_classes), 2))
+
+    def _fit_binary(self, gram, X, indices, labels, upper, positive, negative):
+        if np.isinf(self.C):
+            keep = upper > 0
+            if not is_separable(gram, self.kernel_, X, indices[keep], labels[keep]):
+                kernel_name = self.kernel if isinstance(self.kernel, str) else type(self.kernel).__name__
+                raise NotSeparableError(
+                    f"The data are not separable with the {kernel_name} kernel, so the hard-margin SVM "
+                    "(C=inf) has no solution: use a finite C (soft margin) or a more flexible kernel."
+                )
+        problem = c_svc_dual(indices, labels, upper)
+        solution = self._solve(gram, problem)
+        alpha, b, yf = c_svc_solution(problem, solution)
+        return BinaryModel(
+            positive_class=positive,
+            negative_class=negative,
+            indices=indices,
+            y=labels,
+            alpha=alpha,
+            upper=upper,
+            intercept=b,
+            yf=yf,
+            n_iter=solution.n_iter,
+            gap=solution.gap,
+            status=solution.status,
+        )
+
+    def _set_libsvm_attributes(self, X, y_index):
+        """support_, dual_coef_, intercept_, ... in scikit-learn's (LIBSVM's) layout."""
+        n_classes = self.classes_.shape[0]
+        is_sv = np.zeros(X.shape[0], dtype=bool)
+        for model in self.binary_models_:
+            is_sv[model.support] = True
+        support = np.concatenate([np.flatnonzero(is_sv & (y_index == k)) for k in range(n_classes)])
+        position = np.full(X.shape[0], -1)
+        position[support] = np.arange(support.shape[0])
+        self.support_ = support.astype(np.int32)
+        self.n_support_ = np.array([np.sum(y_index[support] == k) for k in range(n_classes)], dtype=np.int32)
+        if self._precomputed:
+            self.support_vectors_ = np.empty((0, X.shape[1]))
+        else:
+            self.support_vectors_ = X[support]
+        # problem_coef_[s, p]: coefficient of support vector s in problem p
+        problem_coef = np.zeros((support.shape[0], len(self.binary_models_)))
+        for p, model in enumerate(self.binary_models_):
+            problem_coef[position[model.support], p] = model.dual_coef
+        self._problem_coef = problem_coef
+        if n_classes == 2 or self.multiclass == "ovr":
+            self.dual_coef_ = problem_coef.T.copy()
+        else:
+            self.dual_coef_ = np.zeros((n_classes - 1, support.shape[0]))
+            for p, model in enumerate(self.binary_models_):
+                i, j = model.positive_class, model.negative_class
+                in_i = y_index[support] == i
+                in_j = y_index[support] == j
+                self.dual_coef_[j - 1, in_i] = problem_coef[in_i, p]
+                self.dual_coef_[i, in_j] = problem_coef[in_j, p]
+        self.intercept_ = np.array([m.intercept for m in self.binary_models_])
+        self.n_iter_ = np.array([m.n_iter for m in self.binary_models_], dtype=np.int64)
+        self.fit_status_ = int(any(m.status != 0 for m in self.binary_models_))
+        self.loo_bound_ = float(support.shape[0] / X.shape[0])
+
+        n = X.shape[0]
+        if n_classes == 2:
+            model = self.binary_models_[0]
+            self.alpha_ = np.zeros(n)
+            self.alpha_[model.indices] = model.alpha
+            self.slack_ = np.full(n, np.nan)
+            self.slack_[model.indices] = model.slack
+            self.margin_ = model.margin
+            self.dual_objective_ = model.dual_objective
+            self.primal_objective_ = model.primal_objective
+            self.duality_gap_ = model.duality_gap
+        else:
+            self.alpha_ = np.zeros((len(self.binary_models_), n))
+            self.slack_ = np.full((len(self.binary_models_), n), np.nan)
+            for p, model in enumerate(self.binary_models_):
+                self.alpha_[p, model.indices] = model.alpha
+                self.slack_[p, model.indices] = model.slack
+            self.margin_ = np.array([m.margin for m in self.binary_models_])
+            self.dual_objective_ = np.array([m.dual_objective for m in self.binary_models_])
+            self.primal_objective_ = np.array([m.primal_objective for m in self.binary_models_])
+            self.duality_gap_ = np.array([m.duality_gap for m in self.binary_models_])
+
+    # -- theory ---------------------------------------------------------------
+    def kkt_report(self, problem=None):
+        """Per training point: alpha, mu = C - alpha, xi, y f(x) and KKT category.
+
+        Parameters
+        ----------
+        problem : int, optional
+            Which two-class problem (index into :attr:`binary_models_`);
+            required when there are more than two classes.
+
+        Returns
+        -------
+        KKTReport
+        """
+        check_is_fitted(self)
+        if problem is None:
+            if len(self.binary_models_) != 1:
+                raise ValueError(
+                    f"This model has {len(self.binary_models_)} two-class problems; pass problem= "
+                    f"(see problem_classes_)."
+                )
+            problem = 0
+        return self.binary_models_[problem].kkt_report()
+
+    @property
+    def coef_(self):
+        """``w = sum_i alpha_i y_i x_i`` of each problem (linear kernel only)."""
+        check_is_fitted(self)
+        if not isinstance(self.kernel_, LinearKernel):
+            raise AttributeError("coef_ is only available with the linear kernel.")
+        coef = self._problem_coef.T @ self.support_vectors_
+        return np.asarray(coef)
+
+    # -- prediction -------------------------------------------------------------
+    def _problem_decisions(self, X):
+        X = self._validate_test_X(X)
+        return self._kernel_decision(X, self._problem_coef, self.intercept_)
+
+    def decision_function(self, X):
+        """Signed distances to the decision boundaries, in units of ``1/||w||``.
+
+        Two classes: shape (n_samples,), positive for ``classes_[1]``.
+        One-vs-one: (n_samples, n_classes * (n_classes - 1) / 2) positive for the
+        first class of each pair, or the (n_samples, n_classes) one-vs-rest
+        aggregate when ``decision_function_shape='ovr'`` (as scikit-learn).
+        One-vs-rest: (n_samples, n_classes).
+        """
+        decisions = self._problem_decisions(X)
+        if self.classes_.shape[0] == 2:
+            return decisions[:, 0]
+        if self.multiclass == "ovo" and self.decision_function_shape == "ovr":
+            return _ovr_decision_function(decisions < 0, -decisions, self.classes_.shape[0])
+        return decisions
+
+    def predict(self, X):
+        """Class labels: the sign for two classes, votes for one-vs-one (ties go
+        to the first class, as LIBSVM), the largest decision for one-vs-rest."""
+        decisions = self._problem_decisions(X)
+        n_classes = self.classes_.shape[0]
+        if n_classes == 2:
+            return self.classes_[(decisions[:, 0] > 0).astype(int)]
+        if self.multiclass == "ovr":
+            return self.classes_[np.argmax(decisions, axis=1)]
+        votes = np.zeros((decisions.shape[0], n_classes), dtype=np.int64)
+        for p, model in enumerate(self.binary_models_):
+            wins = decisions[:, p] > 0
+            votes[wins, model.positive_class] += 1
+            votes[~wins, model.negative_class] += 1
+        return self.classes_[np.argmax(votes, axis=1)]
+
+
+__all__ = ["SVC", "NotSeparableError"]
