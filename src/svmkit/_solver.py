@@ -88,6 +88,10 @@ class DualProblem:
         Upper bounds ``U_t`` (``inf`` allowed: hard margin).
     alpha0 : float64 array (m,)
         A feasible start point.
+    nu_mode : bool
+        Also keep ``sum a_t`` fixed within each sign of ``y`` (nu-SVC,
+        nu-SVR): pairs are chosen within one sign and the gap is the larger
+        of the two per-sign gaps.
     """
 
     rows: np.ndarray
@@ -95,6 +99,7 @@ class DualProblem:
     p: np.ndarray
     upper: np.ndarray
     alpha0: np.ndarray
+    nu_mode: bool = False
 
 
 @dataclass
@@ -246,7 +251,7 @@ def _solve_full(gram, problem, data_rows, local_rows, dtype, tol, max_steps, pro
     n_iter = 0
     while True:
         budget = min(steps_per_call, max_steps - n_iter)
-        steps, status, gap = smo(K, rows, y, upper, alpha, grad, tol, budget)
+        steps, status, gap = smo(K, rows, y, upper, alpha, grad, tol, budget, problem.nu_mode)
         n_iter += steps
         progress.report(n_iter, gap, alpha.shape[0])
         if status == SMO_OPTIMAL:
@@ -335,6 +340,8 @@ class _BlockedSolver:
         while q > 16 and 2 * q > max_rows:
             q //= 2
         self.q = q
+        # variables that share one equality constraint: all, or each sign in nu mode
+        self.groups = (1.0, -1.0) if problem.nu_mode else (None,)
         self.alpha = problem.alpha0.astype(np.float64).copy()
         self.grad = _initial_gradient(gram, problem)
         # the dual objective 1/2 a'Qa + p'a, updated exactly with each block's decrease
@@ -351,6 +358,7 @@ class _BlockedSolver:
         return self.gram.block(data_rows, self.active_data)
 
     def _shrink(self, m_up, m_low):
+        """Drop bounded variables whose ``-y G`` lies beyond the group's ``[M, m]`` (arrays per variable)."""
         a, U, y = self.alpha[self.active], self.upper[self.active], self.y[self.active]
         v = -y * self.grad[self.active]
         at_upper, at_lower = a >= U, a <= 0
@@ -383,14 +391,19 @@ class _BlockedSolver:
         self.kept = self.kept[:0]
 
     # -- one round --------------------------------------------------------
-    def _select(self, v, up, low, n_new):
+    def _group_masks(self, y_active):
+        return [np.ones(y_active.shape[0], dtype=bool) if g is None else y_active == g for g in self.groups]
+
+    def _select(self, v, up, low, group_masks, n_new):
         """Positions (in the active set) of the largest violators, kept ones excluded."""
         taken = np.zeros(v.shape[0], dtype=bool)
         taken[self.kept_positions] = True
         chosen = []
-        for mask, sign in ((up, -1.0), (low, 1.0)):
+        share = max(1, n_new // (2 * len(group_masks)))
+        sides = [(up & group, -1.0) for group in group_masks] + [(low & group, 1.0) for group in group_masks]
+        for mask, sign in sides:
             candidates = np.flatnonzero(mask & ~taken)
-            k = min(n_new // 2, candidates.shape[0])
+            k = min(share, candidates.shape[0])
             if k == 0:
                 continue
             score = sign * v[candidates]
@@ -414,9 +427,15 @@ class _BlockedSolver:
             v = -y_a * self.grad[self.active]
             up = ((y_a > 0) & (a_a < U_a)) | ((y_a < 0) & (a_a > 0))
             low = ((y_a < 0) & (a_a < U_a)) | ((y_a > 0) & (a_a > 0))
-            m_up = v[up].max() if up.any() else -np.inf
-            m_low = v[low].min() if low.any() else np.inf
-            gap = m_up - m_low
+            group_masks = self._group_masks(y_a)
+            m_up = np.full(v.shape[0], -np.inf)
+            m_low = np.full(v.shape[0], np.inf)
+            for group in group_masks:
+                if (up & group).any():
+                    m_up[group] = v[up & group].max()
+                if (low & group).any():
+                    m_low[group] = v[low & group].min()
+            gap = float((m_up - m_low).max())
             self.progress.report(n_iter, gap, self.active.shape[0])
             if gap < self.tol:
                 if self.active.shape[0] == m:
@@ -451,7 +470,7 @@ class _BlockedSolver:
                 ws_pos = np.arange(n_active)
                 new_pos = ws_pos
             else:
-                new_pos = self._select(v, up, low, q - self.kept_positions.shape[0])
+                new_pos = self._select(v, up, low, group_masks, q - self.kept_positions.shape[0])
                 ws_pos = np.concatenate([self.kept_positions, new_pos])
             ws = self.active[ws_pos]
             steps = self._optimise_block(ws, ws_pos)
@@ -460,7 +479,7 @@ class _BlockedSolver:
         self.progress.report(n_iter, gap, self.active.shape[0], force=True)
         if self.active.shape[0] < m:
             self._unshrink()
-            gap = violation_gap(self.y, self.alpha, self.grad, self.upper)
+            gap = violation_gap(self.y, self.alpha, self.grad, self.upper, self.problem.nu_mode)
         return DualSolution(self.alpha, self.grad, float(gap), n_iter, status, "blocked")
 
     def _optimise_block(self, ws, ws_pos):
@@ -472,10 +491,12 @@ class _BlockedSolver:
         alpha_ws = self.alpha[ws].copy()
         grad_ws = self.grad[ws].copy()
         y_ws, U_ws = self.y[ws], self.upper[ws]
-        local_gap = violation_gap(y_ws, alpha_ws, grad_ws, U_ws)
+        nu_mode = self.problem.nu_mode
+        local_gap = violation_gap(y_ws, alpha_ws, grad_ws, U_ws, nu_mode)
         local_tol = max(self.tol, 0.1 * local_gap)
         budget = min(max(20 * ws.shape[0], 1000), self.max_steps)
-        steps, _, _ = smo(K_ws, local_rows.astype(np.int64), y_ws, U_ws, alpha_ws, grad_ws, local_tol, budget)
+        rows_ws = local_rows.astype(np.int64)
+        steps, _, _ = smo(K_ws, rows_ws, y_ws, U_ws, alpha_ws, grad_ws, local_tol, budget, nu_mode)
         delta = alpha_ws - self.alpha[ws]
         moved = np.flatnonzero(delta)
         if moved.size == 0:

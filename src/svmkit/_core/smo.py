@@ -28,23 +28,78 @@ _TAU = 1e-12
 
 
 @jit
-def violation_gap(y, alpha, grad, upper):
-    """Return ``m(a) - M(a)``, the maximal violation of the KKT conditions."""
-    m_up = -np.inf
-    m_low = np.inf
-    for t in range(alpha.shape[0]):
-        v = -y[t] * grad[t]
-        up = (y[t] > 0 and alpha[t] < upper[t]) or (y[t] < 0 and alpha[t] > 0)
-        low = (y[t] < 0 and alpha[t] < upper[t]) or (y[t] > 0 and alpha[t] > 0)
-        if up and v > m_up:
-            m_up = v
-        if low and v < m_low:
-            m_low = v
-    return m_up - m_low
+def _in_up(y, alpha, upper, t):
+    return (y[t] > 0 and alpha[t] < upper[t]) or (y[t] < 0 and alpha[t] > 0)
 
 
 @jit
-def smo(K, rows, y, upper, alpha, grad, tol, max_steps):
+def _in_low(y, alpha, upper, t):
+    return (y[t] < 0 and alpha[t] < upper[t]) or (y[t] > 0 and alpha[t] > 0)
+
+
+@jit
+def violation_gap(y, alpha, grad, upper, nu_mode=False):
+    """Return ``m(a) - M(a)``, the maximal violation of the KKT conditions.
+
+    In ``nu_mode`` (two equality constraints, one per sign of ``y``) the
+    larger of the two per-sign gaps.
+    """
+    worst = -np.inf
+    signs = np.array([1.0, -1.0]) if nu_mode else np.array([0.0])
+    for sign in signs:
+        m_up = -np.inf
+        m_low = np.inf
+        for t in range(alpha.shape[0]):
+            if sign != 0.0 and y[t] != sign:
+                continue
+            v = -y[t] * grad[t]
+            if _in_up(y, alpha, upper, t) and v > m_up:
+                m_up = v
+            if _in_low(y, alpha, upper, t) and v < m_low:
+                m_low = v
+        worst = max(worst, m_up - m_low)
+    return worst
+
+
+@jit
+def _select_pair(K, rows, y, upper, alpha, grad, qd, sign):
+    """Second-order working pair among the variables of sign ``sign`` (0: all).
+
+    Returns ``(i, j, gap, obj_diff)``; ``j < 0`` when no pair can improve.
+    """
+    m = alpha.shape[0]
+    g_max = -np.inf
+    i = -1
+    for t in range(m):
+        if sign != 0.0 and y[t] != sign:
+            continue
+        if _in_up(y, alpha, upper, t) and -y[t] * grad[t] >= g_max:
+            g_max = -y[t] * grad[t]
+            i = t
+    g_max2 = -np.inf
+    j = -1
+    obj_diff_min = np.inf
+    ri = rows[i] if i >= 0 else 0
+    for t in range(m):
+        if (sign != 0.0 and y[t] != sign) or not _in_low(y, alpha, upper, t):
+            continue
+        yg = y[t] * grad[t]
+        if yg >= g_max2:
+            g_max2 = yg
+        grad_diff = g_max + yg
+        if i >= 0 and grad_diff > 0:
+            quad = qd[i] + qd[t] - 2.0 * K[ri, rows[t]]
+            if quad <= 0:
+                quad = _TAU
+            obj_diff = -(grad_diff * grad_diff) / quad
+            if obj_diff <= obj_diff_min:
+                obj_diff_min = obj_diff
+                j = t
+    return i, j, g_max + g_max2, obj_diff_min
+
+
+@jit
+def smo(K, rows, y, upper, alpha, grad, tol, max_steps, nu_mode=False):
     """Run SMO until the gap is below ``tol`` or ``max_steps`` updates were made.
 
     Parameters
@@ -57,6 +112,9 @@ def smo(K, rows, y, upper, alpha, grad, tol, max_steps):
     alpha, grad : float64 arrays, shape (m,), updated in place
     tol : float
     max_steps : int
+    nu_mode : bool
+        Keep ``sum a_t`` fixed within each sign of ``y`` as well (nu-SVC,
+        nu-SVR): pairs are chosen within one sign (LIBSVM's ``Solver_NU``).
 
     Returns
     -------
@@ -70,55 +128,31 @@ def smo(K, rows, y, upper, alpha, grad, tol, max_steps):
         qd[t] = K[rows[t], rows[t]]
     steps = 0
     while True:
-        # first index: maximal violator over I_up
-        g_max = -np.inf
-        i = -1
-        for t in range(m):
-            if y[t] > 0:
-                if alpha[t] < upper[t] and -grad[t] >= g_max:
-                    g_max = -grad[t]
-                    i = t
-            elif alpha[t] > 0 and grad[t] >= g_max:
-                g_max = grad[t]
-                i = t
-        # second index: second-order choice over I_low
-        g_max2 = -np.inf
-        j = -1
-        obj_diff_min = np.inf
-        ri = rows[i] if i >= 0 else 0
-        for t in range(m):
-            in_low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < upper[t])
-            if not in_low:
-                continue
-            yg = y[t] * grad[t]
-            if yg >= g_max2:
-                g_max2 = yg
-            grad_diff = g_max + yg
-            if i >= 0 and grad_diff > 0:
-                quad = qd[i] + qd[t] - 2.0 * K[ri, rows[t]]
-                if quad <= 0:
-                    quad = _TAU
-                obj_diff = -(grad_diff * grad_diff) / quad
-                if obj_diff <= obj_diff_min:
-                    obj_diff_min = obj_diff
-                    j = t
-        gap = g_max + g_max2
+        if nu_mode:
+            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, 1.0)
+            i2, j2, gap2, obj2 = _select_pair(K, rows, y, upper, alpha, grad, qd, -1.0)
+            if j < 0 or (j2 >= 0 and obj2 < obj):
+                i, j = i2, j2
+            gap = max(gap, gap2)
+        else:
+            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, 0.0)
         if gap < tol or j < 0:
             return steps, SMO_OPTIMAL, gap
         if steps >= max_steps:
             return steps, SMO_STEP_LIMIT, gap
         steps += 1
 
+        ri = rows[i]
         rj = rows[j]
         k_ij = K[ri, rj]
         old_i = alpha[i]
         old_j = alpha[j]
         ui = upper[i]
         uj = upper[j]
+        quad = qd[i] + qd[j] - 2.0 * k_ij
+        if quad <= 0:
+            quad = _TAU
         if y[i] != y[j]:
-            quad = qd[i] + qd[j] - 2.0 * k_ij
-            if quad <= 0:
-                quad = _TAU
             delta = (-grad[i] - grad[j]) / quad
             diff = old_i - old_j
             ai = old_i + delta
@@ -138,9 +172,6 @@ def smo(K, rows, y, upper, alpha, grad, tol, max_steps):
                 aj = uj
                 ai = uj + diff
         else:
-            quad = qd[i] + qd[j] - 2.0 * k_ij
-            if quad <= 0:
-                quad = _TAU
             delta = (grad[i] - grad[j]) / quad
             total = old_i + old_j
             ai = old_i - delta

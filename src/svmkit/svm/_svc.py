@@ -191,7 +191,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         classes, y_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(
-                f"SVC needs samples of at least two classes; the data contain only class {classes[0]!r}."
+                f"SVC needs samples of at least two classes; the data contain one class only ({classes[0]})."
             )
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if np.any(sample_weight < 0):

@@ -1,0 +1,110 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from svmkit import kernels as K
+from naive import gram_by_loops, linear_pair, poly_pair, quadratic_feature_map, rbf_pair, sigmoid_pair
+
+rng = np.random.default_rng(0)
+A = rng.normal(size=(7, 4))
+B = rng.normal(size=(5, 4))
+
+
+@pytest.mark.parametrize(
+    "kernel, pair",
+    [
+        (K.LinearKernel(), linear_pair),
+        (K.PolynomialKernel(degree=3, gamma=0.5, coef0=1.0), lambda u, v: poly_pair(u, v, 3, 0.5, 1.0)),
+        (K.RBFKernel(gamma=0.3), lambda u, v: rbf_pair(u, v, 0.3)),
+        (K.SigmoidKernel(gamma=0.2, coef0=-0.5), lambda u, v: sigmoid_pair(u, v, 0.2, -0.5)),
+    ],
+)
+def test_named_kernels_equal_pairwise_loops_dense_and_sparse(kernel, pair):
+    expected = gram_by_loops(pair, A, B)
+    np.testing.assert_allclose(kernel(A, B), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel(sp.csr_matrix(A), sp.csr_matrix(B)), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel(sp.csr_matrix(A), B), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel(A, sp.csr_matrix(B)), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel.diag(A), np.diag(gram_by_loops(pair, A, A)), rtol=1e-12)
+
+
+def test_rbf_from_sigma_as_the_seeds_write_it():
+    k = K.RBFKernel(sigma=2.0)
+    assert k.gamma == pytest.approx(1 / 8)
+    u, v = np.array([[1.0, 2.0]]), np.array([[0.0, 0.0]])
+    assert k(u, v)[0, 0] == pytest.approx(np.exp(-5 / 8))
+    assert k.sigma == pytest.approx(2.0)
+
+
+def test_kernel_trick_identity_of_the_seeds():
+    U, V = rng.normal(size=(6, 2)), rng.normal(size=(4, 2))
+    explicit = quadratic_feature_map(U) @ quadratic_feature_map(V).T
+    np.testing.assert_allclose(K.PolynomialKernel(degree=2, gamma=1.0, coef0=1.0)(U, V), explicit, rtol=1e-12, atol=1e-14)
+
+
+def test_kernel_algebra_matches_elementwise_formulas():
+    lin, rbf = K.LinearKernel(), K.RBFKernel(gamma=0.5)
+    L, R = lin(A, B), rbf(A, B)
+    np.testing.assert_allclose((lin + rbf)(A, B), L + R)
+    np.testing.assert_allclose((lin * rbf)(A, B), L * R)
+    np.testing.assert_allclose((3.0 * rbf)(A, B), 3 * R)
+    np.testing.assert_allclose((rbf * 2)(A, B), 2 * R)
+    np.testing.assert_allclose((lin**3)(A, B), L**3)
+    np.testing.assert_allclose(lin.exp()(A, B), np.exp(L))
+    np.testing.assert_allclose(K.KernelPolynomial(lin, [1.0, 0.0, 2.0])(A, B), 1 + 2 * L**2)
+    norms_a, norms_b = np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1)
+    np.testing.assert_allclose(lin.normalized()(A, B), L / np.outer(norms_a, norms_b))
+    f = lambda X: 1.0 + np.asarray(X)[:, 0] ** 2  # noqa: E731
+    np.testing.assert_allclose(K.FeatureScaledKernel(f, rbf)(A, B), f(A)[:, None] * R * f(B)[None, :])
+    M = np.diag([1.0, 2.0, 0.0, 3.0])
+    np.testing.assert_allclose(K.QuadraticFormKernel(M)(A, B), A @ M @ B.T)
+    cols = K.ColumnSubsetKernel(lin, [0, 2]) * K.ColumnSubsetKernel(rbf, [1, 3])
+    np.testing.assert_allclose(cols(A, B), (A[:, [0, 2]] @ B[:, [0, 2]].T) * rbf(A[:, [1, 3]], B[:, [1, 3]]))
+    for k in [lin + rbf, lin * rbf, 3.0 * rbf, lin**3, lin.exp(), lin.normalized(), cols, K.QuadraticFormKernel(M)]:
+        np.testing.assert_allclose(k.diag(A), np.diag(k(A, A)), rtol=1e-12)
+
+
+def test_composite_kernels_are_psd_and_sigmoid_may_not_be():
+    X = rng.normal(size=(40, 3))
+    composite = (K.LinearKernel() + 2 * K.RBFKernel(gamma=1.0)) * K.PolynomialKernel(degree=2, coef0=1.0)
+    check = K.check_mercer(composite, X)
+    assert check.is_psd and check.min_eigenvalue > -check.tolerance
+    sigmoid = K.check_mercer(K.SigmoidKernel(gamma=1.0, coef0=-1.0), X)
+    assert not sigmoid.is_psd
+    assert sigmoid.min_eigenvalue < -1e-3  # reported with the offending eigenvalue
+    assert K.SigmoidKernel().is_mercer is False
+    assert "not positive semi-definite" in K.SigmoidKernel.__doc__
+
+
+def test_callable_kernel_takes_two_matrices_and_is_checked():
+    calls = []
+
+    def my_kernel(P, Q):
+        calls.append((P.shape, Q.shape))
+        return (P @ Q.T + 1.0) ** 2
+
+    k = K.make_kernel(my_kernel)
+    np.testing.assert_allclose(k(A, B), (A @ B.T + 1) ** 2)
+    assert calls == [((7, 4), (5, 4))]
+    with pytest.raises(ValueError, match="shape"):
+        K.CallableKernel(lambda P, Q: np.ones((2, 2)))(A, B)
+    with pytest.raises(ValueError, match="NaN"):
+        K.CallableKernel(lambda P, Q: np.full((P.shape[0], Q.shape[0]), np.nan))(A, B)
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: K.PolynomialKernel(degree=0), "degree"),
+        (lambda: K.RBFKernel(gamma=-1.0), "gamma"),
+        (lambda: K.RBFKernel(), "exactly one"),
+        (lambda: 0 * K.LinearKernel(), "scale factor"),
+        (lambda: K.LinearKernel() ** 0.5, "integer degree"),
+        (lambda: K.KernelPolynomial(K.LinearKernel(), [1.0, -1.0]), "non-negative"),
+        (lambda: K.QuadraticFormKernel(np.diag([1.0, -1.0])), "not positive semi-definite"),
+        (lambda: K.make_kernel("laplace"), "Unknown kernel"),
+    ],
+)
+def test_bad_kernel_parameters_raise_clear_errors(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()

@@ -1,0 +1,193 @@
+"""SVC as a scikit-learn estimator: conventions, inputs, errors, progress."""
+
+import logging
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_iris, make_classification
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import svmkit._solver
+from svmkit import SVC, SolverProgress
+from svmkit.kernels import LinearKernel, RBFKernel
+
+X_iris, y_iris = load_iris(return_X_y=True)
+
+
+def _expected_failures(estimator):
+    reason = (
+        "weights equal repetition only at the optimum (test_sample_weight_two_equals_repeating_the_sample "
+        "checks it at tol=1e-10); at tol=1e-3 the check's 1e-7 tolerance is out of reach, and gamma='scale' "
+        "depends on X.var(), which repetition changes (as in scikit-learn, which marks these checks xfail too)"
+    )
+    if estimator.kernel == "precomputed":
+        return {}
+    return {
+        "check_sample_weight_equivalence_on_dense_data": reason,
+        "check_sample_weight_equivalence_on_sparse_data": reason,
+    }
+
+
+@parametrize_with_checks(
+    [SVC(), SVC(kernel="linear", multiclass="ovr"), SVC(kernel="precomputed")],
+    expected_failed_checks=_expected_failures,
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_pipeline_grid_search_and_cross_validation():
+    pipeline = make_pipeline(StandardScaler(), SVC())
+    scores = cross_val_score(pipeline, X_iris, y_iris, cv=5)
+    assert scores.mean() > 0.94
+    search = GridSearchCV(pipeline, {"svc__C": [0.1, 1.0, 10.0], "svc__gamma": [0.01, 0.1]}, cv=3).fit(X_iris, y_iris)
+    assert search.best_score_ > 0.94
+    assert search.best_params_["svc__C"] in (0.1, 1.0, 10.0)
+
+
+def test_dense_and_csr_inputs_give_the_same_model():
+    X, y = make_classification(n_samples=200, n_features=30, random_state=0)
+    X[np.abs(X) < 0.8] = 0.0
+    for kernel in ["linear", "rbf", "poly"]:
+        dense = SVC(kernel=kernel, tol=1e-8).fit(X, y)
+        sparse = SVC(kernel=kernel, tol=1e-8).fit(sp.csr_matrix(X), y)
+        np.testing.assert_array_equal(dense.support_, sparse.support_)
+        np.testing.assert_allclose(dense.dual_coef_, sparse.dual_coef_, atol=1e-10)
+        np.testing.assert_allclose(dense.decision_function(X), sparse.decision_function(sp.csr_matrix(X)), atol=1e-10)
+
+
+def test_sample_weight_two_equals_repeating_the_sample():
+    X, y = make_classification(n_samples=80, n_features=4, random_state=2)
+    weights = np.ones(80)
+    weights[:10] = 2.0
+    weighted = SVC(C=1.0, gamma=0.2, tol=1e-10).fit(X, y, sample_weight=weights)
+    repeated = SVC(C=1.0, gamma=0.2, tol=1e-10).fit(np.vstack([X, X[:10]]), np.r_[y, y[:10]])
+    np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X), atol=1e-7)
+    assert weighted.dual_objective_ == pytest.approx(repeated.dual_objective_, rel=1e-9)
+
+
+def test_class_weight_scales_the_upper_bounds():
+    X, y = make_classification(n_samples=100, n_features=4, weights=[0.8], random_state=3)
+    model = SVC(C=2.0, class_weight={0: 1.0, 1: 5.0}).fit(X, y)
+    upper = model.binary_models_[0].upper
+    np.testing.assert_array_equal(upper, np.where(y == 1, 10.0, 2.0))
+    assert SVC(C=2.0, class_weight="balanced").fit(X, y).binary_models_[0].upper[y == 1][0] == pytest.approx(
+        2.0 * 100 / (2 * np.sum(y == 1))
+    )
+
+
+def test_pandas_input_and_feature_names():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X_iris, columns=["a", "b", "c", "d"])
+    model = SVC().fit(frame, y_iris)
+    np.testing.assert_array_equal(model.feature_names_in_, ["a", "b", "c", "d"])
+    np.testing.assert_array_equal(model.predict(frame), SVC().fit(X_iris, y_iris).predict(X_iris))
+
+
+def test_precomputed_and_callable_kernels_equal_the_named_kernel():
+    X, y = make_classification(n_samples=120, n_features=5, random_state=4)
+    X_test = X[:30]
+    named = SVC(kernel="rbf", gamma=0.2, tol=1e-8).fit(X, y)
+    gram = RBFKernel(gamma=0.2)(X, X)
+    pre = SVC(kernel="precomputed", tol=1e-8).fit(gram, y)
+    np.testing.assert_allclose(pre.decision_function(RBFKernel(gamma=0.2)(X_test, X)), named.decision_function(X_test), atol=1e-9)
+    func = SVC(kernel=lambda A, B: np.exp(-0.2 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)), tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(func.decision_function(X_test), named.decision_function(X_test), atol=1e-9)
+    algebra = SVC(kernel=RBFKernel(gamma=0.2) + LinearKernel(), tol=1e-8).fit(X, y)
+    summed = SVC(kernel="precomputed", tol=1e-8).fit(gram + X @ X.T, y)
+    np.testing.assert_allclose(algebra.decision_function(X_test), summed.decision_function(X_test @ X.T + RBFKernel(gamma=0.2)(X_test, X)), atol=1e-8)
+
+
+def test_theory_attributes_of_a_binary_fit():
+    X, y = make_classification(n_samples=150, n_features=4, flip_y=0.1, random_state=5)
+    model = SVC(C=0.5, kernel="linear", tol=1e-8).fit(X, y)
+    w = model.coef_[0]
+    assert model.margin_ == pytest.approx(2 / np.linalg.norm(w), rel=1e-6)
+    f = model.decision_function(X)
+    signs = np.where(y == model.classes_[1], 1.0, -1.0)
+    np.testing.assert_allclose(model.slack_, np.maximum(0, 1 - signs * f), atol=1e-7)
+    primal = 0.5 * w @ w + 0.5 * model.slack_.sum()
+    assert model.primal_objective_ == pytest.approx(primal, rel=1e-6)
+    assert model.duality_gap_ == pytest.approx(0.0, abs=1e-5 * primal)
+    assert model.loo_bound_ == pytest.approx(model.support_.shape[0] / 150)
+    report = model.kkt_report()
+    counts = report.counts()
+    assert counts["not a support vector"] == 150 - model.support_.shape[0]
+    assert counts["bounded, misclassified"] == int(np.sum((model.alpha_ >= 0.5) & (model.slack_ > 1)))
+    np.testing.assert_allclose(report.mu, 0.5 - model.alpha_)
+    frame = report.to_frame()
+    assert list(frame.columns) == ["alpha", "mu", "slack", "yf", "category", "violation"]
+
+
+def test_multiclass_theory_attributes_per_problem():
+    model = SVC(C=1.0).fit(X_iris, y_iris)
+    assert model.alpha_.shape == (3, 150)
+    assert model.margin_.shape == (3,)
+    with pytest.raises(ValueError, match="pass problem="):
+        model.kkt_report()
+    report = model.kkt_report(problem=2)
+    assert report.alpha.shape == (100,)  # classes 1 and 2 only
+    assert model.problem_classes_ == [(0, 1), (0, 2), (1, 2)]
+
+
+def test_progress_is_reported_through_logging_and_callback(monkeypatch, caplog):
+    monkeypatch.setattr(svmkit._solver, "PROGRESS_INTERVAL_S", 0.0)
+    reports = []
+    X, y = make_classification(n_samples=300, n_features=5, random_state=6)
+    with caplog.at_level(logging.INFO, logger="svmkit"):
+        SVC(verbose=True, callback=reports.append).fit(X, y)
+    assert reports and isinstance(reports[-1], SolverProgress)
+    assert reports[-1].gap < 1e-3 and reports[-1].n_variables == 300
+    assert any("gap" in record.message and "active" in record.message for record in caplog.records)
+
+
+def test_max_iter_warns_with_the_gap_reached():
+    X, y = make_classification(n_samples=300, n_features=5, flip_y=0.2, random_state=7)
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=5 with the KKT gap \d"):
+        model = SVC(max_iter=5).fit(X, y)
+    assert model.fit_status_ == 1
+    assert model.n_iter_[0] == 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert SVC().fit(X, y).fit_status_ == 0
+
+
+@pytest.mark.parametrize(
+    "params, X, y, message",
+    [
+        ({}, np.array([[0.0, np.nan], [1.0, 1.0]]), [0, 1], "NaN"),
+        ({}, np.array([[0.0, np.inf], [1.0, 1.0]]), [0, 1], "infinity"),
+        ({}, X_iris[:40], y_iris[:40], "at least two classes"),
+        ({"C": 0.0}, X_iris, y_iris, "C must be > 0"),
+        ({"C": -1.0}, X_iris, y_iris, "C must be > 0"),
+        ({"gamma": 0.0}, X_iris, y_iris, "gamma must be"),
+        ({"gamma": -2.0}, X_iris, y_iris, "gamma must be"),
+        ({"kernel": "poly", "degree": 0}, X_iris, y_iris, "degree must be an integer >= 1"),
+        ({"kernel": "laplacian"}, X_iris, y_iris, "Unknown kernel"),
+        ({"kernel": "precomputed"}, X_iris, y_iris, "square Gram matrix"),
+        ({"tol": 0}, X_iris, y_iris, "tol must be > 0"),
+        ({"multiclass": "crammer"}, X_iris, y_iris, "multiclass must be"),
+    ],
+)
+def test_bad_input_raises_a_clear_error(params, X, y, message):
+    with pytest.raises(ValueError, match=message):
+        SVC(**params).fit(X, y)
+
+
+def test_errors_at_predict_time():
+    with pytest.raises(NotFittedError):
+        SVC().predict(X_iris)
+    model = SVC().fit(X_iris, y_iris)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X_iris[:, :3])
+    pre = SVC(kernel="precomputed").fit(X_iris @ X_iris.T, y_iris)
+    with pytest.raises(ValueError, match="expecting 150 features"):
+        pre.predict(X_iris[:5] @ X_iris[:100].T)
+    with pytest.raises(AttributeError, match="linear kernel"):
+        model.coef_
