@@ -76,7 +76,11 @@ def _dot_block(A, B):
     """Dense ``A @ B.T`` for dense or CSR operands."""
     a_sparse, b_sparse = sp.issparse(A), sp.issparse(B)
     if a_sparse and b_sparse:
-        return (A @ B.T).toarray()
+        # sparse x sparse products are slow and their result is dense anyway:
+        # densify the smaller operand and multiply sparse x dense
+        if A.shape[0] <= B.shape[0]:
+            return np.asarray(B @ A.toarray().T).T
+        return np.asarray(A @ B.toarray().T)
     if a_sparse:
         return np.asarray(A @ B.T)
     if b_sparse:
@@ -108,6 +112,10 @@ class Kernel:
 
     #: Whether the kernel is positive semi-definite for every input.
     is_mercer = True
+
+    #: Whether blocks may be computed from float32 data (the built-in kernels,
+    #: whose rounding error then stays near float32 precision).
+    float32_safe = False
 
     def __call__(self, A, B):
         raise NotImplementedError
@@ -184,6 +192,8 @@ def _params_equal(a, b):
 class LinearKernel(Kernel):
     """``k(x, y) = x'y``."""
 
+    float32_safe = True
+
     def __call__(self, A, B):
         return _dot_block(A, B).astype(_result_dtype(A, B), copy=False)
 
@@ -200,6 +210,8 @@ class PolynomialKernel(Kernel):
     gamma : float > 0
     coef0 : float
     """
+
+    float32_safe = True
 
     def __init__(self, degree=3, gamma=1.0, coef0=0.0):
         if not isinstance(degree, numbers.Integral) or degree < 1:
@@ -229,6 +241,8 @@ class RBFKernel(Kernel):
     >>> RBFKernel(sigma=2.0).gamma
     0.125
     """
+
+    float32_safe = True
 
     def __init__(self, gamma=None, sigma=None):
         if (gamma is None) == (sigma is None):
@@ -268,6 +282,7 @@ class SigmoidKernel(Kernel):
     """
 
     is_mercer = False
+    float32_safe = True
 
     def __init__(self, gamma=1.0, coef0=0.0):
         _check_positive("gamma", gamma)

@@ -8,3 +8,4 @@ jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 #: Loops that split their work over threads (``numba.prange``).
 parallel_jit = numba.njit(cache=True, nogil=True, parallel=True, fastmath=False, error_model="numpy")
+

@@ -13,7 +13,10 @@ is kept up to date in place.
 Status codes returned to the Python layer:
 
 * ``SMO_OPTIMAL`` (0): the maximal violating pair gap fell below ``tol``;
-* ``SMO_STEP_LIMIT`` (1): ``max_steps`` pair updates were made first.
+* ``SMO_STEP_LIMIT`` (1): ``max_steps`` pair updates were made first;
+* ``SMO_NEED_ROW`` (2): the next step needs a kernel row that is not computed
+  yet (``computed[r]`` is False); the caller fills it and calls again with the
+  same state.
 """
 
 import numpy as np
@@ -23,18 +26,9 @@ from ._jit import jit, parallel_jit
 
 SMO_OPTIMAL = 0
 SMO_STEP_LIMIT = 1
+SMO_NEED_ROW = 2
 
 _TAU = 1e-12
-
-
-@jit
-def _in_up(y, alpha, upper, t):
-    return (y[t] > 0 and alpha[t] < upper[t]) or (y[t] < 0 and alpha[t] > 0)
-
-
-@jit
-def _in_low(y, alpha, upper, t):
-    return (y[t] < 0 and alpha[t] < upper[t]) or (y[t] > 0 and alpha[t] > 0)
 
 
 @jit
@@ -53,35 +47,56 @@ def violation_gap(y, alpha, grad, upper, nu_mode=False):
             if sign != 0.0 and y[t] != sign:
                 continue
             v = -y[t] * grad[t]
-            if _in_up(y, alpha, upper, t) and v > m_up:
+            if y[t] > 0:
+                in_up = alpha[t] < upper[t]
+                in_low = alpha[t] > 0
+            else:
+                in_up = alpha[t] > 0
+                in_low = alpha[t] < upper[t]
+            if in_up and v > m_up:
                 m_up = v
-            if _in_low(y, alpha, upper, t) and v < m_low:
+            if in_low and v < m_low:
                 m_low = v
         worst = max(worst, m_up - m_low)
     return worst
 
 
 @jit
-def _select_pair(K, rows, y, upper, alpha, grad, qd, sign):
-    """Second-order working pair among the variables of sign ``sign`` (0: all).
+def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, sign):
+    """Second-order working pair among the active variables of sign ``sign`` (0: all).
 
-    Returns ``(i, j, gap, obj_diff)``; ``j < 0`` when no pair can improve.
+    Returns ``(i, j, gap, obj_diff)``; ``j < 0`` when no pair can improve
+    (or when the row of ``i`` is not computed yet).
+    (Membership tests are written out in the loops: numba does not inline
+    small helper functions there, which costs a factor of ten.)
     """
-    m = alpha.shape[0]
     g_max = -np.inf
     i = -1
-    for t in range(m):
+    for k in range(n_active):
+        t = active[k]
         if sign != 0.0 and y[t] != sign:
             continue
-        if _in_up(y, alpha, upper, t) and -y[t] * grad[t] >= g_max:
-            g_max = -y[t] * grad[t]
+        if y[t] > 0:
+            if alpha[t] < upper[t] and -grad[t] >= g_max:
+                g_max = -grad[t]
+                i = t
+        elif alpha[t] > 0 and grad[t] >= g_max:
+            g_max = grad[t]
             i = t
     g_max2 = -np.inf
     j = -1
     obj_diff_min = np.inf
     ri = rows[i] if i >= 0 else 0
-    for t in range(m):
-        if (sign != 0.0 and y[t] != sign) or not _in_low(y, alpha, upper, t):
+    if i >= 0 and not computed[ri]:
+        return i, -1, np.inf, np.inf  # the caller computes row i first
+    for k in range(n_active):
+        t = active[k]
+        if sign != 0.0 and y[t] != sign:
+            continue
+        if y[t] > 0:
+            if alpha[t] <= 0:
+                continue
+        elif alpha[t] >= upper[t]:
             continue
         yg = y[t] * grad[t]
         if yg >= g_max2:
@@ -99,47 +114,161 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, sign):
 
 
 @jit
-def smo(K, rows, y, upper, alpha, grad, tol, max_steps, nu_mode=False):
-    """Run SMO until the gap is below ``tol`` or ``max_steps`` updates were made.
+def _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active):
+    """Recompute ``G_t = p_t + sum_s Q_ts a_s`` for the inactive variables ``active[n_active:]``."""
+    m = alpha.shape[0]
+    if n_active == m:
+        return
+    support = np.flatnonzero(alpha > 0)
+    for k in range(n_active, m):
+        t = active[k]
+        rt = rows[t]
+        total = 0.0
+        for s in support:  # every support vector moved once, so its row is computed
+            total += y[s] * alpha[s] * K[rows[s], rt]
+        grad[t] = p[t] + y[t] * total
+
+
+@jit
+def _shrink(y, upper, alpha, grad, active, n_active, nu_mode):
+    """Move bounded variables that cannot enter a violating pair behind the active ones.
+
+    A variable only in I_up is dropped when ``-y G < M`` of its group, one only
+    in I_low when ``-y G > m`` (LIBSVM's ``be_shrunk``). Returns the new active
+    size and the current gap.
+    """
+    m_up = np.full(2, -np.inf)
+    m_low = np.full(2, np.inf)
+    for k in range(n_active):
+        t = active[k]
+        g = 1 if (nu_mode and y[t] < 0) else 0
+        v = -y[t] * grad[t]
+        if y[t] > 0:
+            in_up = alpha[t] < upper[t]
+            in_low = alpha[t] > 0
+        else:
+            in_up = alpha[t] > 0
+            in_low = alpha[t] < upper[t]
+        if in_up and v > m_up[g]:
+            m_up[g] = v
+        if in_low and v < m_low[g]:
+            m_low[g] = v
+    gap = max(m_up[0] - m_low[0], m_up[1] - m_low[1])
+    # stable partition: kept variables stay in ascending order for sequential row access
+    dropped = np.empty(n_active, dtype=active.dtype)
+    n_kept = 0
+    n_dropped = 0
+    for k in range(n_active):
+        t = active[k]
+        g = 1 if (nu_mode and y[t] < 0) else 0
+        v = -y[t] * grad[t]
+        if y[t] > 0:
+            in_up = alpha[t] < upper[t]
+            in_low = alpha[t] > 0
+        else:
+            in_up = alpha[t] > 0
+            in_low = alpha[t] < upper[t]
+        drop = (in_up and not in_low and v < m_low[g]) or (in_low and not in_up and v > m_up[g])
+        if drop or (not in_up and not in_low):
+            dropped[n_dropped] = t
+            n_dropped += 1
+        else:
+            active[n_kept] = t
+            n_kept += 1
+    active[n_kept:n_active] = dropped[:n_dropped]
+    n_active = n_kept
+    return n_active, gap
+
+
+@jit
+def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max_steps, nu_mode, shrinking):
+    """Run SMO until the gap is below ``tol``, ``max_steps`` updates were made,
+    or a kernel row that is not computed yet is needed.
 
     Parameters
     ----------
     K : 2-D float array
-        Kernel matrix; variable ``t`` uses row/column ``rows[t]``.
+        Kernel matrix; variable ``t`` uses row/column ``rows[t]``. Only the rows
+        ``r`` with ``computed[r]`` are read.
     rows : int64 array of shape (m,)
     y : float64 array of +1/-1, shape (m,)
     upper : float64 array, shape (m,); may hold ``inf`` (hard margin)
+    p : float64 array, shape (m,)
+        Linear term (used to rebuild the gradient after shrinking).
+    qd : float64 array, shape (m,)
+        ``K[rows[t], rows[t]]``.
     alpha, grad : float64 arrays, shape (m,), updated in place
+    computed : bool array, one per row of ``K``
+    active : int64 array, shape (m,)
+        Variable order; the first ``state[0]`` are active. Start with ``arange(m)``.
+    state : int64 array ``[n_active, countdown, unshrunk]``
+        Shrinking state kept between calls. Start with ``[m, min(m, 1000), 0]``.
     tol : float
     max_steps : int
     nu_mode : bool
         Keep ``sum a_t`` fixed within each sign of ``y`` as well (nu-SVC,
         nu-SVR): pairs are chosen within one sign (LIBSVM's ``Solver_NU``).
+    shrinking : bool
+        Every ``min(m, 1000)`` steps set aside bounded variables that cannot
+        move (LIBSVM's shrinking); the gradient is rebuilt before returning
+        ``SMO_OPTIMAL`` or ``SMO_STEP_LIMIT``.
 
     Returns
     -------
     steps : int
     status : int
     gap : float
+    needed_row : int
+        The row to compute when ``status == SMO_NEED_ROW``, else -1.
     """
     m = alpha.shape[0]
-    qd = np.empty(m)
-    for t in range(m):
-        qd[t] = K[rows[t], rows[t]]
+    n_active = state[0]
+    period = min(m, 1000)
     steps = 0
     while True:
+        if shrinking:
+            state[1] -= 1
+            if state[1] <= 0:
+                state[1] = period
+                n_active, gap = _shrink(y, upper, alpha, grad, active, n_active, nu_mode)
+                if state[2] == 0 and gap <= 10 * tol:
+                    state[2] = 1
+                    _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+                    active[:] = np.arange(m)
+                    n_active = m
+        state[0] = n_active
         if nu_mode:
-            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, 1.0)
-            i2, j2, gap2, obj2 = _select_pair(K, rows, y, upper, alpha, grad, qd, -1.0)
+            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, 1.0)
+            i2, j2, gap2, obj2 = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, -1.0)
+            if i >= 0 and not computed[rows[i]]:
+                return steps, SMO_NEED_ROW, gap, rows[i]
+            if i2 >= 0 and not computed[rows[i2]]:
+                return steps, SMO_NEED_ROW, gap2, rows[i2]
             if j < 0 or (j2 >= 0 and obj2 < obj):
                 i, j = i2, j2
             gap = max(gap, gap2)
         else:
-            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, 0.0)
-        if gap < tol or j < 0:
-            return steps, SMO_OPTIMAL, gap
+            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, 0.0)
+            if i >= 0 and not computed[rows[i]]:
+                return steps, SMO_NEED_ROW, gap, rows[i]
+        done = gap < tol or j < 0
+        if done and n_active < m:
+            # optimal on the active set: rebuild the gradient and check all variables
+            _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+            active[:] = np.arange(m)
+            n_active = m
+            state[0] = m
+            state[1] = period
+            continue
+        if done:
+            return steps, SMO_OPTIMAL, gap, -1
+        if not computed[rows[j]]:
+            return steps, SMO_NEED_ROW, gap, rows[j]
         if steps >= max_steps:
-            return steps, SMO_STEP_LIMIT, gap
+            _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+            active[:] = np.arange(m)
+            state[0] = m
+            return steps, SMO_STEP_LIMIT, gap, -1
         steps += 1
 
         ri = rows[i]
@@ -192,10 +321,11 @@ def smo(K, rows, y, upper, alpha, grad, tol, max_steps, nu_mode=False):
                 aj = total
         alpha[i] = ai
         alpha[j] = aj
-        # G_t += Q_ti (ai - old_i) + Q_tj (aj - old_j), Q_ts = y_t y_s K
+        # G_t += Q_ti (ai - old_i) + Q_tj (aj - old_j), Q_ts = y_t y_s K, on the active set
         ci = y[i] * (ai - old_i)
         cj = y[j] * (aj - old_j)
-        for t in range(m):
+        for k in range(n_active):
+            t = active[k]
             rt = rows[t]
             grad[t] += y[t] * (ci * K[ri, rt] + cj * K[rj, rt])
 
