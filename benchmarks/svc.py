@@ -1,0 +1,514 @@
+"""Kernel SVC: svmkit against scikit-learn (LIBSVM) and scikit-learn-intelex (oneDAL).
+
+All three estimators get the same data, C, numeric gamma, tol (1e-3) and
+cache_size (200 MB), and run interleaved in one process (rep 1: svmkit,
+sklearn, sklearnex; rep 2: ...), after a warm-up fit of each on a small subset
+(numba compilation, thread pools and library loading are not timed). For every
+dataset and library the script prints
+
+* the median fit time and median prediction time (``decision_function`` on
+  the test split), and their ratios to scikit-learn and to sklearnex;
+* the dual objective ``sum_pairs (sum |c| - 1/2 c'K c)``, computed the same way
+  for all three from ``dual_coef_`` / ``support_vectors_`` (LIBSVM's
+  one-vs-one layout) with the kernel formula, and its relative difference to
+  scikit-learn's (positive: a larger, i.e. better, dual value);
+* the number of support vectors, the test accuracy and the peak memory of a fit
+  (RSS sampled every 5 ms plus the kernel's high-water mark, minus the RSS
+  before the fit; the largest over the repetitions).
+
+If a library's first fit of a dataset takes longer than ``--max-seconds``, its
+other repetitions are skipped and the single time is reported ("fits" = 1).
+
+Datasets (LIBSVM files in ``--data-dir``; missing ones are skipped):
+
+=============  ===================================================  ===========================
+a9a            32561 x 123 sparse 0/1 (CSR), test 16281              RBF C=1 gamma=0.05; linear C=1
+a9a-dense      the same as a dense array                             RBF C=1 gamma=0.05; linear C=1
+usps           7291 x 256 dense, 10 classes, test 2007               RBF C=10 gamma='scale' (numeric)
+splice         1000 x 60 unscaled, test 2175                         RBF C=1 gamma='scale' (numeric)
+svmguide1      3089 x 4 scaled to [-1, 1] (svm-scale), test 4000     RBF C=2 gamma=2; linear C=2
+synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gamma=0.05
+               standardised; n = --synthetic-sizes, test 10% of n
+               (at most 10,000 rows); fit time ~ a n^b is fitted
+=============  ===================================================  ===========================
+
+A last line times a small problem (200 x 10, median of 50 fits in a warm process).
+
+Usage::
+
+    python benchmarks/svc.py [--data-dir ../shared/data] [--datasets a9a,usps,...]
+        [--repeats 3] [--kernels rbf,linear] [--synthetic-sizes 2000,5000,...]
+        [--skip-anchors] [--max-seconds 300] [--markdown out.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import shlex
+import sys
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import (  # noqa: E402
+    DEFAULT_DATA_DIR,
+    SklearnexDispatch,
+    dual_objective,
+    fmt,
+    library_versions,
+    load_split,
+    markdown_table,
+    numeric_gamma,
+    power_law,
+    scale_like_svm_scale,
+    text_table,
+    thread_settings,
+    timed,
+    timed_with_memory,
+)
+
+LIBRARIES = ("svmkit", "sklearn", "sklearnex")
+ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "synthetic")
+DEFAULT_SIZES = (2000, 5000, 10000, 20000, 50000, 100000, 200000)
+SYNTHETIC_TOTAL = 200_000 + 10_000  # rows generated once; every size takes a prefix (nested series)
+
+
+# -- estimators ------------------------------------------------------------------
+def estimator_classes(libraries):
+    """``{library: SVC class}`` for the libraries that import; messages for the others."""
+    classes = {}
+    for library in libraries:
+        try:
+            if library == "svmkit":
+                from svmkit import SVC
+            elif library == "sklearn":
+                from sklearn.svm import SVC
+            elif library == "sklearnex":
+                from sklearnex.svm import SVC
+            else:
+                raise ValueError(f"unknown library {library!r}")
+            classes[library] = SVC
+        except Exception as error:  # noqa: BLE001 - report and go on without it
+            print(f"cannot import {library}'s SVC ({type(error).__name__}: {error}): skipped")
+    return classes
+
+
+# -- cases -----------------------------------------------------------------------
+@dataclass
+class Case:
+    dataset: str
+    X_train: object
+    y_train: np.ndarray
+    X_test: object
+    y_test: np.ndarray
+    kernel: str
+    C: float
+    gamma: float | None
+    gamma_note: str = ""
+    results: dict = field(default_factory=dict)
+
+    @property
+    def shape_text(self):
+        n, d = self.X_train.shape
+        text = f"{n}x{d}"
+        if sp.issparse(self.X_train):
+            text += f" csr({self.X_train.nnz / (n * d):.0%})"
+        return text
+
+    @property
+    def params_text(self):
+        text = f"{self.kernel} C={self.C:g}"
+        if self.kernel != "linear":
+            text += f" g={self.gamma:.4g}{self.gamma_note}"
+        return text
+
+
+def _cases_for(dataset, X_train, y_train, X_test, y_test, settings, kernels):
+    cases = []
+    for kernel, C, gamma in settings:
+        if kernel not in kernels:
+            continue
+        note = ""
+        if isinstance(gamma, str):
+            note = f" ({gamma})"
+            gamma = numeric_gamma(gamma, X_train)
+        cases.append(Case(dataset, X_train, y_train, X_test, y_test, kernel, C,
+                          None if kernel == "linear" else float(gamma), note))
+    return cases
+
+
+def real_cases(name, data_dir, kernels, cache):
+    """The cases of one real dataset (empty when its files are missing)."""
+    if name in ("a9a", "a9a-dense"):
+        if "a9a" not in cache:
+            cache["a9a"] = load_split(data_dir, "a9a", "a9a.t", n_features=123)
+        split = cache["a9a"]
+        if split is None:
+            return []
+        X_train, y_train, X_test, y_test = split
+        if name == "a9a-dense":
+            X_train, X_test = X_train.toarray(), X_test.toarray()
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, 0.05), ("linear", 1.0, None)], kernels)
+    if name == "usps":
+        split = load_split(data_dir, "usps.bz2", "usps.t.bz2", n_features=256)
+        if split is None:
+            return []
+        X_train, y_train, X_test, y_test = split
+        return _cases_for(name, X_train.toarray(), y_train, X_test.toarray(), y_test, [("rbf", 10.0, "scale")], kernels)
+    if name == "splice":
+        split = load_split(data_dir, "splice", "splice.t", n_features=60)
+        if split is None:
+            return []
+        X_train, y_train, X_test, y_test = split
+        return _cases_for(name, X_train.toarray(), y_train, X_test.toarray(), y_test, [("rbf", 1.0, "scale")], kernels)
+    if name == "svmguide1":
+        split = load_split(data_dir, "svmguide1", "svmguide1.t", n_features=4)
+        if split is None:
+            return []
+        X_train, y_train, X_test, y_test = split
+        X_train, X_test = scale_like_svm_scale(X_train, X_test)
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 2.0, 2.0), ("linear", 2.0, None)], kernels)
+    raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(ALL_DATASETS)}")
+
+
+def synthetic_pool(seed=0):
+    from sklearn.datasets import make_classification
+
+    return make_classification(n_samples=SYNTHETIC_TOTAL, n_features=20, n_informative=10, n_redundant=5,
+                               flip_y=0.05, random_state=seed)
+
+
+def synthetic_case(pool, n):
+    """Training rows: the first n of the pool; test rows: 10% of n (at most 10,000) from its tail."""
+    X, y = pool
+    n_test = max(1, min(n // 10, 10_000))
+    if n + n_test > X.shape[0]:
+        raise ValueError(f"synthetic size {n} exceeds the generated pool ({X.shape[0] - 10_000} rows)")
+    X_train, y_train = X[:n], y[:n]
+    X_test, y_test = X[-n_test:], y[-n_test:]
+    mean, std = X_train.mean(axis=0), X_train.std(axis=0)
+    std[std == 0] = 1.0
+    return Case("synthetic", (X_train - mean) / std, y_train, (X_test - mean) / std, y_test, "rbf", 1.0, 0.05)
+
+
+# -- running -----------------------------------------------------------------------
+def make_estimator(cls, case, args, **overrides):
+    params = dict(C=case.C, kernel=case.kernel, tol=args.tol, cache_size=args.cache_size)
+    if case.kernel != "linear":
+        params["gamma"] = case.gamma
+    params.update(overrides)
+    return cls(**params)
+
+
+def warm_up(classes, case, args):
+    """One small fit and prediction per library (and a blocked-solver fit for svmkit), untimed."""
+    labels = np.unique(case.y_train)
+    rows = np.concatenate([np.flatnonzero(case.y_train == label)[:60] for label in labels])
+    X, y = case.X_train[rows], case.y_train[rows]
+    X_test = case.X_test[:50]
+    for library, cls in classes.items():
+        variants = [{}]
+        if library == "svmkit":
+            variants.append({"cache_size": 0.05})  # too small for the Gram matrix: blocked decomposition
+        for overrides in variants:
+            try:
+                make_estimator(cls, case, args, **overrides).fit(X, y).decision_function(X_test)
+            except Exception as error:  # noqa: BLE001
+                print(f"    warm-up of {library} {overrides or ''} failed: {type(error).__name__}: {error}")
+
+
+def accuracy(model, decision, X_test, y_test):
+    classes = model.classes_
+    if len(classes) == 2 and np.ndim(decision) == 1:
+        predicted = classes[(np.asarray(decision) > 0).astype(int)]
+    else:
+        predicted = model.predict(X_test)
+    return float(np.mean(predicted == y_test))
+
+
+def run_case(case, classes, args, skip=None):
+    """Interleaved repetitions of every library on one case; fills ``case.results``."""
+    skip = skip or {}
+    libraries = [library for library in classes if library not in skip]
+    for library, reason in dict(skip).items():
+        case.results[library] = {"error": f"skipped ({reason})"}
+    warm_up({library: classes[library] for library in libraries}, case, args)
+    times = {library: {"fit": [], "predict": [], "memory": []} for library in libraries}
+    last = {}
+    active = list(libraries)
+    errors = {}
+    dispatch = None
+    for rep in range(args.repeats):
+        for library in list(active):
+            model = make_estimator(classes[library], case, args)
+            try:
+                if library == "sklearnex" and rep == 0:
+                    with SklearnexDispatch() as handler:
+                        fit_s, memory, _ = timed_with_memory(model.fit, case.X_train, case.y_train)
+                        predict_s, decision = timed(model.decision_function, case.X_test)
+                    dispatch = handler.summary
+                else:
+                    fit_s, memory, _ = timed_with_memory(model.fit, case.X_train, case.y_train)
+                    predict_s, decision = timed(model.decision_function, case.X_test)
+            except Exception as error:  # noqa: BLE001
+                errors[library] = f"{type(error).__name__}: {error}"
+                print(f"    {library} failed: {errors[library]}")
+                if args.traceback:
+                    traceback.print_exc()
+                active.remove(library)
+                continue
+            times[library]["fit"].append(fit_s)
+            times[library]["predict"].append(predict_s)
+            times[library]["memory"].append(memory)
+            last[library] = (model, decision)
+            del model
+            if args.verbose:
+                print(f"    rep {rep + 1} {library:9s} fit {fit_s:8.3f} s  predict {predict_s:7.3f} s  peak {memory:7.1f} MB")
+            if rep == 0 and args.repeats > 1 and fit_s > args.max_seconds:
+                print(f"    {library}: first fit took {fit_s:.1f} s > --max-seconds {args.max_seconds:g}: "
+                      "its other repetitions are skipped")
+                active.remove(library)
+
+    for library in libraries:
+        if library in errors and library not in last:
+            case.results[library] = {"error": errors[library]}
+            continue
+        model, decision = last[library]
+        result = {
+            "fits": len(times[library]["fit"]),
+            "fit": float(np.median(times[library]["fit"])),
+            "predict": float(np.median(times[library]["predict"])),
+            "memory": float(np.nanmax(times[library]["memory"])),
+            "n_sv": int(np.sum(model.n_support_)),
+            "accuracy": accuracy(model, decision, case.X_test, case.y_test),
+            "objective": dual_objective(model, case.kernel, case.gamma),
+        }
+        if library == "sklearnex":
+            result["dispatch"] = dispatch
+        if library in errors:
+            result["error"] = errors[library]
+        case.results[library] = result
+    return case
+
+
+# -- reporting -----------------------------------------------------------------------
+HEADER = ["dataset", "n x d", "params", "library", "fits", "fit s", "/sklearn", "/sklearnex",
+          "predict s", "/sklearn", "/sklearnex", "dual objective", "rel. to sklearn", "nSV", "acc %", "peak MB"]
+
+
+def _ratio(result, reference, key):
+    if not reference or "fit" not in reference or "fit" not in result or reference[key] <= 0:
+        return "-"
+    return f"{result[key] / reference[key]:.2f}"
+
+
+def case_rows(case):
+    rows = []
+    reference = case.results.get("sklearn")
+    onedal = case.results.get("sklearnex")
+    for library in [name for name in LIBRARIES if name in case.results]:
+        result = case.results[library]
+        name = library
+        if result.get("dispatch") not in (None, "oneDAL"):
+            name += f" ({result['dispatch']})"
+        if "fit" not in result:
+            name += " (skipped)" if result["error"].startswith("skipped") else " (failed)"
+            rows.append([case.dataset, case.shape_text, case.params_text, name, 0] + ["-"] * 11)
+            continue
+        relative = "-"
+        if reference and "objective" in reference:
+            relative = f"{(result['objective'] - reference['objective']) / abs(reference['objective']):+.1e}"
+        rows.append([
+            case.dataset, case.shape_text, case.params_text, name, result["fits"],
+            fmt(result["fit"]), _ratio(result, reference, "fit"), _ratio(result, onedal, "fit"),
+            fmt(result["predict"]), _ratio(result, reference, "predict"), _ratio(result, onedal, "predict"),
+            f"{result['objective']:.8g}", relative, result["n_sv"], f"{100 * result['accuracy']:.2f}",
+            fmt(result["memory"], ".1f"),
+        ])
+    return rows
+
+
+def synthetic_summary(cases, libraries, repeats):
+    """Rows of fit times against n and the fitted power laws."""
+    header = ["n"] + [f"{library} fit s" for library in libraries]
+    rows = []
+    for case in cases:
+        row = [case.X_train.shape[0]]
+        for library in libraries:
+            result = case.results.get(library, {})
+            row.append(fmt(result.get("fit")) + ("*" if repeats > 1 and result.get("fits") == 1 else ""))
+        rows.append(row)
+    laws = {}
+    for library in libraries:
+        sizes = [c.X_train.shape[0] for c in cases if "fit" in c.results.get(library, {})]
+        seconds = [c.results[library]["fit"] for c in cases if "fit" in c.results.get(library, {})]
+        laws[library] = power_law(sizes, seconds)
+    return header, rows, laws
+
+
+def law_text(laws):
+    parts = []
+    for library, law in laws.items():
+        parts.append(f"{library}: b = {law[1]:.2f} (a = {law[0]:.3g})" if law else f"{library}: b = - (fewer than 2 sizes)")
+    return "fit time ~ a n^b: " + "; ".join(parts)
+
+
+def predicted_seconds(cases, library, n):
+    """Extrapolated fit time at n from the earlier sizes (power law, or exponent 2 from one point)."""
+    points = [(c.X_train.shape[0], c.results[library]["fit"]) for c in cases if "fit" in c.results.get(library, {})]
+    if not points:
+        return None
+    if len(points) == 1:
+        n0, t0 = points[0]
+        return t0 * (n / n0) ** 2
+    a, b = power_law(*zip(*points))
+    return a * n**b
+
+
+def small_problem(classes, args, n_fits=50):
+    """Median fit time of a 200 x 10 RBF problem in a warm process."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=200, n_features=10, random_state=1)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    gamma = numeric_gamma("scale", X)
+    case = Case("small", X, y, X, y, "rbf", 1.0, gamma)
+    models = {library: make_estimator(cls, case, args) for library, cls in classes.items()}
+    for _ in range(5):
+        for model in models.values():
+            model.fit(X, y)
+    times = {library: [] for library in models}
+    for _ in range(n_fits):
+        for library, model in models.items():
+            times[library].append(timed(model.fit, X, y)[0])
+    medians = {library: float(np.median(values)) for library, values in times.items()}
+    parts = [f"{library} {1000 * seconds:.2f} ms" for library, seconds in medians.items()]
+    if "sklearn" in medians and "svmkit" in medians:
+        parts.append(f"svmkit/sklearn {medians['svmkit'] / medians['sklearn']:.2f}")
+    return f"small problem (200 x 10, RBF C=1 gamma={gamma:.3g}, median of {n_fits} warm fits): " + ", ".join(parts)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
+    parser.add_argument("--datasets", default=",".join(ALL_DATASETS))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--kernels", default="rbf,linear")
+    parser.add_argument("--synthetic-sizes", default=",".join(str(n) for n in DEFAULT_SIZES))
+    parser.add_argument("--libraries", default=",".join(LIBRARIES), help="subset of svmkit,sklearn,sklearnex")
+    parser.add_argument("--skip-anchors", action="store_true",
+                        help="run svmkit only (no scikit-learn / sklearnex reference fits)")
+    parser.add_argument("--max-seconds", type=float, default=300.0,
+                        help="a library whose first fit of a dataset takes longer runs no more repetitions of it")
+    parser.add_argument("--max-predicted-seconds", type=float, default=None,
+                        help="synthetic series: skip a library at a size whose extrapolated fit time exceeds this")
+    parser.add_argument("--tol", type=float, default=1e-3)
+    parser.add_argument("--cache-size", type=float, default=200.0, help="MB, for all three libraries")
+    parser.add_argument("--skip-small", action="store_true", help="do not time the 200 x 10 problem")
+    parser.add_argument("--markdown", help="also write the tables to this Markdown file")
+    parser.add_argument("--verbose", action="store_true", help="print every repetition")
+    parser.add_argument("--traceback", action="store_true", help="print tracebacks of failed fits")
+    args = parser.parse_args(argv)
+
+    libraries = [name.strip() for name in args.libraries.split(",") if name.strip()]
+    if args.skip_anchors:
+        libraries = [name for name in libraries if name == "svmkit"]
+    kernels = {name.strip() for name in args.kernels.split(",") if name.strip()}
+    datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
+    unknown = [name for name in datasets if name not in ALL_DATASETS]
+    if unknown:
+        parser.error(f"unknown dataset(s) {unknown}; choose from {', '.join(ALL_DATASETS)}")
+    sizes = [int(float(n)) for n in args.synthetic_sizes.split(",") if n.strip()]
+    warnings.filterwarnings("ignore", message=".*[Cc]onverge.*")
+
+    classes = estimator_classes(libraries)
+    if not classes:
+        sys.exit("no library to run")
+    command = "python benchmarks/svc.py " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    versions = library_versions()
+    header_lines = [
+        f"command: {command}",
+        f"date: {datetime.datetime.now().isoformat(timespec='seconds')}",
+        "versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()),
+        f"settings: tol={args.tol:g}, cache_size={args.cache_size:g} MB, median of {args.repeats} interleaved "
+        f"repetitions after an untimed warm-up, --max-seconds {args.max_seconds:g}",
+    ]
+    print("\n".join(header_lines))
+    print("\n".join(thread_settings()))
+    print()
+
+    cases = []
+    synthetic_cases = []
+    data_cache = {}
+    for dataset in datasets:
+        if dataset == "synthetic":
+            if "rbf" not in kernels:
+                continue
+            pool = synthetic_pool()
+            for n in sizes:
+                case = synthetic_case(pool, n)
+                skip = {}
+                if args.max_predicted_seconds:
+                    for library in classes:
+                        guess = predicted_seconds(synthetic_cases, library, n)
+                        if guess is not None and guess > args.max_predicted_seconds:
+                            print(f"  synthetic n={n}: {library} skipped (extrapolated fit {guess:.3g} s)")
+                            skip[library] = f"extrapolated fit {guess:.3g} s"
+                print(f"running synthetic n={n} {case.params_text} ...", flush=True)
+                run_case(case, classes, args, skip)
+                synthetic_cases.append(case)
+                print(text_table(HEADER, case_rows(case)), flush=True)
+            continue
+        print(f"loading {dataset} ...", flush=True)
+        for case in real_cases(dataset, args.data_dir, kernels, data_cache):
+            print(f"running {case.dataset} {case.shape_text} {case.params_text} ...", flush=True)
+            run_case(case, classes, args)
+            cases.append(case)
+            print(text_table(HEADER, case_rows(case)), flush=True)
+
+    rows = [row for case in cases + synthetic_cases for row in case_rows(case)]
+    print("\n== summary ==")
+    print(text_table(HEADER, rows))
+    notes = [f"{case.dataset} {case.shape_text} {case.params_text}, {library}: {result['error']}"
+             for case in cases + synthetic_cases for library, result in case.results.items() if "error" in result]
+    if notes:
+        print("notes:\n  " + "\n  ".join(notes))
+    growth = None
+    if synthetic_cases:
+        growth = synthetic_summary(synthetic_cases, list(classes), args.repeats)
+        print("\nsynthetic series (* = single fit):")
+        print(text_table(growth[0], growth[1]))
+        print(law_text(growth[2]))
+    small = None
+    if not args.skip_small:
+        small = small_problem(classes, args)
+        print("\n" + small)
+    final_threads = thread_settings()
+    print("\nthread pools at the end:")
+    print("\n".join(line for line in final_threads if line.startswith(("threadpoolctl", "numba", "oneDAL"))))
+
+    if args.markdown:
+        parts = ["```", *header_lines, *final_threads, "```", "", markdown_table(HEADER, rows)]
+        if notes:
+            parts += ["", "Notes:", "", *(f"- {note}" for note in notes)]
+        if growth:
+            parts += ["", "Synthetic series, fit time (s) against n (* = single fit):", "",
+                      markdown_table(growth[0], growth[1]), "", law_text(growth[2])]
+        if small:
+            parts += ["", small]
+        parts += ["", "fit/predict: median seconds; /sklearn, /sklearnex: time ratios (below 1 = faster); "
+                  "dual objective: sum over one-vs-one pairs of sum|c| - 1/2 c'Kc, relative difference to "
+                  "scikit-learn's (positive = larger dual); peak MB: largest RSS increase during a fit."]
+        Path(args.markdown).write_text("\n".join(parts) + "\n")
+        print(f"\nMarkdown written to {args.markdown}")
+
+
+if __name__ == "__main__":
+    main()
