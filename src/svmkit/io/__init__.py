@@ -11,6 +11,7 @@ from svmkit.io.libsvm_data import (
     load_libsvm,
     load_libsvm_precomputed,
 )
+from svmkit.io.libsvm_model import load_libsvm_model, save_libsvm_model
 
 __all__ = [
     "LibsvmFormatError",
@@ -18,4 +19,6 @@ __all__ = [
     "dump_libsvm",
     "load_libsvm_precomputed",
     "dump_libsvm_precomputed",
+    "load_libsvm_model",
+    "save_libsvm_model",
 ]
