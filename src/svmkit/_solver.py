@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,11 +56,20 @@ class GramBlocks:
         self.X = X
         self._X32 = None
 
-    def block(self, rows, cols):
-        """Return the dense block of kernel values for the given row indices."""
-        return self.kernel(self.X[rows], self.X[cols])
+    @property
+    def n_rows(self):
+        return self.X.shape[0]
 
-    def block32(self, rows, cols):
+    def subset(self, rows):
+        """The Gram blocks of ``X[rows]`` (rows gathered once, not per block)."""
+        return GramBlocks(self.kernel, self.X[rows])
+
+    def block(self, rows, cols=None):
+        """Return the dense block of kernel values for the given row indices
+        (``cols=None``: every row of ``X``)."""
+        return self.kernel(self.X[rows], self.X if cols is None else self.X[cols])
+
+    def block32(self, rows, cols=None):
         """The same block computed in float32 where the kernel allows it.
 
         Kernel rows that are cached in float32 anyway are computed from a dense
@@ -77,11 +86,11 @@ class GramBlocks:
                 self._X32 = self.X.toarray().astype(np.float32)
             else:
                 self._X32 = self.X.astype(np.float32)
-        return self.kernel(self._X32[rows], self._X32[cols])
+        return self.kernel(self._X32[rows], self._X32 if cols is None else self._X32[cols])
 
-    def diag(self, rows):
-        """Return ``K(x_r, x_r)`` for the given rows."""
-        return np.asarray(self.kernel.diag(self.X[rows]), dtype=np.float64)
+    def diag(self):
+        """Return ``K(x, x)`` for every row of ``X``."""
+        return np.asarray(self.kernel.diag(self.X), dtype=np.float64)
 
 
 class PrecomputedGram:
@@ -90,13 +99,20 @@ class PrecomputedGram:
     def __init__(self, K):
         self.K = K
 
-    def block(self, rows, cols):
-        return self.K[np.ix_(rows, cols)]
+    @property
+    def n_rows(self):
+        return self.K.shape[0]
+
+    def subset(self, rows):
+        return PrecomputedGram(self.K[np.ix_(rows, rows)])
+
+    def block(self, rows, cols=None):
+        return self.K[rows] if cols is None else self.K[np.ix_(rows, cols)]
 
     block32 = block
 
-    def diag(self, rows):
-        return np.asarray(self.K[rows, rows], dtype=np.float64)
+    def diag(self):
+        return np.asarray(np.diagonal(self.K), dtype=np.float64)
 
 
 @dataclass
@@ -202,8 +218,7 @@ def _initial_gradient(gram, problem):
         sv_rows, inverse = np.unique(problem.rows[moved], return_inverse=True)
         coef = np.zeros(sv_rows.shape[0])
         np.add.at(coef, inverse, problem.y[moved] * problem.alpha0[moved])
-        data_rows, position = np.unique(problem.rows, return_inverse=True)
-        grad += problem.y * _row_dot(gram, data_rows, sv_rows, coef)[position]
+        grad += problem.y * _row_dot(gram, np.arange(gram.n_rows), sv_rows, coef)[problem.rows]
     return grad
 
 
@@ -249,35 +264,38 @@ def solve_dual(
     m = problem.rows.shape[0]
     max_steps = np.iinfo(np.int64).max if max_iter is None or max_iter < 0 else int(max_iter)
     progress = _Progress(verbose, callback, m)
+    # from here on the rows of the problem are numbered 0..n_data-1
     data_rows, local_rows = np.unique(problem.rows, return_inverse=True)
+    if data_rows.shape[0] < gram.n_rows:
+        gram = gram.subset(data_rows)
+    problem = replace(problem, rows=local_rows.astype(np.int64))
     budget = cache_size * 2**20
     n_data = data_rows.shape[0]
     if n_data * n_data * 8 <= budget or n_data * n_data * 4 <= budget:
         dtype = np.float64 if n_data * n_data * 8 <= budget else np.float32
-        return _solve_full(gram, problem, data_rows, local_rows, dtype, tol, max_steps, shrinking, progress)
+        return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, progress)
     solver = _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress)
     return solver.run()
 
 
-def _solve_full(gram, problem, data_rows, local_rows, dtype, tol, max_steps, shrinking, progress):
+def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, progress):
     """SMO on the Gram matrix held in memory; its rows are computed when first
     needed, in blocks together with the rows of the current top violators."""
-    n = data_rows.shape[0]
     m = problem.rows.shape[0]
     K = np.empty((n, n), dtype=dtype)  # pages of rows never computed are never touched
     computed = np.zeros(n, dtype=bool)
     block = gram.block if dtype == np.float64 else gram.block32
-    rows = local_rows.astype(np.int64)
+    rows = problem.rows
     y = problem.y.astype(np.float64)
     upper = problem.upper.astype(np.float64)
     p = problem.p.astype(np.float64)
-    qd = gram.diag(data_rows)[rows]
+    qd = gram.diag()[rows]
     alpha = problem.alpha0.astype(np.float64).copy()
     grad = _initial_gradient(gram, problem)
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
     if n <= _PREFETCH_ROWS:
-        _fill_rows(K, computed, block, data_rows, np.arange(n))
+        _fill_rows(K, computed, block, np.arange(n))
     n_iter = 0
     while True:
         budget = min(_STEPS_PER_CALL, max_steps - n_iter)
@@ -286,7 +304,7 @@ def _solve_full(gram, problem, data_rows, local_rows, dtype, tol, max_steps, shr
         )
         n_iter += steps
         if status == SMO_NEED_ROW:
-            _fill_rows(K, computed, block, data_rows, _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed))
+            _fill_rows(K, computed, block, _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed))
             continue
         progress.report(n_iter, gap, int(state[0]))
         if status == SMO_OPTIMAL:
@@ -313,12 +331,12 @@ def _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed):
     return np.unique(np.concatenate([[needed], rows[candidates]]))
 
 
-def _fill_rows(K, computed, block, data_rows, positions):
+def _fill_rows(K, computed, block, rows):
     chunk = max(1, _BLOCK_BYTES // (8 * K.shape[1]))
-    for start in range(0, positions.shape[0], chunk):
-        part = positions[start : start + chunk]
-        K[part] = block(data_rows[part], data_rows)
-    computed[positions] = True
+    for start in range(0, rows.shape[0], chunk):
+        part = rows[start : start + chunk]
+        K[part] = block(part)
+    computed[rows] = True
 
 
 class _RowCache:
@@ -376,10 +394,9 @@ class _BlockedSolver:
         self.progress = progress
         self.y = problem.y.astype(np.float64)
         self.upper = problem.upper.astype(np.float64)
-        self.rows = problem.rows.astype(np.int64)
+        self.rows = problem.rows
         m = self.rows.shape[0]
-        self.data_rows, self.column_of = np.unique(self.rows, return_inverse=True)
-        n_data = self.data_rows.shape[0]
+        n_data = gram.n_rows
         q = working_set_size or 1024
         q = int(min(q, 2 ** int(np.floor(np.log2(max(m, 2))))))
         max_rows = max(16, int(budget // (4 * n_data)))
@@ -394,8 +411,8 @@ class _BlockedSolver:
         self.objective = 0.5 * self.alpha @ (self.grad + problem.p)
         self.cache = _RowCache(self._compute_rows, n_data, budget, 2 * q)
 
-    def _compute_rows(self, positions):
-        return self.gram.block32(self.data_rows[positions], self.data_rows)
+    def _compute_rows(self, rows):
+        return self.gram.block32(rows)
 
     def _select(self, v, up, low, kept, n_new):
         """The largest violators of each group and side, kept variables excluded."""
@@ -456,7 +473,7 @@ class _BlockedSolver:
 
     def _optimise_block(self, ws):
         """SMO on the working set, then the gradient update with the moved rows."""
-        ws_columns, local_rows = np.unique(self.column_of[ws], return_inverse=True)
+        ws_columns, local_rows = np.unique(self.rows[ws], return_inverse=True)
         slots = self.cache.fetch(ws_columns)
         K_ws = self.cache.buffer[np.ix_(slots, ws_columns)].astype(np.float64)
         alpha_ws = self.alpha[ws].copy()
@@ -487,9 +504,9 @@ class _BlockedSolver:
         coef = np.zeros(ws_columns.shape[0])
         np.add.at(coef, local_rows[moved], y_ws[moved] * delta[moved])
         nonzero = np.flatnonzero(coef)
-        column_sum = np.zeros(self.data_rows.shape[0])
+        column_sum = np.zeros(self.gram.n_rows)
         add_weighted_rows(self.cache.buffer, slots[nonzero], coef[nonzero], column_sum)
-        self.grad += self.y * column_sum[self.column_of]
+        self.grad += self.y * column_sum[self.rows]
         return max(steps, 1)
 
 
