@@ -1,0 +1,359 @@
+"""Compiled loops of the linear models: DCD, Pegasos epochs, perceptron sweeps.
+
+Every loop reads the samples through the same three row helpers, so one
+implementation serves dense and CSR data. The data are passed as
+``(indptr, indices, data, dense)``: for CSR input ``dense`` is ``None``; for
+dense input the three CSR arrays are empty. Numba removes the branches on
+``dense is None`` at compile time, so each layout gets its own machine code
+(a run-time flag instead made the CSR loops twice as slow).
+A model with an intercept carries it as an extra weight ``w[n_features]``
+for an augmented feature of constant value ``bias_value`` (LIBLINEAR's
+``-B``); ``bias_value = 0`` means no intercept.
+
+Status codes returned: ``CONVERGED`` (0) or ``MAX_ITER_REACHED`` (1).
+"""
+
+import numpy as np
+
+from svmkit._core._jit import jit
+
+CONVERGED = 0
+MAX_ITER_REACHED = 1
+
+# Columns of the per-sample table of the DCD solver.
+_ALPHA, _QBAR, _DIAG, _UPPER = 0, 1, 2, 3
+
+#: Rescale the Pegasos weight vector ``w = scale * v`` once ``scale`` falls below this.
+_MIN_SCALE = 1e-9
+
+
+@jit
+def _seed_state(seed):
+    """A non-zero xorshift64 state from an integer seed."""
+    return np.uint64(seed) * np.uint64(2654435761) + np.uint64(88172645463325252)
+
+
+@jit
+def _random_below(state, bound):
+    """Advance the xorshift64 state; return it and a pseudo-random integer in ``[0, bound)``.
+
+    The integer is ``(high 32 bits of the state * bound) >> 32`` (Lemire 2019): no division.
+    ``bound`` must be below 2^32.
+    """
+    state ^= state << np.uint64(13)
+    state ^= state >> np.uint64(7)
+    state ^= state << np.uint64(17)
+    return state, np.int64(((state >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
+
+
+@jit
+def _shuffle(index, size, state):
+    """Fisher-Yates shuffle of ``index[:size]``; return the new random state."""
+    for s in range(size - 1):
+        state, offset = _random_below(state, size - s)
+        j = s + offset
+        index[s], index[j] = index[j], index[s]
+    return state
+
+
+@jit
+def _row_bounds(indptr, i):
+    """``indptr[i], indptr[i + 1]`` as unsigned integers.
+
+    Unsigned positions spare numba the test for negative (wrap-around)
+    indices on every element: the CSR loops run 1.5 times faster.
+    """
+    return np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+
+
+@jit
+def _first_value(i, indptr, data, dense):
+    """The first stored value of row ``i`` (0.0 for an empty row)."""
+    if dense is None:
+        start, end = _row_bounds(indptr, i)
+        return data[start] if start < end else 0.0
+    return dense[i, 0] if dense.shape[1] > 0 else 0.0
+
+
+@jit
+def _row_dot(w, i, indptr, indices, data, dense, bias_value):
+    """``w' x_i`` for the (augmented) sample ``i``."""
+    total = 0.0
+    if dense is None:
+        start, end = _row_bounds(indptr, i)
+        for k in range(start, end):
+            total += w[np.uint64(indices[k])] * data[k]
+    else:
+        row = dense[i]
+        for j in range(row.shape[0]):
+            total += w[j] * row[j]
+    if bias_value != 0.0:
+        total += w[w.shape[0] - 1] * bias_value
+    return total
+
+
+@jit
+def _row_axpy(step, w, i, indptr, indices, data, dense, bias_value):
+    """``w += step * x_i`` for the (augmented) sample ``i``."""
+    if dense is None:
+        start, end = _row_bounds(indptr, i)
+        for k in range(start, end):
+            w[np.uint64(indices[k])] += step * data[k]
+    else:
+        row = dense[i]
+        for j in range(row.shape[0]):
+            w[j] += step * row[j]
+    if bias_value != 0.0:
+        w[w.shape[0] - 1] += step * bias_value
+
+
+@jit
+def _row_sq_norm(i, indptr, indices, data, dense, bias_value):
+    """``||x_i||^2`` of the (augmented) sample ``i``."""
+    total = bias_value * bias_value
+    if dense is None:
+        start, end = _row_bounds(indptr, i)
+        for k in range(start, end):
+            total += data[k] * data[k]
+    else:
+        row = dense[i]
+        for j in range(row.shape[0]):
+            total += row[j] * row[j]
+    return total
+
+
+@jit
+def dcd_svc(indptr, indices, data, dense, bias_value, n_weights, y, rows, upper, diag, tol, max_iter, seed):
+    """Dual coordinate descent with shrinking for the L1- and L2-loss linear SVM.
+
+    Solves ``min 1/2 a'(Q + D)a - 1'a`` subject to ``0 <= a_i <= upper_i``
+    with ``Q_ij = y_i y_j x_i'x_j`` (Hsieh et al., ICML 2008; LIBLINEAR's
+    ``solve_l2r_l1l2_svc``). L1 loss: ``upper = C_i``, ``diag = 0``; L2 loss:
+    ``upper = inf``, ``diag = 1 / (2 C_i)``.
+
+    Parameters
+    ----------
+    y : float64 array of +1/-1, one per sample.
+    rows : int64 array, the samples that take part (those with ``C_i > 0``).
+    upper, diag : float64 arrays, one per sample.
+    tol : stop when ``max PG - min PG <= tol`` on all of ``rows``.
+    max_iter : maximum number of passes.
+    seed : seed of the random visiting order.
+
+    Returns
+    -------
+    alpha : (n_samples,) dual variables (0 outside ``rows``).
+    w : (n_weights,) ``sum_i alpha_i y_i x_i`` (augmented).
+    n_iter : passes made.
+    gap : ``max PG - min PG`` of the last pass.
+    status : ``CONVERGED`` or ``MAX_ITER_REACHED``.
+    """
+    random_state = _seed_state(seed)
+    n_samples = y.shape[0]
+    n_rows = rows.shape[0]
+    w = np.zeros(n_weights)
+    # What a visit of sample i reads, side by side in one 32-byte row (one cache line instead of
+    # four), and the labels as bytes: 10 % faster on a9a than separate float64 arrays.
+    sample = np.zeros((n_samples, 4))
+    signs = np.zeros(n_samples, dtype=np.int8)
+    for r in range(n_rows):
+        i = rows[r]
+        sample[i, _QBAR] = _row_sq_norm(i, indptr, indices, data, dense, bias_value) + diag[i]
+        sample[i, _DIAG] = diag[i]
+        sample[i, _UPPER] = upper[i]
+        signs[i] = 1 if y[i] > 0 else -1
+    index = rows.copy()
+    active_size = n_rows
+    pg_max_old = np.inf
+    pg_min_old = -np.inf
+    gap = np.inf
+    status = MAX_ITER_REACHED
+    n_iter = 0
+    while n_iter < max_iter:
+        pg_max_new = -np.inf
+        pg_min_new = np.inf
+        random_state = _shuffle(index, active_size, random_state)
+        s = 0
+        while s < active_size:
+            i = np.uint64(index[s])
+            if s + 1 < active_size:
+                # Load the next sample's first value now, so that its cache misses overlap with
+                # this update (8-15 % faster on a9a); adding 0.0 times a finite value changes nothing.
+                sample[i, _QBAR] += 0.0 * _first_value(np.uint64(index[s + 1]), indptr, data, dense)
+            y_i = np.float64(signs[i])
+            alpha_i = sample[i, _ALPHA]
+            grad = y_i * _row_dot(w, i, indptr, indices, data, dense, bias_value) - 1.0
+            grad += sample[i, _DIAG] * alpha_i
+            projected = 0.0
+            if alpha_i == 0.0:
+                if grad > pg_max_old:
+                    active_size -= 1
+                    index[s], index[active_size] = index[active_size], index[s]
+                    continue
+                if grad < 0.0:
+                    projected = grad
+            elif alpha_i == sample[i, _UPPER]:
+                if grad < pg_min_old:
+                    active_size -= 1
+                    index[s], index[active_size] = index[active_size], index[s]
+                    continue
+                if grad > 0.0:
+                    projected = grad
+            else:
+                projected = grad
+            pg_max_new = max(pg_max_new, projected)
+            pg_min_new = min(pg_min_new, projected)
+            if abs(projected) > 1e-12:
+                alpha_new = min(max(alpha_i - grad / sample[i, _QBAR], 0.0), sample[i, _UPPER])
+                sample[i, _ALPHA] = alpha_new
+                _row_axpy((alpha_new - alpha_i) * y_i, w, i, indptr, indices, data, dense, bias_value)
+            s += 1
+        n_iter += 1
+        gap = pg_max_new - pg_min_new if active_size > 0 else 0.0
+        if gap <= tol:
+            if active_size == n_rows:
+                status = CONVERGED
+                break
+            # Unshrink and check once more on all samples.
+            active_size = n_rows
+            pg_max_old = np.inf
+            pg_min_old = -np.inf
+            continue
+        pg_max_old = pg_max_new if pg_max_new > 0.0 else np.inf
+        pg_min_old = pg_min_new if pg_min_new < 0.0 else -np.inf
+    return sample[:, _ALPHA].copy(), w, n_iter, gap, status
+
+
+@jit
+def pegasos_epochs(indptr, indices, data, dense, bias_value, y, lam, n_epochs, seed,
+                   project, average_start, v, average_offset, state):
+    """Run ``n_epochs`` Pegasos epochs (Shalev-Shwartz et al., ICML 2007).
+
+    Minimises ``lam/2 ||w||^2 + mean_i max(0, 1 - y_i w'x_i)``; each epoch
+    visits the samples in a new random order. Step ``t`` (counted over all
+    calls) uses ``eta_t = 1 / (lam t)``::
+
+        w <- (1 - eta_t lam) w + eta_t y_i x_i [y_i w'x_i < 1]
+        w <- min(1, 1 / (sqrt(lam) ||w||)) w          (when ``project``)
+
+    The weights are kept as ``w = scale * v`` so that the shrinking step costs
+    O(1). The running sum of the iterates after step ``average_start`` is
+    ``sum_scale * v - average_offset`` (updated sparsely; Xu 2011).
+
+    Parameters
+    ----------
+    v, average_offset : float64 arrays of length n_weights, updated in place.
+    state : float64 array ``[scale, sum_scale, t, v_sq_norm]``, updated in place.
+    """
+    random_state = _seed_state(seed)
+    n_samples = y.shape[0]
+    order = np.arange(n_samples)
+    sq_norms = np.empty(n_samples)
+    for i in range(n_samples):
+        sq_norms[i] = _row_sq_norm(i, indptr, indices, data, dense, bias_value)
+    radius = 1.0 / np.sqrt(lam)
+    scale, sum_scale, t, v_sq_norm = state[0], state[1], state[2], state[3]
+    for _ in range(n_epochs):
+        random_state = _shuffle(order, n_samples, random_state)
+        for s in range(n_samples):
+            i = order[s]
+            t += 1.0
+            eta = 1.0 / (lam * t)
+            dot = _row_dot(v, i, indptr, indices, data, dense, bias_value)
+            margin = y[i] * scale * dot
+            if t > 1.0:  # the factor 1 - eta_1 lam is 0, and w = 0 before the first step anyway
+                scale *= 1.0 - eta * lam
+            if margin < 1.0:
+                step = eta * y[i] / scale
+                v_sq_norm += 2.0 * step * dot + step * step * sq_norms[i]
+                _row_axpy(step, v, i, indptr, indices, data, dense, bias_value)
+                if sum_scale != 0.0:
+                    _row_axpy(step * sum_scale, average_offset, i, indptr, indices, data, dense, bias_value)
+            if project:
+                norm = scale * np.sqrt(max(v_sq_norm, 0.0))
+                if norm > radius:
+                    scale *= radius / norm
+            if t > average_start:
+                sum_scale += scale
+            if scale < _MIN_SCALE:  # fold the scale into v, keeping the running sum
+                for k in range(v.shape[0]):
+                    average_offset[k] -= sum_scale * v[k]
+                    v[k] *= scale
+                v_sq_norm *= scale * scale
+                scale = 1.0
+                sum_scale = 0.0
+        v_sq_norm = 0.0  # recompute, dropping the round-off of the incremental updates
+        for k in range(v.shape[0]):
+            v_sq_norm += v[k] * v[k]
+    state[0], state[1], state[2], state[3] = scale, sum_scale, t, v_sq_norm
+
+
+@jit
+def perceptron_sweeps(indptr, indices, data, dense, bias_value, n_weights, y, eta, max_iter):
+    """The primal perceptron: sweep the samples in order, update on mistakes.
+
+    A mistake is ``y_i (w'x_i + b) <= 0``; it triggers ``w += eta y_i x_i``
+    and ``b += eta y_i bias_value`` (``b`` is ``w[n_features]``, and the
+    augmented feature makes the bias update ``eta y_i`` when
+    ``bias_value = 1``). Stops after a sweep without mistakes.
+
+    Returns
+    -------
+    w : (n_weights,) weights (bias last when ``bias_value != 0``).
+    mistakes : (n_samples,) int64, mistakes made on each sample.
+    n_iter : sweeps made.
+    status : ``CONVERGED`` or ``MAX_ITER_REACHED``.
+    """
+    n_samples = y.shape[0]
+    w = np.zeros(n_weights)
+    mistakes = np.zeros(n_samples, dtype=np.int64)
+    status = MAX_ITER_REACHED
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        n_errors = 0
+        for i in range(n_samples):
+            if y[i] * _row_dot(w, i, indptr, indices, data, dense, bias_value) <= 0.0:
+                mistakes[i] += 1
+                n_errors += 1
+                _row_axpy(eta * y[i], w, i, indptr, indices, data, dense, bias_value)
+        if n_errors == 0:
+            status = CONVERGED
+            break
+    return w, mistakes, n_iter, status
+
+
+@jit
+def kernel_perceptron_sweeps(gram, y, max_iter):
+    """The kernel perceptron in dual form over a precomputed Gram matrix.
+
+    ``g(x_j) = sum_i alpha_i y_i (K(x_i, x_j) + 1)``; a mistake on ``j``
+    (``y_j g(x_j) <= 0``) sets ``alpha_j += 1``. The values ``g`` of all
+    samples are kept up to date (one row of ``gram`` per mistake), so a sweep
+    costs O(n) plus O(n) per mistake. Stops after a sweep without mistakes.
+
+    Returns
+    -------
+    alpha : (n_samples,) int64 mistake counts.
+    n_iter : sweeps made.
+    status : ``CONVERGED`` or ``MAX_ITER_REACHED``.
+    """
+    n_samples = y.shape[0]
+    alpha = np.zeros(n_samples, dtype=np.int64)
+    decision = np.zeros(n_samples)
+    status = MAX_ITER_REACHED
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        n_errors = 0
+        for i in range(n_samples):
+            if y[i] * decision[i] <= 0.0:
+                alpha[i] += 1
+                n_errors += 1
+                row = gram[i]
+                for j in range(n_samples):
+                    decision[j] += y[i] * (row[j] + 1.0)
+        if n_errors == 0:
+            status = CONVERGED
+            break
+    return alpha, n_iter, status

@@ -1,0 +1,314 @@
+"""Perceptrons: the primal :class:`Perceptron` and the dual :class:`KernelPerceptron`.
+
+Both follow the seed "Representación basada en Kernels": sweep the training
+samples in their given order and correct the model on every mistake
+(``c_i g(x_i) <= 0``, labels ``c_i`` in {-1, +1}); stop after a sweep without
+mistakes, or after ``max_iter`` sweeps with a ``ConvergenceWarning`` (the data
+are then not separable, or not yet separated). More than two classes are
+handled one-vs-rest.
+
+The kernel perceptron keeps one mistake count ``alpha_i`` per sample and
+decides with
+
+    g(x) = sum_i alpha_i c_i K(x_i, x) + sum_i alpha_i c_i,
+
+the bias being the sum of the ``alpha_i c_i``, as the seed writes it. With
+``K(u, v) = Phi(u)'Phi(v)`` this is exactly the primal perceptron run on the
+features ``Phi(x)`` with learning rate 1 and a bias that moves by ``c_i`` on
+each mistake: ``w = sum_i alpha_i c_i Phi(x_i)`` and ``b = sum_i alpha_i c_i``,
+so both make the same mistakes in the same order. For ``K(u, v) = (u'v + 1)^2``
+on two features, ``Phi(u) = (u1^2, u2^2, sqrt2 u1, sqrt2 u2, sqrt2 u1 u2, 1)``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from svmkit._core import linear as _core
+from svmkit.kernels import make_kernel
+from svmkit.linear import (
+    _bias_value,
+    _check_bool,
+    _check_int,
+    _check_real,
+    _core_data,
+    _encode_classes,
+    _LinearClassifierMixin,
+    _split_weights,
+)
+
+__all__ = ["Perceptron", "KernelPerceptron"]
+
+#: Bytes of kernel values computed per block (rows of the Gram matrix or of K(X, SV)).
+_BLOCK_BYTES = 32 * 2**20
+
+
+def _resolve_gamma(gamma, X):
+    """The number behind scikit-learn's ``gamma`` ('scale', 'auto' or a positive number).
+
+    'scale' is ``1 / (n_features * X.var())`` (1.0 when the variance is 0),
+    'auto' is ``1 / n_features``.
+    """
+    n_features = X.shape[1]
+    if isinstance(gamma, str):
+        if gamma == "auto":
+            return 1.0 / n_features
+        if gamma == "scale":
+            if sp.issparse(X):
+                mean = X.mean()
+                variance = X.multiply(X).mean() - mean**2
+            else:
+                variance = X.var()
+            return 1.0 / (n_features * variance) if variance > 0 else 1.0
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
+    _check_real("gamma", gamma)
+    return float(gamma)
+
+
+def _warn_not_separated(estimator, max_iter, classes, problem):
+    which = f" (one-vs-rest problem of class {classes[problem]})" if classes.size > 2 else ""
+    warnings.warn(
+        f"{type(estimator).__name__} still made mistakes in sweep {max_iter} = max_iter{which}: the data are "
+        "not separable (by this kernel), or need more sweeps.",
+        ConvergenceWarning,
+    )
+
+
+class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Rosenblatt's perceptron in primal form.
+
+    Sweeps the samples in their given order; on a mistake
+    ``y_i (w'x_i + b) <= 0`` it updates ``w += eta y_i x_i`` and
+    ``b += eta y_i``. Stops after a sweep without mistakes; after ``max_iter``
+    sweeps it warns (``ConvergenceWarning``) and keeps the last weights.
+
+    With ``eta=1`` on the features ``Phi(x)`` of a kernel it makes the same
+    mistakes as :class:`KernelPerceptron` (see the module notes).
+
+    Parameters
+    ----------
+    eta : float > 0, default=1.0
+        Learning rate.
+    fit_intercept : bool, default=True
+        Learn the bias ``b``; otherwise ``b = 0``.
+    max_iter : int >= 1, default=1000
+        Maximum number of sweeps over the data.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    alpha_ : ndarray of shape (n_problems, n_samples)
+        Mistakes made on each sample: ``w = eta sum_i alpha_i y_i x_i``.
+    n_iter_ : int
+        Largest number of sweeps over the binary problems.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit.perceptron import Perceptron
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    >>> clf = Perceptron().fit(X, [0, 0, 0, 1])   # logical AND
+    >>> clf.predict(X)
+    array([0, 0, 0, 1])
+    >>> clf.coef_, clf.intercept_
+    (array([[3., 2.]]), array([-4.]))
+    """
+
+    def __init__(self, eta=1.0, *, fit_intercept=True, max_iter=1000):
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+
+    def fit(self, X, y):
+        """Fit the perceptron.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        _check_real("eta", self.eta)
+        _check_bool("fit_intercept", self.fit_intercept)
+        _check_int("max_iter", self.max_iter, low=1)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+        self.classes_, _, targets = _encode_classes(self, y)
+        bias_value = _bias_value(self.fit_intercept, 1.0)
+        n_weights = X.shape[1] + (bias_value != 0.0)
+        data = _core_data(X)
+        weights = np.empty((targets.shape[0], n_weights))
+        self.alpha_ = np.empty(targets.shape, dtype=np.int64)
+        n_iters = []
+        for k, target in enumerate(targets):
+            weights[k], self.alpha_[k], n_iter, status = _core.perceptron_sweeps(
+                *data, bias_value, n_weights, target, float(self.eta), int(self.max_iter)
+            )
+            if status == _core.MAX_ITER_REACHED:
+                _warn_not_separated(self, self.max_iter, self.classes_, k)
+            n_iters.append(n_iter)
+        self.coef_, self.intercept_ = _split_weights(weights, bias_value, X.shape[1])
+        self.n_iter_ = int(max(n_iters))
+        return self
+
+
+class KernelPerceptron(ClassifierMixin, BaseEstimator):
+    """The perceptron in dual form with a kernel (seed "Representación basada en Kernels").
+
+    ``g(x) = sum_i alpha_i c_i K(x_i, x) + sum_i alpha_i c_i``; starting from
+    ``alpha = 0``, each sweep over the samples (in their given order) adds 1
+    to ``alpha_i`` whenever ``c_i g(x_i) <= 0``. Stops after a sweep without
+    mistakes; after ``max_iter`` sweeps it warns (``ConvergenceWarning``).
+
+    The Gram matrix is computed once, by blocks of rows (``n_samples^2``
+    float64 values must fit in memory); the sweeps run compiled over it and
+    keep ``g(x_j)`` of every sample up to date, one kernel row per mistake.
+
+    Parameters
+    ----------
+    kernel : {'linear', 'poly', 'rbf', 'sigmoid'}, Kernel or callable, default='rbf'
+        A kernel name (scikit-learn's parameters below), any
+        :class:`svmkit.kernels.Kernel`, or a function of two matrices.
+    degree : int, default=3
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+        'scale': ``1 / (n_features * X.var())``; 'auto': ``1 / n_features``.
+    coef0 : float, default=0.0
+    max_iter : int >= 1, default=1000
+        Maximum number of sweeps.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    alpha_ : ndarray of shape (n_problems, n_samples)
+        Mistake counts (one row per binary problem; one problem for two
+        classes, with ``c = +1`` for ``classes_[1]``).
+    support_ : ndarray of shape (n_SV,)
+        Indices of the samples with ``alpha > 0`` in some problem.
+    support_vectors_ : ndarray or CSR matrix of shape (n_SV, n_features)
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        ``alpha_i c_i`` of the support vectors, laid out as scikit-learn's
+        ``SVC.dual_coef_``.
+    intercept_ : ndarray of shape (n_problems,)
+        ``sum_i alpha_i c_i``.
+    kernel_ : Kernel
+        The kernel used (with ``gamma`` resolved).
+    n_iter_ : int
+        Largest number of sweeps over the binary problems.
+    n_features_in_ : int
+
+    Examples
+    --------
+    XOR, solved by the kernel ``(x'y + 1)^2``:
+
+    >>> import numpy as np
+    >>> from svmkit.perceptron import KernelPerceptron
+    >>> X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> clf = KernelPerceptron(kernel="poly", degree=2, gamma=1.0, coef0=1.0).fit(X, y)
+    >>> clf.predict(X)
+    array([ 1,  1, -1, -1])
+    >>> clf.alpha_
+    array([[1, 1, 1, 1]])
+    """
+
+    def __init__(self, kernel="rbf", *, degree=3, gamma="scale", coef0=0.0, max_iter=1000):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.max_iter = max_iter
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _make_kernel(self, X):
+        named = isinstance(self.kernel, str)
+        if named and self.kernel not in ("linear", "poly", "rbf", "sigmoid"):
+            raise ValueError(
+                f"kernel must be 'linear', 'poly', 'rbf', 'sigmoid', a Kernel or a callable, got {self.kernel!r}."
+            )
+        if named and self.kernel != "linear":
+            if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
+                raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}.")
+            gamma = _resolve_gamma(self.gamma, X)
+            return make_kernel(self.kernel, degree=self.degree, gamma=gamma, coef0=float(self.coef0))
+        return make_kernel(self.kernel)
+
+    def fit(self, X, y):
+        """Fit the kernel perceptron.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        _check_int("max_iter", self.max_iter, low=1)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+        self.classes_, _, targets = _encode_classes(self, y)
+        self.kernel_ = self._make_kernel(X)
+        gram = _kernel_block(self.kernel_, X, X)
+        self.alpha_ = np.empty(targets.shape, dtype=np.int64)
+        n_iters = []
+        for k, target in enumerate(targets):
+            self.alpha_[k], n_iter, status = _core.kernel_perceptron_sweeps(gram, target, int(self.max_iter))
+            if status == _core.MAX_ITER_REACHED:
+                _warn_not_separated(self, self.max_iter, self.classes_, k)
+            n_iters.append(n_iter)
+        self.n_iter_ = int(max(n_iters))
+        self.support_ = np.flatnonzero(self.alpha_.any(axis=0))
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = (self.alpha_ * targets)[:, self.support_].astype(np.float64)
+        self.intercept_ = self.dual_coef_.sum(axis=1)
+        return self
+
+    def decision_function(self, X):
+        """``g(x)`` for every sample and binary problem.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes (positive means
+        ``classes_[1]``), else (n_samples, n_classes).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+        kernel_values = _kernel_block(self.kernel_, X, self.support_vectors_)
+        scores = kernel_values @ self.dual_coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predicted class of every sample (one-vs-rest: the largest ``g``)."""
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+
+def _kernel_block(kernel, A, B):
+    """``K(A, B)`` as a C-contiguous float64 array, computed by blocks of rows of ``A``."""
+    out = np.empty((A.shape[0], B.shape[0]))
+    rows_per_block = max(1, _BLOCK_BYTES // (8 * max(1, B.shape[0])))
+    for start in range(0, A.shape[0], rows_per_block):
+        stop = start + rows_per_block
+        out[start:stop] = kernel(A[start:stop], B)
+    return out
