@@ -11,10 +11,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import kernels as kernel_module
-from .._solver import ITERATION_LIMIT, STALLED, GramBlocks, PrecomputedGram, solve_dual
+from .._solver import ITERATION_LIMIT, OPTIMAL, STALLED, GramBlocks, PrecomputedGram, solve_dual
+from ..kernels import LinearKernel
 
 _PREDICT_BLOCK_BYTES = 64 * 2**20
 
@@ -75,10 +76,13 @@ class BaseKernelSVM(BaseEstimator):
     def _precomputed(self):
         return isinstance(self.kernel, str) and self.kernel == "precomputed"
 
-    def _validate_train_X(self, X, y):
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True, y_numeric=False
-        )
+    def _validate_train_X(self, X, y, y_numeric=False):
+        """Validated training ``(X, y)``; with ``y=None`` (one-class) ``y`` is not checked."""
+        settings = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True)
+        if y is None:
+            X = validate_data(self, X, y=None, **settings)
+        else:
+            X, y = validate_data(self, X, y, y_numeric=y_numeric, **settings)
         if sp.issparse(X):
             X.sort_indices()
         if self._precomputed and X.shape[0] != X.shape[1]:
@@ -97,6 +101,14 @@ class BaseKernelSVM(BaseEstimator):
                 f"{self.shape_fit_[0]} training samples; got {X.shape[1]} columns."
             )
         return X
+
+    @staticmethod
+    def _check_weights(sample_weight, X):
+        """Sample weights as float64, one per sample, non-negative (None: all ones)."""
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be non-negative.")
+        return sample_weight
 
     def _build_kernel(self, X):
         """The kernel object and the Gram-matrix access for the training data."""
@@ -161,3 +173,44 @@ class BaseKernelSVM(BaseEstimator):
         tags.input_tags.sparse = True
         tags.input_tags.pairwise = self._precomputed
         return tags
+
+
+class SingleProblemSVM(BaseKernelSVM):
+    """Kernel machines with one dual problem (one-class SVM, SVR): their
+    attributes in scikit-learn's (LIBSVM's) layout and their decision values."""
+
+    def _set_solution(self, X, rows, coef, intercept, solution):
+        """support_, dual_coef_, intercept_, ... from the coefficient of each row.
+
+        Parameters
+        ----------
+        X : training data (or Gram matrix)
+        rows : int array
+            Training rows of the problem (those with a positive weight).
+        coef : float array
+            Coefficient of each of those rows in ``f(x) = sum coef K(x_i, x) + b``.
+        intercept : float
+        solution : DualSolution
+        """
+        keep = coef != 0
+        support = rows[keep]
+        self.shape_fit_ = X.shape
+        self.support_ = support.astype(np.int32)
+        self.support_vectors_ = np.empty((0, X.shape[1])) if self._precomputed else X[support]
+        self.dual_coef_ = coef[keep][np.newaxis, :]
+        self.intercept_ = np.array([intercept])
+        self.n_support_ = np.array([support.shape[0]], dtype=np.int32)
+        self.n_iter_ = int(solution.n_iter)
+        self.fit_status_ = int(solution.status != OPTIMAL)
+
+    @property
+    def coef_(self):
+        """``w = sum_i coef_i x_i``, shape (1, n_features) (linear kernel only)."""
+        check_is_fitted(self)
+        if not isinstance(self.kernel_, LinearKernel):
+            raise AttributeError("coef_ is only available with the linear kernel.")
+        return np.asarray(self.support_vectors_.T @ self.dual_coef_[0])[np.newaxis, :]
+
+    def _decision_values(self, X):
+        X = self._validate_test_X(X)
+        return self._kernel_decision(X, self.dual_coef_.T, self.intercept_)[:, 0]

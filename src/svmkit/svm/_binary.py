@@ -18,6 +18,7 @@ NOT_SUPPORT_VECTOR = "not a support vector"
 ON_MARGIN = "on the margin"
 BOUNDED_INSIDE = "bounded, inside the margin"
 BOUNDED_MISCLASSIFIED = "bounded, misclassified"
+C_SVC_CATEGORIES = (NOT_SUPPORT_VECTOR, ON_MARGIN, BOUNDED_INSIDE, BOUNDED_MISCLASSIFIED)
 
 
 @dataclass
@@ -43,6 +44,12 @@ class KKTReport:
     violation : float array
         How far the point is from its KKT condition: ``max(0, 1 - yf)`` for
         alpha = 0, ``|1 - yf|`` for free points, ``max(0, yf - 1)`` at alpha = C.
+    categories : tuple of str
+        The possible categories, in reporting order (C-SVC's by default; other
+        formulations, e.g. one-class and SVR, name their own).
+    value_name : str
+        What ``yf`` holds for the formulation (column name in :meth:`to_frame`):
+        ``'yf'`` for classifiers, ``'f'`` for one-class, ``'residual'`` for SVR.
     """
 
     index: np.ndarray
@@ -52,11 +59,12 @@ class KKTReport:
     yf: np.ndarray
     category: np.ndarray
     violation: np.ndarray
+    categories: tuple = C_SVC_CATEGORIES
+    value_name: str = "yf"
 
     def counts(self):
         """Number of points in each category."""
-        names = (NOT_SUPPORT_VECTOR, ON_MARGIN, BOUNDED_INSIDE, BOUNDED_MISCLASSIFIED)
-        return {name: int(np.sum(self.category == name)) for name in names}
+        return {name: int(np.sum(self.category == name)) for name in self.categories}
 
     def to_frame(self):
         """The report as a pandas DataFrame (pandas must be installed)."""
@@ -67,7 +75,7 @@ class KKTReport:
                 "alpha": self.alpha,
                 "mu": self.mu,
                 "slack": self.slack,
-                "yf": self.yf,
+                self.value_name: self.yf,
                 "category": self.category,
                 "violation": self.violation,
             },

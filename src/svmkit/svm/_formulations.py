@@ -32,3 +32,148 @@ def c_svc_solution(problem, solution):
     b = intercept_from_gradient(problem.y, alpha, solution.grad, problem.upper)
     yf = solution.grad + 1.0 + problem.y * b
     return alpha, b, yf
+
+
+def _greedy_fill(capacities, total):
+    """LIBSVM's start point: ``a_i = min(U_i, what is left of total)`` in order."""
+    filled_before = np.cumsum(capacities) - capacities
+    return np.clip(total - filled_before, 0.0, capacities)
+
+
+def nu_rho(problem, solution):
+    """``(r1, r2)`` of LIBSVM's ``Solver_NU::calculate_rho``.
+
+    For each sign of ``y``, the average gradient over its free variables or,
+    with none, the midpoint between the largest gradient at the upper bound and
+    the smallest at zero.
+    """
+    y, alpha, grad, upper = problem.y, solution.alpha, solution.grad, problem.upper
+    values = []
+    for sign in (1.0, -1.0):
+        group = y == sign
+        at_upper = group & (alpha >= upper)
+        at_lower = group & ~at_upper & (alpha <= 0)
+        free = group & ~at_upper & ~at_lower
+        if free.any():
+            values.append(float(grad[free].mean()))
+        else:
+            lb = grad[at_upper].max() if at_upper.any() else -np.inf
+            ub = grad[at_lower].min() if at_lower.any() else np.inf
+            values.append(float((lb + ub) / 2))
+    return values[0], values[1]
+
+
+def nu_svc_dual(indices, y, weights, nu):
+    """The nu-SVC dual in LIBSVM's scaling (``solve_nu_svc``).
+
+    Minimise ``1/2 a'Qa`` with ``Q = (y_i y_j K_ij)``, ``0 <= a_i <= w_i``,
+    ``y'a = 0`` and ``e'a = nu sum(w)``: each class carries ``nu sum(w) / 2``
+    (the solver's ``nu_mode`` keeps both sums). The start fills each class in
+    order up to that amount.
+
+    Parameters
+    ----------
+    indices : int array
+        Training rows of the two-class problem (positive weights only).
+    y : float array
+        Their labels, +1 or -1.
+    weights : float array
+        Sample weights (times class weights).
+    nu : float
+        In (0, 1].
+    """
+    alpha0 = np.zeros(indices.shape[0])
+    half = nu * weights.sum() / 2
+    for sign in (1.0, -1.0):
+        members = np.flatnonzero(y == sign)
+        alpha0[members] = _greedy_fill(weights[members], half)
+    return DualProblem(rows=indices, y=y, p=np.zeros(indices.shape[0]), upper=weights, alpha0=alpha0, nu_mode=True)
+
+
+def nu_svc_solution(problem, solution):
+    """``(alpha, b, y f(x), r)`` of a solved nu-SVC dual, scaled by ``1/r``.
+
+    With ``r = (r1 + r2) / 2`` and ``rho = (r1 - r2) / 2`` (:func:`nu_rho`),
+    LIBSVM divides the multipliers and ``rho`` by ``r``: the result is the
+    C-SVC solution with ``C_i = w_i / r`` (Chang and Lin 2001). ``y f(x)`` is
+    ``G_i / r + y_i b`` since ``G_i = y_i sum_j a_j y_j K_ij``. A degenerate
+    problem (``w = 0`` at the optimum, so ``r = 0`` up to the solver's
+    accuracy) can give ``r <= 0``: the solution is then left unscaled, which
+    keeps the sign of the decision function.
+    """
+    r1, r2 = nu_rho(problem, solution)
+    r = (r1 + r2) / 2
+    scale = r if r > 0 else 1.0
+    b = -(r1 - r2) / 2 / scale
+    yf = solution.grad / scale + problem.y * b
+    return solution.alpha / scale, b, yf, r
+
+
+def one_class_dual(indices, weights, nu):
+    """The one-class dual in LIBSVM's scaling (``solve_one_class``).
+
+    Minimise ``1/2 a'Ka`` with ``0 <= a_i <= w_i`` and ``e'a = nu sum(w)``,
+    started by filling the samples in order.
+    """
+    m = indices.shape[0]
+    alpha0 = _greedy_fill(weights, nu * weights.sum())
+    return DualProblem(rows=indices, y=np.ones(m), p=np.zeros(m), upper=weights, alpha0=alpha0)
+
+
+def one_class_solution(problem, solution):
+    """``(alpha, b, f(x))`` of a solved one-class dual; ``f(x_i) = G_i + b``, ``b = -rho``."""
+    b = intercept_from_gradient(problem.y, solution.alpha, solution.grad, problem.upper)
+    return solution.alpha, b, solution.grad + b
+
+
+def _svr_problem(indices, linear, upper, alpha0, nu_mode):
+    m = indices.shape[0]
+    return DualProblem(
+        rows=np.concatenate([indices, indices]),
+        y=np.r_[np.ones(m), -np.ones(m)],
+        p=linear,
+        upper=np.r_[upper, upper],
+        alpha0=alpha0,
+        nu_mode=nu_mode,
+    )
+
+
+def epsilon_svr_dual(indices, z, upper, epsilon):
+    """The epsilon-SVR dual over ``(a, a*)`` (``solve_epsilon_svr``).
+
+    ``2n`` variables sharing the kernel rows: ``y = (+1, -1)``,
+    ``p = (epsilon - z, epsilon + z)``, ``0 <= a, a* <= U``, start at zero.
+    """
+    m = indices.shape[0]
+    return _svr_problem(indices, np.r_[epsilon - z, epsilon + z], upper, np.zeros(2 * m), nu_mode=False)
+
+
+def nu_svr_dual(indices, z, upper, nu):
+    """The nu-SVR dual over ``(a, a*)`` (``solve_nu_svr``).
+
+    ``p = (-z, z)``, ``0 <= a, a* <= U``, ``e'(a - a*) = 0`` and
+    ``e'(a + a*) = nu sum(U)`` (``nu_mode``); ``a`` and ``a*`` both start
+    filled in order up to ``nu sum(U) / 2``.
+    """
+    start = _greedy_fill(upper, nu * upper.sum() / 2)
+    return _svr_problem(indices, np.r_[-z, z], upper, np.r_[start, start], nu_mode=True)
+
+
+def svr_solution(problem, solution):
+    """``(a, a*, b, f(x), epsilon)`` of a solved epsilon- or nu-SVR dual.
+
+    ``f(x_i) = sum_j (a_j - a*_j) K_ij + b`` is read from the gradient of
+    ``a_i``: ``G_i = (K(a - a*))_i + p_i``. epsilon-SVR: ``b`` from the free
+    variables (``-rho``) and ``epsilon = (p_i + p*_i) / 2``; nu-SVR: ``b = -(r1 - r2)/2``
+    and the tube half-width ``epsilon = -(r1 + r2)/2`` learned (LIBSVM's ``-r``).
+    """
+    m = problem.rows.shape[0] // 2
+    alpha = solution.alpha
+    if problem.nu_mode:
+        r1, r2 = nu_rho(problem, solution)
+        b, epsilon = -(r1 - r2) / 2, -(r1 + r2) / 2
+    else:
+        b = intercept_from_gradient(problem.y, alpha, solution.grad, problem.upper)
+        epsilon = float(problem.p[0] + problem.p[m]) / 2
+    f = solution.grad[:m] - problem.p[:m] + b
+    return alpha[:m], alpha[m:], b, f, epsilon

@@ -7,14 +7,18 @@ from itertools import combinations
 
 import numpy as np
 from sklearn.base import ClassifierMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import LinearKernel
 from ._base import BaseKernelSVM
 from ._binary import BinaryModel
 from ._formulations import c_svc_dual, c_svc_solution
+from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
 
 
@@ -44,6 +48,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         Constant of 'poly' and 'sigmoid'.
     shrinking : bool, default=True
         Drop bounded multipliers that cannot move from the working problem.
+    probability : bool, default=False
+        Also fit LIBSVM's probability model (Platt scaling on 5-fold
+        cross-validated decision values, pairwise coupling for more than two
+        classes) for :meth:`predict_proba`; this fits every problem five more
+        times. Needs ``multiclass='ovo'`` with more than two classes.
     tol : float, default=1e-3
         Stop when the maximal violating-pair gap ``m(a) - M(a)`` is below ``tol``.
     cache_size : float, default=200
@@ -63,7 +72,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         Shape of :meth:`decision_function` for ``multiclass='ovo'``, as in scikit-learn.
     random_state : int, RandomState or None, default=None
-        Unused by the deterministic solver; kept for scikit-learn compatibility.
+        Seeds the shuffle of the cross-validation folds of ``probability=True``
+        (the solver itself is deterministic). With the same integer, the folds
+        are those of scikit-learn's ``SVC(probability=True)``.
     callback : callable, default=None
         Called with a :class:`svmkit.SolverProgress` about once a second during a fit.
 
@@ -97,12 +108,26 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         difference, per problem.
     loo_bound_ : float
         Leave-one-out error bound: number of support vectors / N.
+    probA_, probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Platt parameters of each one-vs-one pair ``(i, j)``, ``i < j``, in
+        LIBSVM's order and sign convention: ``P(class i | i or j) =
+        1 / (1 + exp(probA_ * f + probB_))`` with ``f`` positive for class ``i``
+        (for two classes, ``f = -decision_function``). Empty without
+        ``probability=True``.
     n_iter_ : ndarray of int
         Two-variable updates per problem.
     fit_status_ : int
         0 if every problem converged, 1 otherwise.
     kernel_ : Kernel or None
         The kernel used (None when precomputed).
+
+    Notes
+    -----
+    The probabilities come from a model fitted on cross-validated decision
+    values, so ``argmax(predict_proba(X))`` can differ from ``predict(X)``
+    near the boundaries (as in LIBSVM and scikit-learn). Use
+    :meth:`predict_from_proba` for labels that agree with the probabilities
+    (what LIBSVM's ``svm-predict -b 1`` prints).
 
     Examples
     --------
@@ -132,6 +157,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         gamma="scale",
         coef0=0.0,
         shrinking=True,
+        probability=False,
         tol=1e-3,
         cache_size=200,
         class_weight=None,
@@ -148,6 +174,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.gamma = gamma
         self.coef0 = coef0
         self.shrinking = shrinking
+        self.probability = probability
         self.tol = tol
         self.cache_size = cache_size
         self.class_weight = class_weight
@@ -160,13 +187,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
     # -- fitting -------------------------------------------------------------
     def _check_params(self):
-        self._check_common_params()
         if not isinstance(self.C, numbers.Real) or isinstance(self.C, bool) or np.isnan(self.C) or self.C <= 0:
             raise ValueError(f"C must be > 0 (np.inf for a hard margin), got {self.C!r}.")
+        self._check_classifier_params()
+
+    def _check_classifier_params(self):
+        self._check_common_params()
         if self.multiclass not in ("ovo", "ovr"):
             raise ValueError(f"multiclass must be 'ovo' or 'ovr', got {self.multiclass!r}.")
         if self.decision_function_shape not in ("ovo", "ovr"):
             raise ValueError(f"decision_function_shape must be 'ovo' or 'ovr', got {self.decision_function_shape!r}.")
+        if not isinstance(self.probability, (bool, np.bool_)):
+            raise ValueError(f"probability must be True or False, got {self.probability!r}.")
 
     def fit(self, X, y, sample_weight=None):
         """Fit the classifier.
@@ -193,15 +225,15 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             raise ValueError(
                 f"SVC needs samples of at least two classes; the data contain one class only ({classes[0]})."
             )
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if np.any(sample_weight < 0):
-            raise ValueError("sample_weight must be non-negative.")
+        if self.probability and self.multiclass == "ovr" and classes.shape[0] > 2:
+            raise ValueError(
+                "probability=True uses LIBSVM's pairwise coupling of one-vs-one problems: "
+                "use multiclass='ovo' (the default)."
+            )
+        sample_weight = self._check_weights(sample_weight, X)
         class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
-        if np.isinf(self.C):
-            upper = np.where(sample_weight > 0, np.inf, 0.0)
-        else:
-            upper = self.C * class_weight[y_index] * sample_weight
         self.classes_ = classes
+        upper = self._upper_bounds(class_weight[y_index] * sample_weight, y_index)
         self.shape_fit_ = X.shape
         self.kernel_, gram = self._build_kernel(X)
 
@@ -220,7 +252,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             for m in models
         ]
         self._set_libsvm_attributes(X, y_index)
+        self._fit_probability(gram, X, y_index, upper)
         return self
+
+    def _upper_bounds(self, weights, y_index):
+        """``U_i = C * class_weight[y_i] * sample_weight_i`` (``inf`` for a hard margin).
+
+        Called before any kernel evaluation; other formulations check their
+        parameters against the data here.
+        """
+        if np.isinf(self.C):
+            return np.where(weights > 0, np.inf, 0.0)
+        return self.C * weights
 
     def _problems(self, n_classes):
         if n_classes == 2:
@@ -254,6 +297,40 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             gap=solution.gap,
             status=solution.status,
         )
+
+    def _fit_probability(self, gram, X, y_index, upper):
+        """probA_ and probB_ of each one-vs-one pair (LIBSVM's ``svm_binary_svc_probability``).
+
+        As LIBSVM, a pair's samples (positive weights only) are those of class
+        ``i`` then those of class ``j`` in training order, labelled +1 and -1,
+        and every pair is shuffled from the same seed.
+        """
+        if not self.probability:
+            self.probA_ = self.probB_ = np.empty(0)
+            return
+        seed = draw_seed(check_random_state(self.random_state))
+        prob_a, prob_b = [], []
+        for i, j in combinations(range(self.classes_.shape[0]), 2):
+            rows = np.concatenate([np.flatnonzero((y_index == k) & (upper > 0)) for k in (i, j)])
+            labels = np.where(y_index[rows] == i, 1.0, -1.0)
+            fit_and_decide = self._held_out_decisions(gram, X, rows, labels, upper, i, j)
+            decisions = cross_validated_decisions(fit_and_decide, labels, seed)
+            a, b = sigmoid_train(decisions, labels)
+            prob_a.append(a)
+            prob_b.append(b)
+        self.probA_ = np.array(prob_a)
+        self.probB_ = np.array(prob_b)
+
+    def _held_out_decisions(self, gram, X, rows, labels, upper, positive, negative):
+        """``fit_and_decide(train, held)`` for :func:`cross_validated_decisions` on one pair."""
+
+        def fit_and_decide(train, held):
+            model = self._fit_binary(gram, X, rows[train], labels[train], upper[rows[train]], positive, negative)
+            if model.support.shape[0] == 0:
+                return np.full(held.shape[0], model.intercept)
+            return gram.block(rows[held], model.support) @ model.dual_coef + model.intercept
+
+        return fit_and_decide
 
     def _set_libsvm_attributes(self, X, y_index):
         """support_, dual_coef_, intercept_, ... in scikit-learn's (LIBSVM's) layout."""
@@ -381,6 +458,53 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             votes[wins, model.positive_class] += 1
             votes[~wins, model.negative_class] += 1
         return self.classes_[np.argmax(votes, axis=1)]
+
+    # -- probabilities ----------------------------------------------------------
+    def _check_probability(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False.")
+        return True
+
+    @available_if(_check_probability)
+    def predict_proba(self, X):
+        """Class probabilities, columns in the order of ``classes_``.
+
+        Platt's sigmoid of each pair's decision value, clipped to
+        ``[1e-7, 1 - 1e-7]``, coupled into class probabilities (Wu, Lin and
+        Weng 2004, method 2), as LIBSVM. See the Notes of the class on how
+        they relate to :meth:`predict`.
+        """
+        check_is_fitted(self)
+        if self.probA_.shape[0] == 0:
+            raise NotFittedError("predict_proba is not available: the model was fitted with probability=False.")
+        decisions = self._problem_decisions(X)
+        if self.classes_.shape[0] == 2:
+            decisions = -decisions  # LIBSVM's pair (0, 1) is positive for classes_[0]
+        return pairwise_probabilities(decisions, self.probA_, self.probB_, self.classes_.shape[0])
+
+    @available_if(_check_probability)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
+
+    @available_if(_check_probability)
+    def predict_from_proba(self, X):
+        """The class of largest probability: labels that agree with :meth:`predict_proba`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_iris
+        >>> from svmkit import SVC
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = SVC(probability=True, random_state=0).fit(X, y)
+        >>> proba = model.predict_proba(X)
+        >>> proba[:2].sum(axis=1).round(6)
+        array([1., 1.])
+        >>> bool(np.all(model.predict_from_proba(X) == model.classes_[proba.argmax(axis=1)]))
+        True
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
 __all__ = ["SVC", "NotSeparableError"]

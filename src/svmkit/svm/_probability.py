@@ -1,0 +1,242 @@
+"""Class probabilities from decision values, as LIBSVM computes them.
+
+* Platt scaling ``P(y = +1 | f) = 1 / (1 + exp(A f + B))`` fitted by Newton's
+  method with backtracking on the regularised targets ``(N+ + 1) / (N+ + 2)``
+  and ``1 / (N- + 2)`` (Platt 1999; Lin, Lin and Weng 2007: LIBSVM's
+  ``sigmoid_train``), on decision values from a 5-fold cross-validation
+  (``svm_binary_svc_probability``).
+* Pairwise coupling of the one-vs-one probabilities ``r_ij`` into class
+  probabilities (Wu, Lin and Weng 2004, method 2: ``multiclass_probability``).
+
+The folds are LIBSVM's: a Fisher-Yates shuffle drawn from a Mersenne twister
+(``std::mt19937``) seeded with ``random_state.randint(2**31 - 1)``, with
+scikit-learn's bounded integers (Lemire's method), and fold ``k`` holding
+positions ``k l / 5`` to ``(k + 1) l / 5`` of the shuffle. With the same
+``random_state`` the folds are those of scikit-learn's ``SVC(probability=True)``.
+"""
+
+import numpy as np
+
+#: Number of cross-validation folds (LIBSVM's ``nr_fold``).
+N_FOLDS = 5
+
+#: Pairwise probabilities are clipped to ``[MIN_PROB, 1 - MIN_PROB]`` before coupling.
+MIN_PROB = 1e-7
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+def draw_seed(random_state):
+    """The seed of the fold shuffle, drawn as scikit-learn draws LIBSVM's."""
+    return int(random_state.randint(_MAX_SEED))
+
+
+def fold_permutation(n, seed):
+    """LIBSVM's shuffle of ``range(n)`` for the cross-validation folds.
+
+    Examples
+    --------
+    >>> fold_permutation(5, seed=0)
+    array([2, 3, 4, 0, 1])
+    """
+    stream = np.random.RandomState(seed)  # integer seeding is std::mt19937's
+    perm = np.arange(n)
+    raw = iter(())
+    for i in range(n):
+        size = n - i
+        threshold = (2**32 - size) % size
+        while True:
+            x = next(raw, None)
+            if x is None:
+                raw = iter(stream.randint(0, 2**32, size=max(n - i, 16), dtype=np.uint32).tolist())
+                x = next(raw)
+            product = x * size
+            if (product & 0xFFFFFFFF) >= threshold:
+                break
+        j = i + (product >> 32)
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+def cross_validated_decisions(fit_and_decide, labels, seed):
+    """Decision values of every sample from a model fitted without its fold.
+
+    Parameters
+    ----------
+    fit_and_decide : callable
+        ``fit_and_decide(train, held)`` fits the two-class problem on the
+        positions ``train`` and returns the decision values at ``held``.
+    labels : float array
+        +1/-1 labels of the problem's samples.
+    seed : int
+        Seed of :func:`fold_permutation`.
+
+    Returns
+    -------
+    float array
+        As LIBSVM: a fold whose training part holds one class only gets
+        +1 or -1 (0 when empty).
+    """
+    n = labels.shape[0]
+    perm = fold_permutation(n, seed)
+    decisions = np.empty(n)
+    for k in range(N_FOLDS):
+        begin, end = k * n // N_FOLDS, (k + 1) * n // N_FOLDS
+        held = perm[begin:end]
+        train = np.concatenate([perm[:begin], perm[end:]])
+        n_positive = int(np.sum(labels[train] > 0))
+        n_negative = train.shape[0] - n_positive
+        if n_positive and n_negative:
+            decisions[held] = fit_and_decide(train, held)
+        else:
+            decisions[held] = np.sign(n_positive - n_negative)
+    return decisions
+
+
+def _log_loss(decisions, targets, A, B):
+    """Platt's objective, ``sum t log(1 + e^-z) + (1 - t) log(1 + e^z)``, z = -(A f + B), stably."""
+    fApB = decisions * A + B
+    return float(np.sum(np.where(fApB >= 0, targets * fApB, (targets - 1) * fApB) + np.log1p(np.exp(-np.abs(fApB)))))
+
+
+def sigmoid_train(decisions, labels, max_iter=100, min_step=1e-10, sigma=1e-12, eps=1e-5):
+    """Fit ``A, B`` of ``P(+1 | f) = 1 / (1 + exp(A f + B))`` (LIBSVM's ``sigmoid_train``).
+
+    Parameters
+    ----------
+    decisions : float array
+        Decision values ``f``.
+    labels : array
+        Positive entries are the positive class.
+
+    Returns
+    -------
+    A, B : float
+
+    Examples
+    --------
+    >>> A, B = sigmoid_train(np.array([-2.0, -1.0, 0.5, 1.0, 2.0]), np.array([-1, -1, -1, 1, 1]))
+    >>> round(A, 4), round(B, 4)
+    (-0.7205, 0.4926)
+    """
+    positive = labels > 0
+    prior1 = float(np.sum(positive))
+    prior0 = float(labels.shape[0] - prior1)
+    targets = np.where(positive, (prior1 + 1.0) / (prior1 + 2.0), 1.0 / (prior0 + 2.0))
+    A, B = 0.0, float(np.log((prior0 + 1.0) / (prior1 + 1.0)))
+    fval = _log_loss(decisions, targets, A, B)
+    for _ in range(max_iter):
+        fApB = decisions * A + B
+        e = np.exp(-np.abs(fApB))
+        p = np.where(fApB >= 0, e, 1.0) / (1.0 + e)  # 1 / (1 + exp(fApB))
+        q = 1.0 - p
+        d2 = p * q
+        h11 = sigma + decisions @ (decisions * d2)
+        h22 = sigma + d2.sum()
+        h21 = decisions @ d2
+        d1 = targets - p
+        g1 = decisions @ d1
+        g2 = d1.sum()
+        if abs(g1) < eps and abs(g2) < eps:
+            break
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= min_step:
+            new_A, new_B = A + step * dA, B + step * dB
+            new_f = _log_loss(decisions, targets, new_A, new_B)
+            if new_f < fval + 0.0001 * step * gd:
+                A, B, fval = new_A, new_B, new_f
+                break
+            step /= 2.0
+        if step < min_step:
+            break
+    return float(A), float(B)
+
+
+def sigmoid_predict(decisions, A, B):
+    """``1 / (1 + exp(A f + B))`` without overflow."""
+    fApB = decisions * A + B
+    e = np.exp(-np.abs(fApB))
+    return np.where(fApB >= 0, e, 1.0) / (1.0 + e)
+
+
+def pairwise_coupling(r):
+    """Class probabilities from pairwise ones (LIBSVM's ``multiclass_probability``).
+
+    Solves ``min_p 1/2 p'Qp`` subject to ``sum p = 1`` with
+    ``Q_tt = sum_{j != t} r_jt^2`` and ``Q_tj = -r_jt r_tj`` by LIBSVM's
+    coordinate iterations (at most ``max(100, k)`` sweeps, stopping when
+    ``max_t |(Qp)_t - p'Qp| < 0.005 / k``), for many samples at once: each
+    sample stops at its own iteration, exactly as LIBSVM's loop per sample.
+
+    Parameters
+    ----------
+    r : float array of shape (n_samples, k, k)
+        ``r[:, i, j]`` estimates ``P(class i | class i or j)``; the diagonal is ignored.
+
+    Returns
+    -------
+    float array of shape (n_samples, k)
+
+    Examples
+    --------
+    >>> r = np.array([[[0.0, 0.9], [0.1, 0.0]]])
+    >>> pairwise_coupling(r).round(6)
+    array([[0.9, 0.1]])
+    """
+    n, k = r.shape[0], r.shape[1]
+    off = ~np.eye(k, dtype=bool)
+    rt = np.swapaxes(r, 1, 2)  # rt[:, t, j] = r[:, j, t]
+    Q = np.where(off, -rt * r, 0.0)
+    Q[:, np.arange(k), np.arange(k)] = np.sum(np.where(off, rt * rt, 0.0), axis=2)
+    p = np.full((n, k), 1.0 / k)
+    eps = 0.005 / k
+    running = np.arange(n)
+    for _ in range(max(100, k)):
+        Qr, pr = Q[running], p[running]
+        Qp = np.einsum("stj,sj->st", Qr, pr)
+        pQp = np.sum(pr * Qp, axis=1)
+        converged = np.max(np.abs(Qp - pQp[:, None]), axis=1) < eps
+        running, Qr, pr, Qp, pQp = running[~converged], Qr[~converged], pr[~converged], Qp[~converged], pQp[~converged]
+        if running.shape[0] == 0:
+            break
+        for t in range(k):
+            Qtt = Qr[:, t, t]
+            diff = (-Qp[:, t] + pQp) / Qtt
+            pr[:, t] += diff
+            pQp = (pQp + diff * (diff * Qtt + 2 * Qp[:, t])) / (1 + diff) / (1 + diff)
+            Qp = (Qp + diff[:, None] * Qr[:, t, :]) / (1 + diff[:, None])
+            pr /= (1 + diff[:, None])
+        p[running] = pr
+    return p
+
+
+def pairwise_probabilities(decisions, prob_a, prob_b, n_classes):
+    """Class probabilities from one-vs-one decision values (LIBSVM's ``svm_predict_probability``).
+
+    Parameters
+    ----------
+    decisions : float array of shape (n_samples, n_pairs)
+        Decision values of the pairs ``(i, j)``, ``i < j`` in LIBSVM's order,
+        positive for class ``i``.
+    prob_a, prob_b : float arrays of shape (n_pairs,)
+        Platt parameters of each pair.
+    n_classes : int
+
+    Returns
+    -------
+    float array of shape (n_samples, n_classes)
+    """
+    n = decisions.shape[0]
+    r = np.zeros((n, n_classes, n_classes))
+    p = 0
+    for i in range(n_classes):
+        for j in range(i + 1, n_classes):
+            r_ij = np.clip(sigmoid_predict(decisions[:, p], prob_a[p], prob_b[p]), MIN_PROB, 1 - MIN_PROB)
+            r[:, i, j] = r_ij
+            r[:, j, i] = 1 - r_ij
+            p += 1
+    return pairwise_coupling(r)
