@@ -37,10 +37,14 @@ __all__ = [
     "svm_dual_matrices",
     "solve_svm_dual",
     "intercept_from_dual",
+    "solve_dual_qp",
 ]
 
 #: Clarabel tolerances: duality gap (absolute and relative) and feasibility.
 QP_TOLERANCE = 1e-10
+
+#: Multipliers within this fraction of the largest bound of a bound are put on it.
+BOUND_SNAP = 1e-6
 
 #: Largest eigenvalue deficit (relative to the largest diagonal entry) still
 #: taken for round-off when checking that ``Q_D`` is positive semi-definite.
@@ -338,3 +342,42 @@ def intercept_from_dual(K, y, alpha, upper, *, tol=1e-6):
     if not np.isfinite(high):
         return float(low)
     return float(0.5 * (low + high))
+
+
+def solve_dual_qp(gram, problem):
+    """Solve a C-SVC :class:`~svmkit._solver.DualProblem` with the QP solver.
+
+    This is ``SVC(solver='qp')``: the seed's dual matrices are formed densely
+    and handed to Clarabel. Interior-point multipliers approach their bounds
+    without reaching them, so values within ``BOUND_SNAP`` (relative) of 0 or
+    of ``U_i`` are put on the bound, which makes the support-vector categories
+    of the KKT report exact. Samples with ``U_i = 0`` (zero weight) keep
+    ``a_i = 0``.
+
+    Parameters
+    ----------
+    gram : GramBlocks or PrecomputedGram
+    problem : DualProblem
+        A C-SVC dual (``p = -1``, start at 0), as built by ``c_svc_dual``.
+
+    Returns
+    -------
+    DualSolution
+        With ``n_iter = 0`` (SMO's counter of pair updates does not apply).
+    """
+    from ._core.smo import violation_gap
+    from ._solver import ITERATION_LIMIT, OPTIMAL, DualSolution
+
+    rows, y, upper = problem.rows, problem.y, problem.upper
+    K = np.asarray(gram.block(rows, rows), dtype=np.float64)
+    alpha = np.zeros(rows.shape[0])
+    movable = np.flatnonzero(upper > 0)
+    solved, status = solve_svm_dual(K[np.ix_(movable, movable)], y[movable], upper[movable])
+    alpha[movable] = solved
+    finite = upper[np.isfinite(upper)]
+    snap = BOUND_SNAP * max(1.0, float(alpha.max()), float(finite.max()) if finite.size else 0.0)
+    alpha[alpha <= snap] = 0.0
+    alpha[upper - alpha <= snap] = upper[upper - alpha <= snap]
+    grad = y * (K @ (y * alpha)) + problem.p
+    gap = violation_gap(y, alpha, grad, upper, False)
+    return DualSolution(alpha, grad, float(gap), 0, OPTIMAL if status == "Solved" else ITERATION_LIMIT, "qp")

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..kernels import LinearKernel
 from ._base import BaseKernelSVM
 from ._binary import BinaryModel
+from ..qp import solve_dual_qp
 from ._formulations import c_svc_dual, c_svc_solution
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
@@ -77,6 +78,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         are those of scikit-learn's ``SVC(probability=True)``.
     callback : callable, default=None
         Called with a :class:`svmkit.SolverProgress` about once a second during a fit.
+    solver : {'smo', 'qp'}, default='smo'
+        'smo': the library's SMO solver. 'qp': the seed's dual QP formed densely
+        and solved by Clarabel (:mod:`svmkit.qp`), for small problems and as a
+        reference; it needs the ``qp`` extra (``pip install svmkit[qp]``).
 
     Attributes
     ----------
@@ -167,6 +172,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         decision_function_shape="ovr",
         random_state=None,
         callback=None,
+        solver="smo",
     ):
         self.C = C
         self.kernel = kernel
@@ -184,11 +190,14 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.decision_function_shape = decision_function_shape
         self.random_state = random_state
         self.callback = callback
+        self.solver = solver
 
     # -- fitting -------------------------------------------------------------
     def _check_params(self):
         if not isinstance(self.C, numbers.Real) or isinstance(self.C, bool) or np.isnan(self.C) or self.C <= 0:
             raise ValueError(f"C must be > 0 (np.inf for a hard margin), got {self.C!r}.")
+        if self.solver not in ("smo", "qp"):
+            raise ValueError(f"solver must be 'smo' or 'qp', got {self.solver!r}.")
         self._check_classifier_params()
 
     def _check_classifier_params(self):
@@ -282,7 +291,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                     "(C=inf) has no solution: use a finite C (soft margin) or a more flexible kernel."
                 )
         problem = c_svc_dual(indices, labels, upper)
-        solution = self._solve(gram, problem)
+        solution = solve_dual_qp(gram, problem) if self.solver == "qp" else self._solve(gram, problem)
         alpha, b, yf = c_svc_solution(problem, solution)
         return BinaryModel(
             positive_class=positive,
