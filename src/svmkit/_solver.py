@@ -26,8 +26,11 @@ import logging
 import time
 from dataclasses import dataclass, replace
 
+import contextlib
+
 import numpy as np
 import scipy.sparse as sp
+from threadpoolctl import ThreadpoolController
 
 from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, add_weighted_rows, smo, violation_gap
 
@@ -41,8 +44,17 @@ PROGRESS_INTERVAL_S = 1.0
 
 _BLOCK_BYTES = 64 * 2**20  # temporary float64 kernel blocks are computed in pieces of this size
 _STALL_ROUNDS = 50  # rounds without a decrease of the dual objective
-_PREFETCH_ROWS = 128  # kernel rows computed together in the full-Gram strategy
+_PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
+# Below this many (rows x features) of a problem, its kernel blocks are too thin for
+# several BLAS threads: they run single-threaded (threads then only cost synchronisation).
+_SMALL_BLAS_WORK = 400_000
+_threadpools = ThreadpoolController()
+
+
+def single_threaded_blas():
+    """Context in which BLAS runs on one thread (for thin blocks, or inside worker threads)."""
+    return _threadpools.limit(limits=1, user_api="blas")
 
 
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
@@ -271,14 +283,18 @@ def solve_dual(
     problem = replace(problem, rows=local_rows.astype(np.int64))
     budget = cache_size * 2**20
     n_data = data_rows.shape[0]
-    if n_data * n_data * 8 <= budget or n_data * n_data * 4 <= budget:
-        dtype = np.float64 if n_data * n_data * 8 <= budget else np.float32
-        return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, progress)
-    solver = _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress)
-    return solver.run()
+    n_features = gram.X.shape[1] if isinstance(gram, GramBlocks) else 1
+    thin = n_data * n_features < _SMALL_BLAS_WORK
+    with single_threaded_blas() if thin else contextlib.nullcontext():
+        if n_data * n_data * 8 <= budget or n_data * n_data * 4 <= budget:
+            dtype = np.float64 if n_data * n_data * 8 <= budget else np.float32
+            # thin rows are cheap and often not needed: fetch few; wide ones in BLAS-friendly blocks
+            prefetch = int(np.clip(2 * n_features, 8, _PREFETCH_ROWS))
+            return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, progress)
+        return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
 
 
-def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, progress):
+def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, progress):
     """SMO on the Gram matrix held in memory; its rows are computed when first
     needed, in blocks together with the rows of the current top violators."""
     m = problem.rows.shape[0]
@@ -294,7 +310,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, progress):
     grad = _initial_gradient(gram, problem)
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
-    if n <= _PREFETCH_ROWS:
+    if n <= prefetch:
         _fill_rows(K, computed, block, np.arange(n))
     n_iter = 0
     while True:
@@ -304,7 +320,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, progress):
         )
         n_iter += steps
         if status == SMO_NEED_ROW:
-            _fill_rows(K, computed, block, _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed))
+            _fill_rows(K, computed, block, _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed, prefetch))
             continue
         progress.report(n_iter, gap, int(state[0]))
         if status == SMO_OPTIMAL:
@@ -317,7 +333,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, progress):
     return DualSolution(alpha, grad, float(gap), n_iter, result, "full-gram")
 
 
-def _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed):
+def _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed, prefetch):
     """The needed row and those of the strongest violators not computed yet."""
     v = -y * grad
     up = ((y > 0) & (alpha < upper)) | ((y < 0) & (alpha > 0))
@@ -325,7 +341,7 @@ def _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed):
     score = np.where(up, v, -np.inf)
     score = np.maximum(score, np.where(low, -v, -np.inf) + 0.0)
     candidates = np.flatnonzero(~computed[rows] & np.isfinite(score))
-    k = min(_PREFETCH_ROWS - 1, candidates.shape[0])
+    k = min(prefetch - 1, candidates.shape[0])
     if k > 0 and k < candidates.shape[0]:
         candidates = candidates[np.argpartition(-score[candidates], k - 1)[:k]]
     return np.unique(np.concatenate([[needed], rows[candidates]]))

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 import numbers
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,7 +16,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import kernels as kernel_module
-from .._solver import ITERATION_LIMIT, OPTIMAL, STALLED, GramBlocks, PrecomputedGram, solve_dual
+from .._solver import (
+    ITERATION_LIMIT,
+    OPTIMAL,
+    STALLED,
+    GramBlocks,
+    PrecomputedGram,
+    single_threaded_blas,
+    solve_dual,
+)
 from ..kernels import LinearKernel
 
 _PREDICT_BLOCK_BYTES = 64 * 2**20
@@ -37,6 +47,30 @@ def resolve_gamma(gamma, X):
     if not isinstance(gamma, numbers.Real) or isinstance(gamma, bool) or not np.isfinite(gamma) or gamma <= 0:
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
     return float(gamma)
+
+
+def resolve_n_jobs(n_jobs):
+    """Number of worker threads: ``None`` or -1 every core, a positive integer that many."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if n_jobs is None or n_jobs == -1:
+        return cores
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs!r}.")
+    return int(n_jobs)
+
+
+def map_in_threads(function, items, n_workers):
+    """``[function(item) for item in items]`` on up to ``n_workers`` threads.
+
+    The compiled solver, BLAS and NumPy's ``exp`` release the GIL, so
+    independent two-class problems run in parallel; BLAS is kept to one thread
+    meanwhile so that the workers do not oversubscribe the cores.
+    """
+    n_workers = min(n_workers, len(items))
+    if n_workers <= 1:
+        return [function(item) for item in items]
+    with single_threaded_blas(), ThreadPoolExecutor(n_workers) as pool:
+        return list(pool.map(function, items))
 
 
 def _enable_logging():
@@ -119,7 +153,7 @@ class BaseKernelSVM(BaseEstimator):
         self._gamma = gamma
         return kernel, GramBlocks(kernel, X)
 
-    def _solve(self, gram, problem):
+    def _solve(self, gram, problem, cache_size=None):
         if self.verbose:
             _enable_logging()
         solution = solve_dual(
@@ -128,7 +162,7 @@ class BaseKernelSVM(BaseEstimator):
             tol=self.tol,
             max_iter=self.max_iter,
             shrinking=self.shrinking,
-            cache_size=self.cache_size,
+            cache_size=self.cache_size if cache_size is None else cache_size,
             verbose=bool(self.verbose),
             callback=self.callback,
         )

@@ -94,6 +94,8 @@ class NuSVC(SVC):
     random_state : int, RandomState or None, default=None
         Seeds the cross-validation folds of ``probability=True``.
     callback : callable, default=None
+    n_jobs : int or None, default=None
+        As in :class:`SVC`: threads for the two-class problems (None: every core).
 
     Attributes
     ----------
@@ -155,6 +157,7 @@ class NuSVC(SVC):
         decision_function_shape="ovr",
         random_state=None,
         callback=None,
+        n_jobs=None,
     ):
         self.nu = nu
         self.kernel = kernel
@@ -172,6 +175,7 @@ class NuSVC(SVC):
         self.decision_function_shape = decision_function_shape
         self.random_state = random_state
         self.callback = callback
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:
@@ -204,11 +208,11 @@ class NuSVC(SVC):
             )
         return weights
 
-    def _fit_binary(self, gram, X, indices, labels, upper, positive, negative):
+    def _fit_binary(self, gram, X, indices, labels, upper, positive, negative, cache_size=None):
         keep = upper > 0
         indices, labels, weights = indices[keep], labels[keep], upper[keep]
         problem = nu_svc_dual(indices, labels, weights, self.nu)
-        solution = self._solve(gram, problem)
+        solution = self._solve(gram, problem, cache_size)
         alpha, b, yf, r = nu_svc_solution(problem, solution)
         if not r > self.tol:
             other = "the rest" if negative is None else _label(self.classes_[negative])

@@ -15,7 +15,7 @@ from sklearn.utils.multiclass import _ovr_decision_function, check_classificatio
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import LinearKernel
-from ._base import BaseKernelSVM
+from ._base import BaseKernelSVM, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel
 from ..qp import solve_dual_qp
 from ._formulations import c_svc_dual, c_svc_solution
@@ -82,6 +82,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         'smo': the library's SMO solver. 'qp': the seed's dual QP formed densely
         and solved by Clarabel (:mod:`svmkit.qp`), for small problems and as a
         reference; it needs the ``qp`` extra (``pip install svmkit[qp]``).
+    n_jobs : int or None, default=None
+        Threads that solve the two-class problems of a multiclass fit in
+        parallel: None or -1 for every core, 1 for one at a time. They share
+        ``cache_size``. (BLAS threads are limited with ``OMP_NUM_THREADS`` /
+        ``OPENBLAS_NUM_THREADS``; numba's with ``NUMBA_NUM_THREADS``.)
 
     Attributes
     ----------
@@ -173,6 +178,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         random_state=None,
         callback=None,
         solver="smo",
+        n_jobs=None,
     ):
         self.C = C
         self.kernel = kernel
@@ -191,6 +197,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.random_state = random_state
         self.callback = callback
         self.solver = solver
+        self.n_jobs = n_jobs
 
     # -- fitting -------------------------------------------------------------
     def _check_params(self):
@@ -246,16 +253,21 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.shape_fit_ = X.shape
         self.kernel_, gram = self._build_kernel(X)
 
-        models = []
-        for positive, negative in self._problems(classes.shape[0]):
+        problems = self._problems(classes.shape[0])
+        n_workers = min(resolve_n_jobs(self.n_jobs), len(problems))
+        cache_size = self.cache_size / n_workers  # concurrent problems share the memory budget
+
+        def fit_problem(pair):
+            positive, negative = pair
             if negative is None:
                 indices = np.arange(X.shape[0])
                 labels = np.where(y_index == positive, 1.0, -1.0)
             else:
                 indices = np.flatnonzero((y_index == positive) | (y_index == negative))
                 labels = np.where(y_index[indices] == positive, 1.0, -1.0)
-            models.append(self._fit_binary(gram, X, indices, labels, upper[indices], positive, negative))
-        self.binary_models_ = models
+            return self._fit_binary(gram, X, indices, labels, upper[indices], positive, negative, cache_size)
+
+        self.binary_models_ = models = map_in_threads(fit_problem, problems, n_workers)
         self.problem_classes_ = [
             (classes[m.positive_class], classes[m.negative_class] if m.negative_class is not None else "rest")
             for m in models
@@ -281,7 +293,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return [(k, None) for k in range(n_classes)]
         return list(combinations(range(n_classes), 2))
 
-    def _fit_binary(self, gram, X, indices, labels, upper, positive, negative):
+    def _fit_binary(self, gram, X, indices, labels, upper, positive, negative, cache_size=None):
         if np.isinf(self.C):
             keep = upper > 0
             if not is_separable(gram, self.kernel_, X, indices[keep], labels[keep]):
@@ -291,7 +303,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                     "(C=inf) has no solution: use a finite C (soft margin) or a more flexible kernel."
                 )
         problem = c_svc_dual(indices, labels, upper)
-        solution = solve_dual_qp(gram, problem) if self.solver == "qp" else self._solve(gram, problem)
+        solution = solve_dual_qp(gram, problem) if self.solver == "qp" else self._solve(gram, problem, cache_size)
         alpha, b, yf = c_svc_solution(problem, solution)
         return BinaryModel(
             positive_class=positive,
