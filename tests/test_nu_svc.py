@@ -248,3 +248,17 @@ def test_scikit_learn_estimator_checks(estimator, check):
 def test_docstring_examples_run():
     result = doctest.testmod(svmkit.svm._nu_svc, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_refits_are_identical_when_start_point_rows_are_never_moved():
+    # nu-SVC starts with nonzero multipliers; some never move, and the gradient rebuild after
+    # shrinking must still read computed kernel rows (regression: it read uninitialised memory)
+    rng = np.random.RandomState(0)
+    X = rng.normal(loc=100, size=(80, 2))
+    y = rng.randint(low=0, high=2, size=80)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = [NuSVC(kernel="linear").fit(X, y) for _ in range(3)]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other.dual_coef_, fits[0].dual_coef_)
+        np.testing.assert_array_equal(other.intercept_, fits[0].intercept_)

@@ -114,6 +114,18 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active,
 
 
 @jit
+def _missing_support_row(rows, alpha, computed, active, n_active):
+    """A row of a support vector that is not computed, or -1: needed before a
+    gradient rebuild (variables that start above 0 may never have moved)."""
+    if n_active == alpha.shape[0]:
+        return -1
+    for t in range(alpha.shape[0]):
+        if alpha[t] > 0 and not computed[rows[t]]:
+            return rows[t]
+    return -1
+
+
+@jit
 def _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active):
     """Recompute ``G_t = p_t + sum_s Q_ts a_s`` for the inactive variables ``active[n_active:]``."""
     m = alpha.shape[0]
@@ -124,7 +136,7 @@ def _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active):
         t = active[k]
         rt = rows[t]
         total = 0.0
-        for s in support:  # every support vector moved once, so its row is computed
+        for s in support:  # rows of support vectors are computed (see _missing_support_row)
             total += y[s] * alpha[s] * K[rows[s], rt]
         grad[t] = p[t] + y[t] * total
 
@@ -229,8 +241,15 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
         if shrinking:
             state[1] -= 1
             if state[1] <= 0:
+                missing = _missing_support_row(rows, alpha, computed, active, n_active)
+                if missing >= 0:
+                    return steps, SMO_NEED_ROW, np.inf, missing
                 state[1] = period
                 n_active, gap = _shrink(y, upper, alpha, grad, active, n_active, nu_mode)
+                missing = _missing_support_row(rows, alpha, computed, active, n_active)
+                if state[2] == 0 and gap <= 10 * tol and missing >= 0:
+                    state[0] = n_active
+                    return steps, SMO_NEED_ROW, gap, missing
                 if state[2] == 0 and gap <= 10 * tol:
                     state[2] = 1
                     _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
@@ -252,6 +271,10 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
             if i >= 0 and not computed[rows[i]]:
                 return steps, SMO_NEED_ROW, gap, rows[i]
         done = gap < tol or j < 0
+        if (done or steps >= max_steps) and n_active < m:
+            missing = _missing_support_row(rows, alpha, computed, active, n_active)
+            if missing >= 0:
+                return steps, SMO_NEED_ROW, gap, missing
         if done and n_active < m:
             # optimal on the active set: rebuild the gradient and check all variables
             _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
