@@ -12,7 +12,8 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from svmkit.kernels import KernelPolynomial, LinearKernel, RBFKernel
-from svmkit.perceptron import KernelPerceptron, Perceptron, _resolve_gamma
+from svmkit.kernels import resolve_gamma
+from svmkit.perceptron import KernelPerceptron, Perceptron
 
 XOR_X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
 XOR_Y = np.array([1, 1, -1, -1])
@@ -141,11 +142,11 @@ def test_dense_and_csr_give_the_same_models():
 def test_gamma_scale_and_auto_follow_sklearn():
     rng = np.random.default_rng(0)
     X = rng.normal(scale=3.0, size=(50, 4)) * (rng.random((50, 4)) < 0.4)
-    assert _resolve_gamma("scale", X) == pytest.approx(1.0 / (4 * X.var()))
-    assert _resolve_gamma("scale", sp.csr_matrix(X)) == pytest.approx(1.0 / (4 * X.var()))
-    assert _resolve_gamma("auto", X) == 0.25
-    assert _resolve_gamma(0.3, X) == 0.3
-    assert _resolve_gamma("scale", np.ones((3, 2))) == 1.0
+    assert resolve_gamma("scale", X) == pytest.approx(1.0 / (4 * X.var()))
+    assert resolve_gamma("scale", sp.csr_matrix(X)) == pytest.approx(1.0 / (4 * X.var()))
+    assert resolve_gamma("auto", X) == 0.25
+    assert resolve_gamma(0.3, X) == 0.3
+    assert resolve_gamma("scale", np.ones((3, 2))) == 1.0
     y = np.where(X[:, 0] > 0, 1, 0)
     model = KernelPerceptron(kernel="rbf").fit(X, y)
     assert model.kernel_.gamma == pytest.approx(SVC(kernel="rbf").fit(X, y)._gamma)

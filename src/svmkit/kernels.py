@@ -58,6 +58,7 @@ __all__ = [
     "MercerCheck",
     "check_mercer",
     "make_kernel",
+    "resolve_gamma",
     "KERNEL_NAMES",
 ]
 
@@ -617,6 +618,33 @@ def check_mercer(kernel, X, tol=1e-8):
     tolerance = tol * max(float(np.abs(eigenvalues).max()), np.finfo(float).tiny)
     smallest = float(eigenvalues[0])
     return MercerCheck(is_psd=smallest >= -tolerance, min_eigenvalue=smallest, tolerance=tolerance)
+
+
+def resolve_gamma(gamma, X):
+    """The number behind scikit-learn's ``gamma``: ``'scale'`` is
+    ``1 / (n_features * X.var())`` (1.0 when the variance is 0), ``'auto'`` is
+    ``1 / n_features``, and a positive number is returned as it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> resolve_gamma("auto", np.zeros((3, 4)))
+    0.25
+    """
+    n_features = X.shape[1]
+    if isinstance(gamma, str):
+        if gamma == "auto":
+            return 1.0 / n_features
+        if gamma == "scale":
+            if sp.issparse(X):
+                variance = X.multiply(X).mean() - X.mean() ** 2
+            else:
+                variance = X.var()
+            return 1.0 / (n_features * variance) if variance != 0 else 1.0
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
+    if not isinstance(gamma, numbers.Real) or isinstance(gamma, bool) or not np.isfinite(gamma) or gamma <= 0:
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
+    return float(gamma)
 
 
 def make_kernel(kernel, *, degree=3, gamma=1.0, coef0=0.0):

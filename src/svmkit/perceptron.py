@@ -26,13 +26,12 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmkit._core import linear as _core
-from svmkit.kernels import make_kernel
+from svmkit.kernels import make_kernel, resolve_gamma
 from svmkit.linear import (
     _bias_value,
     _check_bool,
@@ -48,28 +47,6 @@ __all__ = ["Perceptron", "KernelPerceptron"]
 
 #: Bytes of kernel values computed per block (rows of the Gram matrix or of K(X, SV)).
 _BLOCK_BYTES = 32 * 2**20
-
-
-def _resolve_gamma(gamma, X):
-    """The number behind scikit-learn's ``gamma`` ('scale', 'auto' or a positive number).
-
-    'scale' is ``1 / (n_features * X.var())`` (1.0 when the variance is 0),
-    'auto' is ``1 / n_features``.
-    """
-    n_features = X.shape[1]
-    if isinstance(gamma, str):
-        if gamma == "auto":
-            return 1.0 / n_features
-        if gamma == "scale":
-            if sp.issparse(X):
-                mean = X.mean()
-                variance = X.multiply(X).mean() - mean**2
-            else:
-                variance = X.var()
-            return 1.0 / (n_features * variance) if variance > 0 else 1.0
-        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
-    _check_real("gamma", gamma)
-    return float(gamma)
 
 
 def _warn_not_separated(estimator, max_iter, classes, problem):
@@ -244,7 +221,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         if named and self.kernel != "linear":
             if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
                 raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}.")
-            gamma = _resolve_gamma(self.gamma, X)
+            gamma = resolve_gamma(self.gamma, X)
             return make_kernel(self.kernel, degree=self.degree, gamma=gamma, coef0=float(self.coef0))
         return make_kernel(self.kernel)
 

@@ -25,28 +25,9 @@ from .._solver import (
     single_threaded_blas,
     solve_dual,
 )
-from ..kernels import LinearKernel
+from ..kernels import LinearKernel, resolve_gamma
 
 _PREDICT_BLOCK_BYTES = 64 * 2**20
-
-
-def resolve_gamma(gamma, X):
-    """The numeric gamma for ``'scale'`` (1 / (n_features * X.var())), ``'auto'``
-    (1 / n_features) or a positive number."""
-    n_features = X.shape[1]
-    if isinstance(gamma, str):
-        if gamma == "auto":
-            return 1.0 / n_features
-        if gamma == "scale":
-            if sp.issparse(X):
-                variance = X.multiply(X).mean() - X.mean() ** 2
-            else:
-                variance = X.var()
-            return 1.0 / (n_features * variance) if variance != 0 else 1.0
-        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
-    if not isinstance(gamma, numbers.Real) or isinstance(gamma, bool) or not np.isfinite(gamma) or gamma <= 0:
-        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
-    return float(gamma)
 
 
 def resolve_n_jobs(n_jobs):
