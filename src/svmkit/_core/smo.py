@@ -137,14 +137,16 @@ def _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active):
     m = alpha.shape[0]
     if n_active == m:
         return
-    support = np.flatnonzero(alpha > 0)
-    for k in range(n_active, m):
-        t = active[k]
-        rt = rows[t]
-        total = 0.0
-        for s in support:  # rows of support vectors are computed (see _missing_support_row)
-            total += y[s] * alpha[s] * K[rows[s], rt]
-        grad[t] = p[t] + y[t] * total
+    inactive = active[n_active:]
+    total = np.zeros(inactive.shape[0])
+    for s in np.flatnonzero(alpha > 0):  # rows of support vectors are computed (see _missing_support_row)
+        row = K[rows[s]]
+        weight = y[s] * alpha[s]
+        for k in range(inactive.shape[0]):  # along the row, not down a column
+            total[k] += weight * row[rows[inactive[k]]]
+    for k in range(inactive.shape[0]):
+        t = inactive[k]
+        grad[t] = p[t] + y[t] * total[k]
 
 
 @jit
