@@ -163,23 +163,29 @@ class BaseKernelSVM(BaseEstimator):
             )
         return solution
 
-    def _kernel_with_support(self, X, support_vectors, support):
-        """Yield ``(row slice, K(X[rows], SV))`` in memory-bounded blocks."""
-        n_sv = support.shape[0]
+    def _kernel_decision(self, X, coef, intercept):
+        """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k).
+
+        Rows are taken in memory-bounded blocks, spread over the cores (the
+        kernel's BLAS products and ``exp`` release the GIL).
+        """
+        n_sv = self.support_.shape[0]
         step = max(1, _PREDICT_BLOCK_BYTES // (8 * max(1, n_sv)))
-        for start in range(0, X.shape[0], step):
+        support_vectors = self.support_vectors_
+        if sp.issparse(support_vectors) and getattr(self.kernel_, "float32_safe", False):
+            support_vectors = support_vectors.toarray()  # densified once, not in every block
+        out = np.empty((X.shape[0], coef.shape[1]))
+
+        def decide_block(start):
             rows = slice(start, start + step)
             if self._precomputed:
-                block = X[rows][:, support]
-                yield rows, block.toarray() if sp.issparse(block) else block
+                block = X[rows][:, self.support_]
+                block = block.toarray() if sp.issparse(block) else block
             else:
-                yield rows, self.kernel_(X[rows], support_vectors)
-
-    def _kernel_decision(self, X, coef, intercept):
-        """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k)."""
-        out = np.empty((X.shape[0], coef.shape[1]))
-        for rows, block in self._kernel_with_support(X, self.support_vectors_, self.support_):
+                block = self.kernel_(X[rows], support_vectors)
             out[rows] = block @ coef
+
+        map_in_threads(decide_block, range(0, X.shape[0], step), resolve_n_jobs(getattr(self, "n_jobs", None)))
         out += intercept
         return out
 
