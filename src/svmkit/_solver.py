@@ -44,6 +44,7 @@ PROGRESS_INTERVAL_S = 1.0
 
 _BLOCK_BYTES = 64 * 2**20  # temporary float64 kernel blocks are computed in pieces of this size
 _STALL_ROUNDS = 50  # rounds without a decrease of the dual objective
+_FLOAT64_GRAM_BYTES = 64 * 2**20  # largest Gram matrix kept in float64
 _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
@@ -286,8 +287,11 @@ def solve_dual(
     n_features = gram.X.shape[1] if isinstance(gram, GramBlocks) else 1
     thin = n_data * n_features < _SMALL_BLAS_WORK
     with single_threaded_blas() if thin else contextlib.nullcontext():
-        if n_data * n_data * 8 <= budget or n_data * n_data * 4 <= budget:
-            dtype = np.float64 if n_data * n_data * 8 <= budget else np.float32
+        if n_data * n_data * 4 <= budget:
+            # float64 while the matrix is small; above, float32 (LIBSVM's precision for its
+            # cache) halves the memory touched
+            small = n_data * n_data * 8 <= min(budget, _FLOAT64_GRAM_BYTES)
+            dtype = np.float64 if small else np.float32
             # thin rows are cheap and often not needed: fetch few; wide ones in BLAS-friendly blocks
             prefetch = int(np.clip(2 * n_features, 8, _PREFETCH_ROWS))
             return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, progress)
