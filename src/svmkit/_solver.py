@@ -7,12 +7,13 @@ The problem (DESIGN.md section 1) is
 with ``Q_ts = y_t y_s K(x_{r_t}, x_{r_s})``. Formulation adapters (C-SVC, ...)
 build a :class:`DualProblem`; :func:`solve_dual` returns a :class:`DualSolution`.
 
-Two strategies, chosen by the memory budget ``cache_size``:
+Two strategies, chosen by the problem size and the memory budget ``cache_size``:
 
-* the whole Gram matrix fits: it is computed once, in BLAS blocks, and SMO
+* up to 4096 rows, when the whole Gram matrix fits: its rows are computed in
+  BLAS blocks when first needed, and SMO
   (second-order working-set selection, LIBSVM's shrinking,
   :mod:`svmkit._core.smo`) runs on it;
-* it does not: blocked decomposition (ThunderSVM, oneDAL): a working set of
+* otherwise: blocked decomposition (ThunderSVM, oneDAL): a working set of
   ``q`` variables is chosen by partial selection of the largest violators, its
   kernel rows are computed in one BLAS block (float32) and kept in an LRU row
   cache, SMO runs on the ``q x q`` sub-matrix, and the gradient is updated
@@ -45,6 +46,9 @@ PROGRESS_INTERVAL_S = 1.0
 _BLOCK_BYTES = 64 * 2**20  # temporary float64 kernel blocks are computed in pieces of this size
 _STALL_ROUNDS = 50  # rounds without a decrease of the dual objective
 _FLOAT64_GRAM_BYTES = 64 * 2**20  # largest Gram matrix kept in float64
+# Above this many rows the blocked strategy is faster even when the Gram matrix would fit
+# (measured: 0.20 s vs 0.33 s at n = 5000, 0.30 s vs 0.59 s at n = 7000, RBF, 20 features).
+_FULL_GRAM_MAX_ROWS = 4096
 _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
@@ -287,7 +291,7 @@ def solve_dual(
     n_features = gram.X.shape[1] if isinstance(gram, GramBlocks) else 1
     thin = n_data * n_features < _SMALL_BLAS_WORK
     with single_threaded_blas() if thin else contextlib.nullcontext():
-        if n_data * n_data * 4 <= budget:
+        if n_data <= _FULL_GRAM_MAX_ROWS and n_data * n_data * 4 <= budget:
             # float64 while the matrix is small; above, float32 (LIBSVM's precision for its
             # cache) halves the memory touched
             small = n_data * n_data * 8 <= min(budget, _FLOAT64_GRAM_BYTES)
