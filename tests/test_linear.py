@@ -101,7 +101,7 @@ def test_duality_gap_closes_and_dual_objective_is_the_seed_formula(cancer, loss)
     C, scaling = 0.5, 2.0
     model = LinearSVC(C=C, loss=loss, tol=1e-10, max_iter=100_000, intercept_scaling=scaling, random_state=0)
     model.fit(X, y)
-    alpha = model.alpha_[0]
+    alpha = model.alpha_
     K = X @ X.T + scaling**2  # the augmented constant feature
     Q = labels[:, None] * K * labels[None, :]
     D = np.zeros(150) if loss == "hinge" else np.full(150, 1.0 / (2 * C))
@@ -117,15 +117,15 @@ def test_weights_are_the_dual_combination(cancer):
     X, y = cancer
     model = LinearSVC(C=1.0, loss="hinge", tol=1e-8, max_iter=100_000, intercept_scaling=3.0, random_state=0)
     model.fit(X, y)
-    combination = (model.alpha_[0] * signs(y)) @ np.c_[X, np.full(len(y), 3.0)]
+    combination = (model.alpha_ * signs(y)) @ np.c_[X, np.full(len(y), 3.0)]
     assert_allclose(model.coef_[0], combination[:-1], atol=1e-10)
     assert model.intercept_[0] == pytest.approx(3.0 * combination[-1], abs=1e-10)
     f = model.decision_function(X)
-    assert_allclose(model.slack_[0], np.maximum(0.0, 1.0 - signs(y) * f))
+    assert_allclose(model.slack_, np.maximum(0.0, 1.0 - signs(y) * f))
     assert model.margin_ == pytest.approx(2.0 / np.linalg.norm(model.coef_))
     # Complementary slackness: alpha = 0 outside the margin, alpha = C inside it.
-    assert np.all(model.alpha_[0][signs(y) * f > 1 + 1e-6] < 1e-8)
-    assert np.all(model.alpha_[0][signs(y) * f < 1 - 1e-6] > 1.0 - 1e-8)
+    assert np.all(model.alpha_[signs(y) * f > 1 + 1e-6] < 1e-8)
+    assert np.all(model.alpha_[signs(y) * f < 1 - 1e-6] > 1.0 - 1e-8)
 
 
 @pytest.mark.parametrize("loss", LOSSES)
@@ -176,7 +176,7 @@ def test_zero_weight_samples_are_left_out(cancer):
     kept = LinearSVC(loss="squared_hinge", tol=1e-10, max_iter=100_000, random_state=0)
     kept.fit(X[weights > 0], y[weights > 0])
     assert_allclose(weighted.coef_, kept.coef_, atol=1e-7)
-    assert np.all(weighted.alpha_[0][::3] == 0.0)
+    assert np.all(weighted.alpha_[::3] == 0.0)
 
 
 def test_one_vs_rest_multiclass_matches_liblinear():

@@ -184,11 +184,11 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     intercept_ : ndarray of shape (1,) or (n_classes,)
     n_iter_ : int
         Largest number of passes over the binary problems.
-    alpha_ : ndarray of shape (n_problems, n_samples)
+    alpha_ : ndarray of shape (n_samples,) for two classes, else (n_classes, n_samples)
         Dual variables; ``w = sum_i alpha_i y_i x_i`` (augmented).
     margin_ : float or ndarray of shape (n_classes,)
         ``2 / ||coef_||``, the width of the band ``|w'x + b| <= 1``.
-    slack_ : ndarray of shape (n_problems, n_samples)
+    slack_ : ndarray of shape (n_samples,) for two classes, else (n_classes, n_samples)
         ``max(0, 1 - y_i f(x_i))`` of the training samples.
     primal_objective_, dual_objective_, duality_gap_ : float or ndarray of shape (n_classes,)
         ``1/2 ||w||^2 + sum_i C_i loss_i`` (``w`` augmented with the bias
@@ -322,6 +322,8 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.primal_objective_ = _per_problem(primal)
         self.dual_objective_ = _per_problem(dual)
         self.duality_gap_ = _per_problem(primal - dual)
+        if self.alpha_.shape[0] == 1:  # two classes: one problem, shapes as SVC's
+            self.alpha_, self.slack_ = self.alpha_[0], self.slack_[0]
 
 
 class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
