@@ -110,13 +110,24 @@ def _per_problem(values):
     return float(values[0]) if values.shape[0] == 1 else values
 
 
-class _LinearClassifierMixin:
-    """``decision_function`` and ``predict`` from ``coef_`` and ``intercept_``; CSR input accepted."""
+class _ScoreClassifierMixin:
+    """``predict`` from ``decision_function`` (the sign for two classes, the largest
+    score for one-vs-rest); CSR input accepted."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+    def predict(self, X):
+        """Predicted class of every sample (one-vs-rest: the largest decision value)."""
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+
+class _LinearClassifierMixin(_ScoreClassifierMixin):
+    """``decision_function`` from ``coef_`` and ``intercept_``."""
 
     def decision_function(self, X):
         """Signed value ``w'x + b`` of every sample for every binary problem.
@@ -134,12 +145,6 @@ class _LinearClassifierMixin:
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predicted class of every sample (one-vs-rest: the largest decision value)."""
-        scores = self.decision_function(X)
-        index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[index]
 
 
 class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):

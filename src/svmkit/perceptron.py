@@ -40,6 +40,7 @@ from svmkit.linear import (
     _core_data,
     _encode_classes,
     _LinearClassifierMixin,
+    _ScoreClassifierMixin,
     _split_weights,
 )
 
@@ -141,7 +142,7 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         return self
 
 
-class KernelPerceptron(ClassifierMixin, BaseEstimator):
+class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
     """The perceptron in dual form with a kernel (seed "Representación basada en Kernels").
 
     ``g(x) = sum_i alpha_i c_i K(x_i, x) + sum_i alpha_i c_i``; starting from
@@ -207,11 +208,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.coef0 = coef0
         self.max_iter = max_iter
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     def _make_kernel(self, X):
         named = isinstance(self.kernel, str)
         if named and self.kernel not in ("linear", "poly", "rbf", "sigmoid"):
@@ -274,11 +270,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         scores = kernel_values @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
-        """Predicted class of every sample (one-vs-rest: the largest ``g``)."""
-        scores = self.decision_function(X)
-        index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[index]
 
 
 def _kernel_block(kernel, A, B):
