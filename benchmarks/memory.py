@@ -17,7 +17,6 @@ import argparse
 import time
 import warnings
 
-import numpy as np
 from sklearn.datasets import make_classification
 
 from svmkit import SVC

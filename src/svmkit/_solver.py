@@ -341,13 +341,18 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     return DualSolution(alpha, grad, float(gap), n_iter, result, "full-gram")
 
 
+def _violator_sets(y, alpha, upper):
+    """Masks of I_up (``y a`` may grow) and I_low (it may shrink), DESIGN.md section 1."""
+    up = ((y > 0) & (alpha < upper)) | ((y < 0) & (alpha > 0))
+    low = ((y < 0) & (alpha < upper)) | ((y > 0) & (alpha > 0))
+    return up, low
+
+
 def _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed, prefetch):
     """The needed row and those of the strongest violators not computed yet."""
     v = -y * grad
-    up = ((y > 0) & (alpha < upper)) | ((y < 0) & (alpha > 0))
-    low = ((y < 0) & (alpha < upper)) | ((y > 0) & (alpha > 0))
-    score = np.where(up, v, -np.inf)
-    score = np.maximum(score, np.where(low, -v, -np.inf) + 0.0)
+    up, low = _violator_sets(y, alpha, upper)
+    score = np.maximum(np.where(up, v, -np.inf), np.where(low, -v, -np.inf))
     candidates = np.flatnonzero(~computed[rows] & np.isfinite(score))
     k = min(prefetch - 1, candidates.shape[0])
     if k > 0 and k < candidates.shape[0]:
@@ -375,7 +380,6 @@ class _RowCache:
         self.row_in_slot = np.full(self.n_slots, -1, dtype=np.int64)
         self.last_used = np.zeros(self.n_slots, dtype=np.int64)
         self.clock = 0
-        self.rows_computed = 0
 
     def fetch(self, rows):
         """Slots holding the given (distinct) data rows, computing the missing ones."""
@@ -397,7 +401,6 @@ class _RowCache:
             self.row_in_slot[victims] = new_rows
             self.last_used[victims] = self.clock
             slots[missing] = victims
-            self.rows_computed += new_rows.shape[0]
         return slots
 
 
@@ -465,8 +468,7 @@ class _BlockedSolver:
         status = OPTIMAL
         while True:
             v = -self.y * self.grad
-            up = ((self.y > 0) & (self.alpha < self.upper)) | ((self.y < 0) & (self.alpha > 0))
-            low = ((self.y < 0) & (self.alpha < self.upper)) | ((self.y > 0) & (self.alpha > 0))
+            up, low = _violator_sets(self.y, self.alpha, self.upper)
             gap = -np.inf
             for group in self.groups:
                 if (up & group).any() and (low & group).any():
