@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, add_weighted_rows, smo, violation_gap
+from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, add_weighted_rows, rows_to_prefetch, smo, violation_gap
 
 logger = logging.getLogger("svmkit")
 
@@ -43,7 +43,9 @@ OPTIMAL, ITERATION_LIMIT, STALLED = 0, 1, 2
 #: Seconds between two progress reports.
 PROGRESS_INTERVAL_S = 1.0
 
-_BLOCK_BYTES = 64 * 2**20  # temporary float64 kernel blocks are computed in pieces of this size
+# Temporary float64 kernel blocks are computed in pieces of this size: below glibc's largest
+# mmap threshold (32 MB), so that freed blocks are reused instead of page-faulted in again.
+_BLOCK_BYTES = 16 * 2**20
 _STALL_ROUNDS = 50  # rounds without a decrease of the dual objective
 _FLOAT64_GRAM_BYTES = 64 * 2**20  # largest Gram matrix kept in float64
 # Above this many rows the blocked strategy is faster even when the Gram matrix would fit
@@ -309,14 +311,15 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     K = np.empty((n, n), dtype=dtype)  # pages of rows never computed are never touched
     computed = np.zeros(n, dtype=bool)
     block = gram.block if dtype == np.float64 else gram.block32
-    rows = problem.rows
+    # per-variable arrays in position order: smo permutes them together when it shrinks
+    rows = problem.rows.copy()
     y = problem.y.astype(np.float64)
     upper = problem.upper.astype(np.float64)
     p = problem.p.astype(np.float64)
     qd = gram.diag()[rows]
-    alpha = problem.alpha0.astype(np.float64).copy()
+    alpha = problem.alpha0.astype(np.float64)
     grad = _initial_gradient(gram, problem)
-    active = np.arange(m, dtype=np.int64)
+    order = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
     if n <= prefetch:
         _fill_rows(K, computed, block, np.arange(n))
@@ -324,11 +327,11 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     while True:
         budget = min(_STEPS_PER_CALL, max_steps - n_iter)
         steps, status, gap, needed = smo(
-            K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, budget, problem.nu_mode, shrinking
+            K, rows, y, upper, p, qd, alpha, grad, computed, order, state, tol, budget, problem.nu_mode, shrinking
         )
         n_iter += steps
         if status == SMO_NEED_ROW:
-            _fill_rows(K, computed, block, _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed, prefetch))
+            _fill_rows(K, computed, block, rows_to_prefetch(needed, rows, y, upper, alpha, grad, computed, prefetch))
             continue
         progress.report(n_iter, gap, int(state[0]))
         if status == SMO_OPTIMAL:
@@ -338,7 +341,11 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
             result = ITERATION_LIMIT
             break
     progress.report(n_iter, gap, m, force=True)
-    return DualSolution(alpha, grad, float(gap), n_iter, result, "full-gram")
+    alpha_out = np.empty(m)
+    grad_out = np.empty(m)
+    alpha_out[order] = alpha
+    grad_out[order] = grad
+    return DualSolution(alpha_out, grad_out, float(gap), n_iter, result, "full-gram")
 
 
 def _violator_sets(y, alpha, upper):
@@ -346,18 +353,6 @@ def _violator_sets(y, alpha, upper):
     up = ((y > 0) & (alpha < upper)) | ((y < 0) & (alpha > 0))
     low = ((y < 0) & (alpha < upper)) | ((y > 0) & (alpha > 0))
     return up, low
-
-
-def _rows_to_prefetch(needed, rows, y, alpha, grad, upper, computed, prefetch):
-    """The needed row and those of the strongest violators not computed yet."""
-    v = -y * grad
-    up, low = _violator_sets(y, alpha, upper)
-    score = np.maximum(np.where(up, v, -np.inf), np.where(low, -v, -np.inf))
-    candidates = np.flatnonzero(~computed[rows] & np.isfinite(score))
-    k = min(prefetch - 1, candidates.shape[0])
-    if k > 0 and k < candidates.shape[0]:
-        candidates = candidates[np.argpartition(-score[candidates], k - 1)[:k]]
-    return np.unique(np.concatenate([[needed], rows[candidates]]))
 
 
 def _fill_rows(K, computed, block, rows):
@@ -514,10 +509,10 @@ class _BlockedSolver:
         m_ws = ws.shape[0]
         qd_ws = np.diagonal(K_ws)[rows_ws].copy()
         computed = np.ones(K_ws.shape[0], dtype=bool)
-        active = np.arange(m_ws, dtype=np.int64)
+        order = np.arange(m_ws, dtype=np.int64)  # stays the identity: no shrinking here
         state = np.array([m_ws, m_ws, 0], dtype=np.int64)
         steps, _, _, _ = smo(
-            K_ws, rows_ws, y_ws, U_ws, p_ws, qd_ws, alpha_ws, grad_ws, computed, active, state,
+            K_ws, rows_ws, y_ws, U_ws, p_ws, qd_ws, alpha_ws, grad_ws, computed, order, state,
             local_tol, budget, nu_mode, False,
         )
         delta = alpha_ws - self.alpha[ws]

@@ -38,6 +38,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
+from ._core.kernel_blocks import rbf_exponent
+
 __all__ = [
     "Kernel",
     "LinearKernel",
@@ -262,11 +264,13 @@ class RBFKernel(Kernel):
     def __call__(self, A, B):
         dtype = _result_dtype(A, B)
         K = _dot_block(A, B).astype(dtype, copy=False)
-        K *= -2.0
-        K += _row_sq_norms(A).astype(dtype, copy=False)[:, None]
-        K += _row_sq_norms(B).astype(dtype, copy=False)[None, :]
-        np.maximum(K, 0.0, out=K)
-        K *= -self.gamma
+        row_norms = _row_sq_norms(A).astype(dtype, copy=False)
+        col_norms = _row_sq_norms(B).astype(dtype, copy=False)
+        if not K.flags.c_contiguous and K.flags.f_contiguous:  # the transpose of a sparse product
+            rbf_exponent(K.T, col_norms, row_norms, self.gamma)
+        else:
+            K = np.ascontiguousarray(K)
+            rbf_exponent(K, row_norms, col_norms, self.gamma)
         return np.exp(K, out=K)
 
     def diag(self, A):

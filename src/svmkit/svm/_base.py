@@ -27,7 +27,7 @@ from .._solver import (
 )
 from ..kernels import LinearKernel, resolve_gamma
 
-_PREDICT_BLOCK_BYTES = 64 * 2**20
+_PREDICT_BLOCK_BYTES = 16 * 2**20  # per block of test rows; see _solver._BLOCK_BYTES
 
 
 def resolve_n_jobs(n_jobs):
