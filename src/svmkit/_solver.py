@@ -33,7 +33,8 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, add_weighted_rows, rows_to_prefetch, smo, violation_gap
+from ._core.row_cache import add_weighted_rows, gather_block
+from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, rows_to_prefetch, smo, violation_gap
 
 logger = logging.getLogger("svmkit")
 
@@ -496,7 +497,7 @@ class _BlockedSolver:
         """SMO on the working set, then the gradient update with the moved rows."""
         ws_columns, local_rows = np.unique(self.rows[ws], return_inverse=True)
         slots = self.cache.fetch(ws_columns)
-        K_ws = self.cache.buffer[np.ix_(slots, ws_columns)].astype(np.float64)
+        K_ws = gather_block(self.cache.buffer, slots, ws_columns, np.empty((slots.shape[0], ws_columns.shape[0]), np.float32))
         alpha_ws = self.alpha[ws].copy()
         grad_ws = self.grad[ws].copy()
         y_ws, U_ws = self.y[ws], self.upper[ws]
@@ -507,7 +508,7 @@ class _BlockedSolver:
         rows_ws = local_rows.astype(np.int64)
         p_ws = self.problem.p[ws]
         m_ws = ws.shape[0]
-        qd_ws = np.diagonal(K_ws)[rows_ws].copy()
+        qd_ws = np.diagonal(K_ws)[rows_ws].astype(np.float64)
         computed = np.ones(K_ws.shape[0], dtype=bool)
         order = np.arange(m_ws, dtype=np.int64)  # stays the identity: no shrinking here
         state = np.array([m_ws, m_ws, 0], dtype=np.int64)

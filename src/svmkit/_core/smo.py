@@ -20,9 +20,8 @@ Status codes returned to the Python layer:
 """
 
 import numpy as np
-from numba import prange
 
-from ._jit import jit, parallel_jit
+from ._jit import jit
 
 SMO_OPTIMAL = 0
 SMO_STEP_LIMIT = 1
@@ -446,18 +445,3 @@ def rows_to_prefetch(needed, rows, y, upper, alpha, grad, computed, n_rows):
                 picked[rows[t]] = True
                 room -= 1
     return np.flatnonzero(picked)
-
-
-@parallel_jit
-def add_weighted_rows(buffer, slots, weights, out):
-    """``out += sum_k weights[k] * buffer[slots[k], :]`` in float64, split over threads."""
-    n = out.shape[0]
-    n_chunks = (n + 2047) // 2048
-    for c in prange(n_chunks):
-        start = c * 2048
-        stop = min(start + 2048, n)
-        for k in range(slots.shape[0]):
-            w = weights[k]
-            row = buffer[slots[k]]
-            for t in range(start, stop):
-                out[t] += w * row[t]

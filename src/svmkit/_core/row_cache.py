@@ -1,0 +1,46 @@
+"""Operations on a cache of whole kernel rows (float32, one row per slot)."""
+
+from numba import prange
+
+from ._jit import jit, parallel_jit
+
+
+@jit
+def gather_block(buffer, slots, columns, out):
+    """``out[a, b] = buffer[slots[a], columns[b]]``: the kernel sub-matrix of a
+    working set, read row by row from the cache (NumPy's ``np.ix_`` indexing
+    takes about twice as long)."""
+    for a in range(slots.shape[0]):
+        row = buffer[slots[a]]
+        target = out[a]
+        for b in range(columns.shape[0]):
+            target[b] = row[columns[b]]
+    return out
+
+
+@parallel_jit
+def add_weighted_rows(buffer, slots, weights, out):
+    """``out += sum_k weights[k] * buffer[slots[k], :]`` in float64, split over threads.
+
+    Columns are taken in chunks that stay in the first-level cache, and rows
+    four at a time, so that each chunk of ``out`` is loaded and stored once
+    per four rows (the loop is bound by memory, not arithmetic).
+    """
+    n = out.shape[0]
+    n_rows = slots.shape[0]
+    n_chunks = (n + 2047) // 2048
+    for c in prange(n_chunks):
+        start = c * 2048
+        stop = min(start + 2048, n)
+        k = 0
+        while k + 4 <= n_rows:
+            w0, w1, w2, w3 = weights[k], weights[k + 1], weights[k + 2], weights[k + 3]
+            r0, r1, r2, r3 = buffer[slots[k]], buffer[slots[k + 1]], buffer[slots[k + 2]], buffer[slots[k + 3]]
+            for t in range(start, stop):
+                out[t] += w0 * r0[t] + w1 * r1[t] + w2 * r2[t] + w3 * r3[t]
+            k += 4
+        for last in range(k, n_rows):
+            w = weights[last]
+            row = buffer[slots[last]]
+            for t in range(start, stop):
+                out[t] += w * row[t]
