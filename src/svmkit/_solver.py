@@ -14,11 +14,13 @@ Two strategies, chosen by the problem size and the memory budget ``cache_size``:
   (second-order working-set selection, LIBSVM's shrinking,
   :mod:`svmkit._core.smo`) runs on it;
 * otherwise: blocked decomposition (ThunderSVM, oneDAL): a working set of
-  ``q`` variables is chosen by partial selection of the largest violators, its
-  kernel rows are computed in one BLAS block (float32) and kept in an LRU row
-  cache, SMO runs on the ``q x q`` sub-matrix, and the gradient is updated
-  with the rows whose multipliers moved. Half of the working set is kept for
-  the next round. Rows span all columns, so no gradient ever has to be rebuilt.
+  ``q`` variables is chosen by partial selection of the largest violators, SMO
+  runs on its ``q x q`` kernel block, and the gradient is updated with the
+  whole kernel rows (float32, BLAS blocks) of the multipliers that moved. An
+  LRU cache bounded by ``cache_size`` keeps whole rows; when it is smaller than
+  the working set, rows are streamed through the gradient update instead.
+  Half of the working set is kept for the next round. Rows span all columns,
+  so no gradient ever has to be rebuilt.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, gather_block
 from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, rows_to_prefetch, smo, violation_gap
+from .kernels import row_sq_norms
 
 logger = logging.getLogger("svmkit")
 
@@ -69,12 +72,17 @@ _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made
 
 
 class GramBlocks:
-    """Blocks ``K(X[rows], X[cols])`` of the Gram matrix of a kernel on ``X``."""
+    """Blocks ``K(X[rows], X[cols])`` of the Gram matrix of a kernel on ``X``.
+
+    For kernels that take precomputed squared row norms (RBF), the norms of
+    ``X`` are computed once, not for every block.
+    """
 
     def __init__(self, kernel, X):
         self.kernel = kernel
         self.X = X
         self._X32 = None
+        self._sq_norms = {}
 
     @property
     def n_rows(self):
@@ -87,7 +95,7 @@ class GramBlocks:
     def block(self, rows, cols=None):
         """Return the dense block of kernel values for the given row indices
         (``cols=None``: every row of ``X``)."""
-        return self.kernel(self.X[rows], self.X if cols is None else self.X[cols])
+        return self._block(self.X, rows, cols)
 
     def block32(self, rows, cols=None):
         """The same block computed in float32 where the kernel allows it.
@@ -106,7 +114,18 @@ class GramBlocks:
                 self._X32 = self.X.toarray().astype(np.float32)
             else:
                 self._X32 = self.X.astype(np.float32)
-        return self.kernel(self._X32[rows], self._X32 if cols is None else self._X32[cols])
+        return self._block(self._X32, rows, cols)
+
+    def _block(self, X, rows, cols):
+        from_sq_norms = getattr(self.kernel, "from_sq_norms", None)
+        if from_sq_norms is None:
+            return self.kernel(X[rows], X if cols is None else X[cols])
+        if X.dtype not in self._sq_norms:
+            self._sq_norms[X.dtype] = row_sq_norms(X)
+        norms = self._sq_norms[X.dtype]
+        if cols is None:
+            return from_sq_norms(X[rows], X, norms[rows], norms)
+        return from_sq_norms(X[rows], X[cols], norms[rows], norms[cols])
 
     def diag(self):
         """Return ``K(x, x)`` for every row of ``X``."""
@@ -365,38 +384,46 @@ def _fill_rows(K, computed, block, rows):
 
 
 class _RowCache:
-    """Whole kernel rows (all columns), float32, least recently used out."""
+    """Whole kernel rows (all columns) in float32, least recently used out.
 
-    def __init__(self, compute, n_data, budget_bytes, min_slots):
-        self.compute = compute
-        n_slots = int(budget_bytes // (4 * max(1, n_data)))
-        self.n_slots = max(min_slots, min(n_slots, n_data))
+    Time is counted in rounds of the blocked solver: a row used in the current
+    round is never evicted during it.
+    """
+
+    def __init__(self, n_data, budget_bytes):
+        self.n_slots = int(min(budget_bytes // (4 * max(1, n_data)), n_data))
         self.buffer = np.empty((self.n_slots, n_data), dtype=np.float32)
         self.slot_of = np.full(n_data, -1, dtype=np.int64)
         self.row_in_slot = np.full(self.n_slots, -1, dtype=np.int64)
         self.last_used = np.zeros(self.n_slots, dtype=np.int64)
-        self.clock = 0
+        self.round = 0
 
-    def fetch(self, rows):
-        """Slots holding the given (distinct) data rows, computing the missing ones."""
-        self.clock += 1
+    def start_round(self, rows):
+        """Begin a round that uses the given data rows: their slots (-1: not cached)."""
+        self.round += 1
         slots = self.slot_of[rows]
-        hit = slots >= 0
-        self.last_used[slots[hit]] = self.clock
-        missing = np.flatnonzero(~hit)
-        if missing.size:
-            victims = np.argpartition(self.last_used, missing.size - 1)[: missing.size]
-            evicted = self.row_in_slot[victims]
-            self.slot_of[evicted[evicted >= 0]] = -1
-            new_rows = rows[missing]
-            chunk = max(1, _BLOCK_BYTES // (8 * self.buffer.shape[1]))
-            for start in range(0, new_rows.shape[0], chunk):
-                part = slice(start, start + chunk)
-                self.buffer[victims[part]] = self.compute(new_rows[part])
-            self.slot_of[new_rows] = victims
-            self.row_in_slot[victims] = new_rows
-            self.last_used[victims] = self.clock
-            slots[missing] = victims
+        self.last_used[slots[slots >= 0]] = self.round
+        return slots
+
+    def free_slots(self):
+        """How many slots may take a new row in this round."""
+        return int(np.count_nonzero(self.last_used < self.round))
+
+    def insert(self, rows, block):
+        """Keep the (distinct, uncached) rows of ``block`` in the least recently used
+        slots, as many as are free; return their slots (-1: not kept)."""
+        slots = np.full(rows.shape[0], -1, dtype=np.int64)
+        k = min(rows.shape[0], self.free_slots())
+        if k == 0:
+            return slots
+        victims = np.argpartition(self.last_used, k - 1)[:k]
+        evicted = self.row_in_slot[victims]
+        self.slot_of[evicted[evicted >= 0]] = -1
+        self.buffer[victims] = block[:k]
+        self.slot_of[rows[:k]] = victims
+        self.row_in_slot[victims] = rows[:k]
+        self.last_used[victims] = self.round
+        slots[:k] = victims
         return slots
 
 
@@ -421,21 +448,15 @@ class _BlockedSolver:
         m = self.rows.shape[0]
         n_data = gram.n_rows
         q = working_set_size or 1024
-        q = int(min(q, 2 ** int(np.floor(np.log2(max(m, 2))))))
-        max_rows = max(16, int(budget // (4 * n_data)))
-        while q > 16 and 2 * q > max_rows:
-            q //= 2
-        self.q = q
+        self.q = int(min(q, 2 ** int(np.floor(np.log2(max(m, 2))))))
         # variables that share one equality constraint: all, or each sign in nu mode
         self.groups = [np.ones(m, dtype=bool)] if not problem.nu_mode else [self.y > 0, self.y < 0]
         self.alpha = problem.alpha0.astype(np.float64).copy()
         self.grad = _initial_gradient(gram, problem)
         # the dual objective 1/2 a'Qa + p'a, updated exactly with each block's decrease
         self.objective = 0.5 * self.alpha @ (self.grad + problem.p)
-        self.cache = _RowCache(self._compute_rows, n_data, budget, 2 * q)
-
-    def _compute_rows(self, rows):
-        return self.gram.block32(rows)
+        self.cache = _RowCache(n_data, budget)
+        self.chunk = max(1, _BLOCK_BYTES // (8 * n_data))  # kernel rows computed together
 
     def _select(self, v, up, low, kept, n_new):
         """The largest violators of each group and side, kept variables excluded."""
@@ -494,10 +515,30 @@ class _BlockedSolver:
         return DualSolution(self.alpha, self.grad, float(gap), n_iter, status, "blocked")
 
     def _optimise_block(self, ws):
-        """SMO on the working set, then the gradient update with the moved rows."""
+        """SMO on the working set, then the gradient update with the moved rows.
+
+        The working set's own ``q x q`` kernel block comes from cached rows where
+        possible and is computed directly for the others. When the cache has room
+        for all of them, missing rows are computed whole before the SMO;
+        otherwise only the rows whose multipliers moved are computed whole
+        afterwards, streamed into the gradient and cached as far as room allows,
+        so that ``q`` does not depend on the cache size.
+        """
         ws_columns, local_rows = np.unique(self.rows[ws], return_inverse=True)
-        slots = self.cache.fetch(ws_columns)
-        K_ws = gather_block(self.cache.buffer, slots, ws_columns, np.empty((slots.shape[0], ws_columns.shape[0]), np.float32))
+        cache = self.cache
+        slots = cache.start_round(ws_columns)
+        missing = np.flatnonzero(slots < 0)
+        if missing.size <= cache.free_slots():
+            for start in range(0, missing.size, self.chunk):
+                part = missing[start : start + self.chunk]
+                slots[part] = cache.insert(ws_columns[part], self.gram.block32(ws_columns[part]))
+        n_columns = ws_columns.shape[0]
+        K_ws = np.empty((n_columns, n_columns), dtype=np.float32)
+        cached = np.flatnonzero(slots >= 0)
+        gather_block(cache.buffer, slots[cached], ws_columns, K_ws, cached)
+        uncached = np.flatnonzero(slots < 0)
+        if uncached.size:
+            K_ws[uncached] = self.gram.block32(ws_columns[uncached], ws_columns)
         alpha_ws = self.alpha[ws].copy()
         grad_ws = self.grad[ws].copy()
         y_ws, U_ws = self.y[ws], self.upper[ws]
@@ -509,7 +550,7 @@ class _BlockedSolver:
         p_ws = self.problem.p[ws]
         m_ws = ws.shape[0]
         qd_ws = np.diagonal(K_ws)[rows_ws].astype(np.float64)
-        computed = np.ones(K_ws.shape[0], dtype=bool)
+        computed = np.ones(n_columns, dtype=bool)
         order = np.arange(m_ws, dtype=np.int64)  # stays the identity: no shrinking here
         state = np.array([m_ws, m_ws, 0], dtype=np.int64)
         steps, _, _, _ = smo(
@@ -523,11 +564,18 @@ class _BlockedSolver:
         # f(a + d) - f(a) = d'G + 1/2 d'Qd, and Qd restricted to the block is grad_ws_new - grad_ws_old
         self.objective += delta @ (0.5 * (grad_ws + self.grad[ws]))
         self.alpha[ws] = alpha_ws
-        coef = np.zeros(ws_columns.shape[0])
+        coef = np.zeros(n_columns)
         np.add.at(coef, local_rows[moved], y_ws[moved] * delta[moved])
         nonzero = np.flatnonzero(coef)
         column_sum = np.zeros(self.gram.n_rows)
-        add_weighted_rows(self.cache.buffer, slots[nonzero], coef[nonzero], column_sum)
+        in_cache = nonzero[slots[nonzero] >= 0]
+        add_weighted_rows(cache.buffer, slots[in_cache], coef[in_cache], column_sum)
+        streamed = nonzero[slots[nonzero] < 0]
+        for start in range(0, streamed.size, self.chunk):
+            part = streamed[start : start + self.chunk]
+            block = self.gram.block32(ws_columns[part])
+            add_weighted_rows(block, np.arange(part.size), coef[part], column_sum)
+            cache.insert(ws_columns[part], block)
         self.grad += self.y * column_sum[self.rows]
         return max(steps, 1)
 

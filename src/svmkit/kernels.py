@@ -91,7 +91,8 @@ def _dot_block(A, B):
     return A @ B.T
 
 
-def _row_sq_norms(A):
+def row_sq_norms(A):
+    """Squared Euclidean norm of every row of a dense or CSR matrix."""
     if sp.issparse(A):
         return np.asarray(A.multiply(A).sum(axis=1)).ravel().astype(A.dtype, copy=False)
     return np.einsum("ij,ij->i", A, A)
@@ -201,7 +202,7 @@ class LinearKernel(Kernel):
         return _dot_block(A, B).astype(_result_dtype(A, B), copy=False)
 
     def diag(self, A):
-        return _row_sq_norms(A).astype(np.float64)
+        return row_sq_norms(A).astype(np.float64)
 
 
 class PolynomialKernel(Kernel):
@@ -231,7 +232,7 @@ class PolynomialKernel(Kernel):
         return K**self.degree
 
     def diag(self, A):
-        return (self.gamma * _row_sq_norms(A).astype(np.float64) + self.coef0) ** self.degree
+        return (self.gamma * row_sq_norms(A).astype(np.float64) + self.coef0) ** self.degree
 
 
 class RBFKernel(Kernel):
@@ -262,10 +263,25 @@ class RBFKernel(Kernel):
         return float(np.sqrt(0.5 / self.gamma))
 
     def __call__(self, A, B):
+        return self.from_sq_norms(A, B, row_sq_norms(A), row_sq_norms(B))
+
+    def from_sq_norms(self, A, B, A_sq_norms, B_sq_norms):
+        """The block ``K(A, B)`` given the squared norms of the rows of ``A`` and
+        ``B`` (for callers that ask for many blocks of the same data).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+        >>> norms = (X ** 2).sum(axis=1)
+        >>> RBFKernel(gamma=0.5).from_sq_norms(X, X, norms, norms).round(4)
+        array([[1.    , 0.6065],
+               [0.6065, 1.    ]])
+        """
         dtype = _result_dtype(A, B)
         K = _dot_block(A, B).astype(dtype, copy=False)
-        row_norms = _row_sq_norms(A).astype(dtype, copy=False)
-        col_norms = _row_sq_norms(B).astype(dtype, copy=False)
+        row_norms = np.asarray(A_sq_norms).astype(dtype, copy=False)
+        col_norms = np.asarray(B_sq_norms).astype(dtype, copy=False)
         if not K.flags.c_contiguous and K.flags.f_contiguous:  # the transpose of a sparse product
             rbf_exponent(K.T, col_norms, row_norms, self.gamma)
         else:
@@ -301,7 +317,7 @@ class SigmoidKernel(Kernel):
         return np.tanh(K, out=K)
 
     def diag(self, A):
-        return np.tanh(self.gamma * _row_sq_norms(A).astype(np.float64) + self.coef0)
+        return np.tanh(self.gamma * row_sq_norms(A).astype(np.float64) + self.coef0)
 
 
 class CallableKernel(Kernel):

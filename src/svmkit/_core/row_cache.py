@@ -6,16 +6,15 @@ from ._jit import jit, parallel_jit
 
 
 @jit
-def gather_block(buffer, slots, columns, out):
-    """``out[a, b] = buffer[slots[a], columns[b]]``: the kernel sub-matrix of a
-    working set, read row by row from the cache (NumPy's ``np.ix_`` indexing
-    takes about twice as long)."""
+def gather_block(buffer, slots, columns, out, out_rows):
+    """``out[out_rows[a], b] = buffer[slots[a], columns[b]]``: rows of the kernel
+    sub-matrix of a working set, read from the cache (NumPy's ``np.ix_``
+    indexing takes about twice as long)."""
     for a in range(slots.shape[0]):
         row = buffer[slots[a]]
-        target = out[a]
+        target = out[out_rows[a]]
         for b in range(columns.shape[0]):
             target[b] = row[columns[b]]
-    return out
 
 
 @parallel_jit
