@@ -68,6 +68,9 @@ def single_threaded_blas():
     return _threadpools.limit(limits=1, user_api="blas")
 
 
+# The blocked solver's arrays per variable: float64 alpha, gradient, y, bound, linear
+# term, violation scores and gradient update, int64 row, and masks.
+_BYTES_PER_VARIABLE = 96
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
 
 
@@ -107,14 +110,26 @@ class GramBlocks:
         if not getattr(self.kernel, "float32_safe", False):
             return self.block(rows, cols)
         if self._X32 is None:
-            n, d = self.X.shape
-            if sp.issparse(self.X) and n * d * 4 > _FLOAT32_COPY_BYTES:
+            if self._float32_copy_stays_sparse():
                 self._X32 = self.X.astype(np.float32)
             elif sp.issparse(self.X):
                 self._X32 = self.X.toarray().astype(np.float32)
             else:
                 self._X32 = self.X.astype(np.float32)
         return self._block(self._X32, rows, cols)
+
+    def float32_copy_bytes(self):
+        """Memory of the float32 copy of the data that :meth:`block32` makes (0: none)."""
+        if not getattr(self.kernel, "float32_safe", False):
+            return 0
+        n, d = self.X.shape
+        if self._float32_copy_stays_sparse():
+            return self.X.nnz * 8 + (n + 1) * 8  # values and indices
+        return n * d * 4
+
+    def _float32_copy_stays_sparse(self):
+        n, d = self.X.shape
+        return sp.issparse(self.X) and n * d * 4 > _FLOAT32_COPY_BYTES
 
     def _block(self, X, rows, cols):
         from_sq_norms = getattr(self.kernel, "from_sq_norms", None)
@@ -149,6 +164,9 @@ class PrecomputedGram:
         return self.K[rows] if cols is None else self.K[np.ix_(rows, cols)]
 
     block32 = block
+
+    def float32_copy_bytes(self):
+        return 0
 
     def diag(self):
         return np.asarray(np.diagonal(self.K), dtype=np.float64)
@@ -288,7 +306,9 @@ def solve_dual(
         Set aside bounded variables that cannot move (full-Gram strategy; the
         blocked strategy selects among all variables at O(m) per round).
     cache_size : float
-        Memory for kernel values, in MB.
+        Memory for kernel values, in MB (in the blocked strategy, for cached
+        rows, the float32 copy of the data they are computed from and the
+        solver's per-variable arrays).
     working_set_size : int, optional
         Size ``q`` of the blocked working set (a power of two).
     verbose : bool
@@ -455,7 +475,10 @@ class _BlockedSolver:
         self.grad = _initial_gradient(gram, problem)
         # the dual objective 1/2 a'Qa + p'a, updated exactly with each block's decrease
         self.objective = 0.5 * self.alpha @ (self.grad + problem.p)
-        self.cache = _RowCache(n_data, budget)
+        # the budget also pays for the float32 copy of the data that rows are computed
+        # from and for the solver's per-variable arrays
+        own_bytes = gram.float32_copy_bytes() + _BYTES_PER_VARIABLE * m
+        self.cache = _RowCache(n_data, max(0, budget - own_bytes))
         self.chunk = max(1, _BLOCK_BYTES // (8 * n_data))  # kernel rows computed together
 
     def _select(self, v, up, low, kept, n_new):

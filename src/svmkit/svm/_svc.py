@@ -58,7 +58,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         Stop when the maximal violating-pair gap ``m(a) - M(a)`` is below ``tol``.
     cache_size : float, default=200
         Memory for kernel values in MB. When the Gram matrix of a problem fits,
-        it is computed once; otherwise kernel rows are cached in float32.
+        it is computed once; otherwise kernel rows are cached in float32, and
+        the float32 copy of the data they are computed from and the solver's
+        per-variable arrays count against it.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C for each class.
     verbose : bool, default=False
