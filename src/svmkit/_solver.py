@@ -351,15 +351,14 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     K = np.empty((n, n), dtype=dtype)  # pages of rows never computed are never touched
     computed = np.zeros(n, dtype=bool)
     block = gram.block if dtype == np.float64 else gram.block32
-    # per-variable arrays in position order: smo permutes them together when it shrinks
-    rows = problem.rows.copy()
+    rows = problem.rows
     y = problem.y.astype(np.float64)
     upper = problem.upper.astype(np.float64)
     p = problem.p.astype(np.float64)
     qd = gram.diag()[rows]
     alpha = problem.alpha0.astype(np.float64)
     grad = _initial_gradient(gram, problem)
-    order = np.arange(m, dtype=np.int64)
+    active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
     if n <= prefetch:
         _fill_rows(K, computed, block, np.arange(n))
@@ -367,7 +366,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     while True:
         budget = min(_STEPS_PER_CALL, max_steps - n_iter)
         steps, status, gap, needed = smo(
-            K, rows, y, upper, p, qd, alpha, grad, computed, order, state, tol, budget, problem.nu_mode, shrinking
+            K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, budget, problem.nu_mode, shrinking
         )
         n_iter += steps
         if status == SMO_NEED_ROW:
@@ -381,11 +380,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
             result = ITERATION_LIMIT
             break
     progress.report(n_iter, gap, m, force=True)
-    alpha_out = np.empty(m)
-    grad_out = np.empty(m)
-    alpha_out[order] = alpha
-    grad_out[order] = grad
-    return DualSolution(alpha_out, grad_out, float(gap), n_iter, result, "full-gram")
+    return DualSolution(alpha, grad, float(gap), n_iter, result, "full-gram")
 
 
 def _violator_sets(y, alpha, upper):
@@ -574,10 +569,10 @@ class _BlockedSolver:
         m_ws = ws.shape[0]
         qd_ws = np.diagonal(K_ws)[rows_ws].astype(np.float64)
         computed = np.ones(n_columns, dtype=bool)
-        order = np.arange(m_ws, dtype=np.int64)  # stays the identity: no shrinking here
+        active = np.arange(m_ws, dtype=np.int64)
         state = np.array([m_ws, m_ws, 0], dtype=np.int64)
         steps, _, _, _ = smo(
-            K_ws, rows_ws, y_ws, U_ws, p_ws, qd_ws, alpha_ws, grad_ws, computed, order, state,
+            K_ws, rows_ws, y_ws, U_ws, p_ws, qd_ws, alpha_ws, grad_ws, computed, active, state,
             local_tol, budget, nu_mode, False,
         )
         delta = alpha_ws - self.alpha[ws]

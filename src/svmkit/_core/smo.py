@@ -33,8 +33,9 @@ _TAU = 1e-12
 @jit
 def _membership(y_t, alpha_t, upper_t):
     """Whether a variable is in I_up (it may move in the direction that
-    increases y_t a_t) and in I_low (the other direction). For the cold loops;
-    the per-step selection writes the same tests branch-free."""
+    increases y_t a_t) and in I_low (the other direction). For the cold loops
+    only: in the per-step selection the tests are written out, since numba
+    does not inline there and a call per element costs a factor of ten."""
     if y_t > 0:
         return alpha_t < upper_t, alpha_t > 0
     return alpha_t > 0, alpha_t < upper_t
@@ -47,9 +48,118 @@ def violation_gap(y, alpha, grad, upper, nu_mode=False):
     In ``nu_mode`` (two equality constraints, one per sign of ``y``) the
     larger of the two per-sign gaps.
     """
+    worst = -np.inf
+    signs = np.array([1.0, -1.0]) if nu_mode else np.array([0.0])
+    for sign in signs:
+        m_up = -np.inf
+        m_low = np.inf
+        for t in range(alpha.shape[0]):
+            if sign != 0.0 and y[t] != sign:
+                continue
+            v = -y[t] * grad[t]
+            in_up, in_low = _membership(y[t], alpha[t], upper[t])
+            if in_up and v > m_up:
+                m_up = v
+            if in_low and v < m_low:
+                m_low = v
+        worst = max(worst, m_up - m_low)
+    return worst
+
+
+@jit
+def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, sign):
+    """Second-order working pair among the active variables of sign ``sign`` (0: all).
+
+    Returns ``(i, j, gap, obj_diff)``; ``j < 0`` when no pair can improve
+    (or when the row of ``i`` is not computed yet).
+    (Membership tests are written out in the loops: numba does not inline
+    small helper functions there, which costs a factor of ten.)
+    """
+    g_max = -np.inf
+    i = -1
+    for k in range(n_active):
+        t = active[k]
+        if sign != 0.0 and y[t] != sign:
+            continue
+        if y[t] > 0:
+            if alpha[t] < upper[t] and -grad[t] >= g_max:
+                g_max = -grad[t]
+                i = t
+        elif alpha[t] > 0 and grad[t] >= g_max:
+            g_max = grad[t]
+            i = t
+    g_max2 = -np.inf
+    j = -1
+    obj_diff_min = np.inf
+    ri = rows[i] if i >= 0 else 0
+    if i >= 0 and not computed[ri]:
+        return i, -1, np.inf, np.inf  # the caller computes row i first
+    for k in range(n_active):
+        t = active[k]
+        if sign != 0.0 and y[t] != sign:
+            continue
+        if y[t] > 0:
+            if alpha[t] <= 0:
+                continue
+        elif alpha[t] >= upper[t]:
+            continue
+        yg = y[t] * grad[t]
+        if yg >= g_max2:
+            g_max2 = yg
+        grad_diff = g_max + yg
+        if i >= 0 and grad_diff > 0:
+            quad = qd[i] + qd[t] - 2.0 * K[ri, rows[t]]
+            if quad <= 0:
+                quad = _TAU
+            obj_diff = -(grad_diff * grad_diff) / quad
+            if obj_diff <= obj_diff_min:
+                obj_diff_min = obj_diff
+                j = t
+    return i, j, g_max + g_max2, obj_diff_min
+
+
+@jit
+def _missing_support_row(rows, alpha, computed, active, n_active):
+    """A row of a support vector that is not computed, or -1: needed before a
+    gradient rebuild (variables that start above 0 may never have moved)."""
+    if n_active == alpha.shape[0]:
+        return -1
+    for t in range(alpha.shape[0]):
+        if alpha[t] > 0 and not computed[rows[t]]:
+            return rows[t]
+    return -1
+
+
+@jit
+def _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active):
+    """Recompute ``G_t = p_t + sum_s Q_ts a_s`` for the inactive variables ``active[n_active:]``."""
+    m = alpha.shape[0]
+    if n_active == m:
+        return
+    inactive = active[n_active:]
+    total = np.zeros(inactive.shape[0])
+    for s in np.flatnonzero(alpha > 0):  # rows of support vectors are computed (see _missing_support_row)
+        row = K[rows[s]]
+        weight = y[s] * alpha[s]
+        for k in range(inactive.shape[0]):  # along the row, not down a column
+            total[k] += weight * row[rows[inactive[k]]]
+    for k in range(inactive.shape[0]):
+        t = inactive[k]
+        grad[t] = p[t] + y[t] * total[k]
+
+
+@jit
+def _shrink(y, upper, alpha, grad, active, n_active, nu_mode):
+    """Move bounded variables that cannot enter a violating pair behind the active ones.
+
+    A variable only in I_up is dropped when ``-y G < M`` of its group, one only
+    in I_low when ``-y G > m`` (LIBSVM's ``be_shrunk``). Returns the new active
+    size and the current gap.
+    """
     m_up = np.full(2, -np.inf)
     m_low = np.full(2, np.inf)
-    for t in range(alpha.shape[0]):
+    for k in range(n_active):
+        t = active[k]
         g = 1 if (nu_mode and y[t] < 0) else 0
         v = -y[t] * grad[t]
         in_up, in_low = _membership(y[t], alpha[t], upper[t])
@@ -57,222 +167,49 @@ def violation_gap(y, alpha, grad, upper, nu_mode=False):
             m_up[g] = v
         if in_low and v < m_low[g]:
             m_low[g] = v
-    return max(m_up[0] - m_low[0], m_up[1] - m_low[1])
-
-
-_LANES = 8
-
-
-@jit
-def _argmax_last(values, n):
-    """``(index, value)`` of the maximum of ``values[:n]``, the last index on ties
-    (LIBSVM's ``>=``); index -1 when every value is ``-inf``.
-
-    Eight independent running maxima: a single one is a chain of dependent
-    compare-and-selects, several times slower than the loads.
-    """
-    acc = np.full(_LANES, -np.inf)
-    idx = np.full(_LANES, -1, dtype=np.int64)
-    for chunk in range(n // _LANES):
-        base = chunk * _LANES
-        for lane in range(_LANES):
-            v = values[base + lane]
-            take = v >= acc[lane]
-            acc[lane] = v if take else acc[lane]
-            idx[lane] = base + lane if take else idx[lane]
-    best = -np.inf
-    best_index = -1
-    for lane in range(_LANES):
-        take = (acc[lane] > best) | ((acc[lane] == best) & (idx[lane] > best_index))
-        best = acc[lane] if take else best
-        best_index = idx[lane] if take else best_index
-    for k in range(n // _LANES * _LANES, n):
-        take = values[k] >= best
-        best = values[k] if take else best
-        best_index = k if take else best_index
-    return (best_index, best) if best > -np.inf else (-1, best)
-
-
-@jit
-def _side_scores(y, upper, alpha, grad, n, up_side, sign, out):
-    """``out[k] = -y G`` over I_up (``up_side``) or ``y G`` over I_low, ``-inf`` elsewhere,
-    for the variables with ``y == sign`` (``sign == 0``: all).
-
-    Branch-free: ``t`` is in I_up when ``(a_t - B_t) y_t < 0`` with ``B_t = U_t``
-    for ``y_t > 0`` and ``0`` otherwise, in I_low when ``(a_t - B_t) y_t > 0``
-    with ``B_t = 0`` for ``y_t > 0`` and ``U_t`` otherwise.
-    """
-    flip = -1.0 if up_side else 1.0
-    for k in range(n):
-        yk = y[k]
-        bound = upper[k] if (yk > 0) == up_side else 0.0
-        inside = (alpha[k] - bound) * yk * flip > 0
-        keep = inside & ((sign == 0.0) | (yk == sign))
-        out[k] = flip * yk * grad[k] if keep else -np.inf
-
-
-@jit
-def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, n_active, nu_mode, work):
-    """Second-order working pair among the first ``n_active`` positions.
-
-    Returns ``(i, j, gap, needed_row)``: ``j < 0`` when no pair can improve;
-    ``needed_row >= 0`` when the kernel row of a chosen ``i`` must be computed
-    first. In ``nu_mode`` the pair is chosen within one sign of ``y`` (LIBSVM's
-    ``Solver_NU``) and the gap is the larger per-sign gap. Every pass is a
-    branch-free map into a scratch row of ``work`` (shape ``(2, m)``) followed by
-    a maximum: a branch per element would be mispredicted half of the time.
-    """
-    n = n_active
-    scores = work[0]
-    signs = (1.0, -1.0) if nu_mode else (0.0, 0.0)
-    # i: the largest -y G over I_up (per sign in nu mode), the smallest -y G over I_low
-    i_of = np.full(2, -1, dtype=np.int64)
-    g_max = np.full(2, -np.inf)
-    g_min = np.full(2, -np.inf)
-    for group in range(2 if nu_mode else 1):
-        _side_scores(y, upper, alpha, grad, n, True, signs[group], scores)
-        i_of[group], g_max[group] = _argmax_last(scores, n)
-        _side_scores(y, upper, alpha, grad, n, False, signs[group], scores)
-        g_min[group] = _argmax_last(scores, n)[1]
-        if i_of[group] >= 0 and not computed[rows[i_of[group]]]:
-            return i_of[group], -1, np.inf, rows[i_of[group]]
-    gap = max(g_max[0] + g_min[0], g_max[1] + g_min[1])
-    # j: the largest decrease (g_max + y_j G_j)^2 / quad over I_low (of the sign of i)
-    row0 = rows[i_of[0]] if i_of[0] >= 0 else rows[max(i_of[1], 0)]
-    row1 = rows[i_of[1]] if i_of[1] >= 0 else row0
-    qd0 = qd[i_of[0]] if i_of[0] >= 0 else 0.0
-    qd1 = qd[i_of[1]] if i_of[1] >= 0 else 0.0
-    decrease = work[1]
-    for k in range(n):
-        yk = y[k]
-        in_low = (alpha[k] - (0.0 if yk > 0 else upper[k])) * yk > 0
-        second = nu_mode & (yk < 0)
-        grad_diff = (g_max[1] if second else g_max[0]) + yk * grad[k]
-        quad = (qd1 if second else qd0) + qd[k] - 2.0 * K[row1 if second else row0, rows[k]]
-        quad = quad if quad > 0 else _TAU
-        decrease[k] = grad_diff * grad_diff / quad if (in_low & (grad_diff > 0)) else -np.inf
-    j, _ = _argmax_last(decrease, n)
-    i = i_of[1] if (j >= 0 and nu_mode and y[j] < 0) else i_of[0]
-    return i, j, gap, -1
-
-
-@jit
-def _missing_support_row(rows, alpha, computed, n_active):
-    """A row of a support vector that is not computed, or -1: needed before a
-    gradient rebuild (variables that start above 0 may never have moved)."""
-    if n_active == alpha.shape[0]:
-        return -1
-    for k in range(alpha.shape[0]):
-        if alpha[k] > 0 and not computed[rows[k]]:
-            return rows[k]
-    return -1
-
-
-@jit
-def _reconstruct_gradient(K, rows, y, p, alpha, grad, n_active):
-    """Recompute ``G_t = p_t + sum_s Q_ts a_s`` at the inactive positions ``n_active..m-1``."""
-    m = alpha.shape[0]
-    if n_active == m:
-        return
-    total = np.zeros(m - n_active)
-    for s in np.flatnonzero(alpha > 0):  # rows of support vectors are computed (see _missing_support_row)
-        row = K[rows[s]]
-        weight = y[s] * alpha[s]
-        for k in range(n_active, m):  # along the row, not down a column
-            total[k - n_active] += weight * row[rows[k]]
-    for k in range(n_active, m):
-        grad[k] = p[k] + y[k] * total[k - n_active]
-
-
-@jit
-def _shrink(rows, y, upper, p, qd, alpha, grad, order, n_active, nu_mode):
-    """Move bounded variables that cannot enter a violating pair behind the active ones.
-
-    A variable only in I_up is dropped when ``-y G < M`` of its group, one only
-    in I_low when ``-y G > m`` (LIBSVM's ``be_shrunk``). The partition is stable
-    and moves every per-variable array (and ``order``) together, so that the
-    hot loops read contiguous memory. Returns the new active size and the gap.
-    """
-    m_up = np.full(2, -np.inf)
-    m_low = np.full(2, np.inf)
-    for k in range(n_active):
-        g = 1 if (nu_mode and y[k] < 0) else 0
-        v = -y[k] * grad[k]
-        in_up, in_low = _membership(y[k], alpha[k], upper[k])
-        if in_up and v > m_up[g]:
-            m_up[g] = v
-        if in_low and v < m_low[g]:
-            m_low[g] = v
     gap = max(m_up[0] - m_low[0], m_up[1] - m_low[1])
-    kept = np.empty(n_active, dtype=np.int64)
-    dropped = np.empty(n_active, dtype=np.int64)
+    # stable partition: kept variables stay in ascending order for sequential row access
+    dropped = np.empty(n_active, dtype=active.dtype)
     n_kept = 0
     n_dropped = 0
     for k in range(n_active):
-        g = 1 if (nu_mode and y[k] < 0) else 0
-        v = -y[k] * grad[k]
-        in_up, in_low = _membership(y[k], alpha[k], upper[k])
+        t = active[k]
+        g = 1 if (nu_mode and y[t] < 0) else 0
+        v = -y[t] * grad[t]
+        in_up, in_low = _membership(y[t], alpha[t], upper[t])
         drop = (in_up and not in_low and v < m_low[g]) or (in_low and not in_up and v > m_up[g])
         if drop or (not in_up and not in_low):
-            dropped[n_dropped] = k
+            dropped[n_dropped] = t
             n_dropped += 1
         else:
-            kept[n_kept] = k
+            active[n_kept] = t
             n_kept += 1
-    if n_dropped:
-        moved = np.concatenate((kept[:n_kept], dropped[:n_dropped]))
-        rows[:n_active] = rows[moved]
-        y[:n_active] = y[moved]
-        upper[:n_active] = upper[moved]
-        p[:n_active] = p[moved]
-        qd[:n_active] = qd[moved]
-        alpha[:n_active] = alpha[moved]
-        grad[:n_active] = grad[moved]
-        order[:n_active] = order[moved]
-    return n_kept, gap
+    active[n_kept:n_active] = dropped[:n_dropped]
+    n_active = n_kept
+    return n_active, gap
 
 
 @jit
-def _unshrink(rows, y, upper, p, qd, alpha, grad, order):
-    """Make every variable active again, back in its original position
-    (``order`` becomes the identity), as the selection order was before the
-    first shrink: ties between equal candidates are broken the same way."""
-    for values in (y, upper, p, qd, alpha, grad):
-        original = np.empty_like(values)
-        original[order] = values
-        values[:] = original
-    original_rows = np.empty_like(rows)
-    original_rows[order] = rows
-    rows[:] = original_rows
-    order[:] = np.arange(order.shape[0])
-
-
-@jit
-def smo(K, rows, y, upper, p, qd, alpha, grad, computed, order, state, tol, max_steps, nu_mode, shrinking):
+def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max_steps, nu_mode, shrinking):
     """Run SMO until the gap is below ``tol``, ``max_steps`` updates were made,
     or a kernel row that is not computed yet is needed.
 
     Parameters
     ----------
     K : 2-D float array
-        Kernel matrix; the variable at position ``k`` uses row/column ``rows[k]``.
-        Only the rows ``r`` with ``computed[r]`` are read.
-    rows : int64 array of shape (m,), permuted in place
-    y : float64 array of +1/-1, shape (m,), permuted in place
-    upper : float64 array, shape (m,); may hold ``inf`` (hard margin); permuted in place
-    p : float64 array, shape (m,), permuted in place
+        Kernel matrix; variable ``t`` uses row/column ``rows[t]``. Only the rows
+        ``r`` with ``computed[r]`` are read.
+    rows : int64 array of shape (m,)
+    y : float64 array of +1/-1, shape (m,)
+    upper : float64 array, shape (m,); may hold ``inf`` (hard margin)
+    p : float64 array, shape (m,)
         Linear term (used to rebuild the gradient after shrinking).
-    qd : float64 array, shape (m,), permuted in place
-        ``K[rows[k], rows[k]]``.
-    alpha, grad : float64 arrays, shape (m,), updated and permuted in place
+    qd : float64 array, shape (m,)
+        ``K[rows[t], rows[t]]``.
+    alpha, grad : float64 arrays, shape (m,), updated in place
     computed : bool array, one per row of ``K``
-    order : int64 array, shape (m,)
-        ``order[k]`` is the variable held at position ``k``. Every per-variable
-        array is indexed by position: shrinking permutes them all together so
-        that the active variables are the first ``state[0]`` positions and the
-        hot loops read contiguous memory (LIBSVM's ``swap_index``); when all
-        variables become active again the original order is restored. Start
-        with ``arange(m)``; scatter back with ``out[order] = alpha``.
+    active : int64 array, shape (m,)
+        Variable order; the first ``state[0]`` are active. Start with ``arange(m)``.
     state : int64 array ``[n_active, countdown, unshrunk]``
         Shrinking state kept between calls. Start with ``[m, min(m, 1000), 0]``.
     tol : float
@@ -297,38 +234,48 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, order, state, tol, max_
     n_active = state[0]
     period = min(m, 1000)
     steps = 0
-    work = np.empty((2, m))
     while True:
         if shrinking:
             state[1] -= 1
             if state[1] <= 0:
-                missing = _missing_support_row(rows, alpha, computed, n_active)
+                missing = _missing_support_row(rows, alpha, computed, active, n_active)
                 if missing >= 0:
                     return steps, SMO_NEED_ROW, np.inf, missing
                 state[1] = period
-                n_active, gap = _shrink(rows, y, upper, p, qd, alpha, grad, order, n_active, nu_mode)
-                missing = _missing_support_row(rows, alpha, computed, n_active)
+                n_active, gap = _shrink(y, upper, alpha, grad, active, n_active, nu_mode)
+                missing = _missing_support_row(rows, alpha, computed, active, n_active)
                 if state[2] == 0 and gap <= 10 * tol and missing >= 0:
                     state[0] = n_active
                     return steps, SMO_NEED_ROW, gap, missing
                 if state[2] == 0 and gap <= 10 * tol:
                     state[2] = 1
-                    _reconstruct_gradient(K, rows, y, p, alpha, grad, n_active)
-                    _unshrink(rows, y, upper, p, qd, alpha, grad, order)
+                    _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+                    active[:] = np.arange(m)
                     n_active = m
         state[0] = n_active
-        i, j, gap, needed = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, n_active, nu_mode, work)
-        if needed >= 0:
-            return steps, SMO_NEED_ROW, gap, needed
+        if nu_mode:
+            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, 1.0)
+            i2, j2, gap2, obj2 = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, -1.0)
+            if i >= 0 and not computed[rows[i]]:
+                return steps, SMO_NEED_ROW, gap, rows[i]
+            if i2 >= 0 and not computed[rows[i2]]:
+                return steps, SMO_NEED_ROW, gap2, rows[i2]
+            if j < 0 or (j2 >= 0 and obj2 < obj):
+                i, j = i2, j2
+            gap = max(gap, gap2)
+        else:
+            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, 0.0)
+            if i >= 0 and not computed[rows[i]]:
+                return steps, SMO_NEED_ROW, gap, rows[i]
         done = gap < tol or j < 0
         if (done or steps >= max_steps) and n_active < m:
-            missing = _missing_support_row(rows, alpha, computed, n_active)
+            missing = _missing_support_row(rows, alpha, computed, active, n_active)
             if missing >= 0:
                 return steps, SMO_NEED_ROW, gap, missing
         if done and n_active < m:
             # optimal on the active set: rebuild the gradient and check all variables
-            _reconstruct_gradient(K, rows, y, p, alpha, grad, n_active)
-            _unshrink(rows, y, upper, p, qd, alpha, grad, order)
+            _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+            active[:] = np.arange(m)
             n_active = m
             state[0] = m
             state[1] = period
@@ -338,78 +285,69 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, order, state, tol, max_
         if not computed[rows[j]]:
             return steps, SMO_NEED_ROW, gap, rows[j]
         if steps >= max_steps:
-            _reconstruct_gradient(K, rows, y, p, alpha, grad, n_active)
-            _unshrink(rows, y, upper, p, qd, alpha, grad, order)
+            _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+            active[:] = np.arange(m)
             state[0] = m
             return steps, SMO_STEP_LIMIT, gap, -1
         steps += 1
-        _update_pair(K, rows, y, upper, qd, alpha, grad, i, j, n_active, work)
 
-
-@jit
-def _update_pair(K, rows, y, upper, qd, alpha, grad, i, j, n_active, work):
-    """LIBSVM's two-variable update of ``alpha[i], alpha[j]`` (clipped to the
-    box) and of the gradient at the active positions."""
-    ri = rows[i]
-    rj = rows[j]
-    old_i = alpha[i]
-    old_j = alpha[j]
-    ui = upper[i]
-    uj = upper[j]
-    quad = qd[i] + qd[j] - 2.0 * K[ri, rj]
-    if quad <= 0:
-        quad = _TAU
-    if y[i] != y[j]:
-        delta = (-grad[i] - grad[j]) / quad
-        diff = old_i - old_j
-        ai = old_i + delta
-        aj = old_j + delta
-        if diff > 0:
-            if aj < 0:
-                aj = 0.0
-                ai = diff
-        elif ai < 0:
-            ai = 0.0
-            aj = -diff
-        if diff > ui - uj:
-            if ai > ui:
-                ai = ui
-                aj = ui - diff
-        elif aj > uj:
-            aj = uj
-            ai = uj + diff
-    else:
-        delta = (grad[i] - grad[j]) / quad
-        total = old_i + old_j
-        ai = old_i - delta
-        aj = old_j + delta
-        if total > ui:
-            if ai > ui:
-                ai = ui
-                aj = total - ui
-        elif aj < 0:
-            aj = 0.0
-            ai = total
-        if total > uj:
-            if aj > uj:
+        ri = rows[i]
+        rj = rows[j]
+        k_ij = K[ri, rj]
+        old_i = alpha[i]
+        old_j = alpha[j]
+        ui = upper[i]
+        uj = upper[j]
+        quad = qd[i] + qd[j] - 2.0 * k_ij
+        if quad <= 0:
+            quad = _TAU
+        if y[i] != y[j]:
+            delta = (-grad[i] - grad[j]) / quad
+            diff = old_i - old_j
+            ai = old_i + delta
+            aj = old_j + delta
+            if diff > 0:
+                if aj < 0:
+                    aj = 0.0
+                    ai = diff
+            elif ai < 0:
+                ai = 0.0
+                aj = -diff
+            if diff > ui - uj:
+                if ai > ui:
+                    ai = ui
+                    aj = ui - diff
+            elif aj > uj:
                 aj = uj
-                ai = total - uj
-        elif ai < 0:
-            ai = 0.0
-            aj = total
-    alpha[i] = ai
-    alpha[j] = aj
-    # G_t += Q_ti (ai - old_i) + Q_tj (aj - old_j), Q_ts = y_t y_s K, on the active set
-    ci = y[i] * (ai - old_i)
-    cj = y[j] * (aj - old_j)
-    # gathered first, so that the update itself runs on contiguous memory
-    row_i = work[0]
-    row_j = work[1]
-    for k in range(n_active):
-        row_i[k] = K[ri, rows[k]]
-        row_j[k] = K[rj, rows[k]]
-    for k in range(n_active):
-        grad[k] += y[k] * (ci * row_i[k] + cj * row_j[k])
+                ai = uj + diff
+        else:
+            delta = (grad[i] - grad[j]) / quad
+            total = old_i + old_j
+            ai = old_i - delta
+            aj = old_j + delta
+            if total > ui:
+                if ai > ui:
+                    ai = ui
+                    aj = total - ui
+            elif aj < 0:
+                aj = 0.0
+                ai = total
+            if total > uj:
+                if aj > uj:
+                    aj = uj
+                    ai = total - uj
+            elif ai < 0:
+                ai = 0.0
+                aj = total
+        alpha[i] = ai
+        alpha[j] = aj
+        # G_t += Q_ti (ai - old_i) + Q_tj (aj - old_j), Q_ts = y_t y_s K, on the active set
+        ci = y[i] * (ai - old_i)
+        cj = y[j] * (aj - old_j)
+        for k in range(n_active):
+            t = active[k]
+            rt = rows[t]
+            grad[t] += y[t] * (ci * K[ri, rt] + cj * K[rj, rt])
 
 
 @jit
