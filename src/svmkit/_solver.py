@@ -51,7 +51,7 @@ PROGRESS_INTERVAL_S = 1.0
 # mmap threshold (32 MB), so that freed blocks are reused instead of page-faulted in again.
 _BLOCK_BYTES = 16 * 2**20
 _STALL_ROUNDS = 50  # rounds without a decrease of the dual objective
-_FLOAT64_GRAM_BYTES = 64 * 2**20  # largest Gram matrix kept in float64
+_FLOAT64_GRAM_BYTES = 4 * 2**20  # largest Gram matrix kept in float64
 # Above this many rows the blocked strategy is faster even when the Gram matrix would fit
 # (measured: 0.20 s vs 0.33 s at n = 5000, 0.30 s vs 0.59 s at n = 7000, RBF, 20 features).
 _FULL_GRAM_MAX_ROWS = 4096
@@ -334,8 +334,9 @@ def solve_dual(
     thin = n_data * n_features < _SMALL_BLAS_WORK
     with single_threaded_blas() if thin else contextlib.nullcontext():
         if n_data <= _FULL_GRAM_MAX_ROWS and n_data * n_data * 4 <= budget:
-            # float64 while the matrix is small; above, float32 (LIBSVM's precision for its
-            # cache) halves the memory touched
+            # float64 while the matrix is small (up to 724 rows); above, float32 (LIBSVM's
+            # precision for its cache): half the memory touched, and rows computed from the
+            # float32 copy of the data at twice the BLAS speed (usps: 0.60 s instead of 0.78 s)
             small = n_data * n_data * 8 <= min(budget, _FLOAT64_GRAM_BYTES)
             dtype = np.float64 if small else np.float32
             # thin rows are cheap and often not needed: fetch few; wide ones in BLAS-friendly blocks

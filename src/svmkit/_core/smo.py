@@ -356,30 +356,38 @@ def rows_to_prefetch(needed, rows, y, upper, alpha, grad, computed, n_rows):
     are not computed yet: at most ``n_rows`` distinct rows, ascending.
 
     A variable's score is ``-y G`` when it is in I_up and ``y G`` when it is in
-    I_low (the larger of the two): the variables that SMO picks next.
+    I_low (the larger of the two): the variables that SMO picks next. The best
+    ``n_rows - 1`` are kept in a small array while scanning (no sort).
     """
-    m = alpha.shape[0]
-    score = np.full(m, -np.inf)
-    for t in range(m):
-        if computed[rows[t]]:
+    room = n_rows - 1
+    top_score = np.empty(max(room, 1))
+    top_row = np.empty(max(room, 1), dtype=np.int64)
+    count = 0
+    weakest = 0  # position of the smallest kept score once the array is full
+    for t in range(alpha.shape[0]):
+        r = rows[t]
+        if computed[r] or r == needed:
             continue
         in_up, in_low = _membership(y[t], alpha[t], upper[t])
         v = -y[t] * grad[t]
+        score = -np.inf
         if in_up:
-            score[t] = v
-        if in_low and -v > score[t]:
-            score[t] = -v
+            score = v
+        if in_low and -v > score:
+            score = -v
+        if score == -np.inf:
+            continue
+        if count < room:
+            top_score[count] = score
+            top_row[count] = r
+            count += 1
+            if count == room:
+                weakest = np.argmin(top_score[:count])
+        elif room > 0 and score > top_score[weakest]:
+            top_score[weakest] = score
+            top_row[weakest] = r
+            weakest = np.argmin(top_score[:count])
     picked = np.zeros(computed.shape[0], dtype=np.bool_)
     picked[needed] = True
-    room = n_rows - 1
-    if room > 0:
-        threshold = -np.inf
-        if room < m:
-            threshold = -np.partition(-score, room - 1)[room - 1]
-        for t in range(m):
-            if room == 0:
-                break
-            if score[t] > -np.inf and score[t] >= threshold and not picked[rows[t]]:
-                picked[rows[t]] = True
-                room -= 1
+    picked[top_row[:count]] = True
     return np.flatnonzero(picked)
