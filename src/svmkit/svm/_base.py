@@ -28,6 +28,7 @@ from .._solver import (
 from ..kernels import LinearKernel, resolve_gamma
 
 _PREDICT_BLOCK_BYTES = 16 * 2**20  # per block of test rows; see _solver._BLOCK_BYTES
+_DENSE_SV_BYTES = 256 * 2**20  # largest dense copy of sparse support vectors made for prediction
 
 
 def resolve_n_jobs(n_jobs):
@@ -169,11 +170,20 @@ class BaseKernelSVM(BaseEstimator):
         Rows are taken in memory-bounded blocks, spread over the cores (the
         kernel's BLAS products and ``exp`` release the GIL).
         """
+        if isinstance(self.kernel_, LinearKernel):
+            # sum_s c_s <x, x_s> = <x, w> with w = sum_s c_s x_s: O(d) per row, not O(n_SV d)
+            weights = np.asarray(self.support_vectors_.T @ coef)
+            return np.asarray(X @ weights) + intercept
         n_sv = self.support_.shape[0]
         step = max(1, _PREDICT_BLOCK_BYTES // (8 * max(1, n_sv)))
         support_vectors = self.support_vectors_
-        if sp.issparse(support_vectors) and getattr(self.kernel_, "float32_safe", False):
-            support_vectors = support_vectors.toarray()  # densified once, not in every block
+        # built-in kernels: sparse rows are densified where that stays small (once for the
+        # support vectors, per block for X), so that the products run in BLAS
+        n_features = support_vectors.shape[1]
+        densify = getattr(self.kernel_, "float32_safe", False) and n_sv * n_features * 8 <= _DENSE_SV_BYTES
+        if sp.issparse(support_vectors) and densify:
+            support_vectors = support_vectors.toarray()
+        densify_rows = densify and step * n_features * 8 <= _PREDICT_BLOCK_BYTES
         out = np.empty((X.shape[0], coef.shape[1]))
 
         def decide_block(start):
@@ -182,7 +192,8 @@ class BaseKernelSVM(BaseEstimator):
                 block = X[rows][:, self.support_]
                 block = block.toarray() if sp.issparse(block) else block
             else:
-                block = self.kernel_(X[rows], support_vectors)
+                X_rows = X[rows].toarray() if sp.issparse(X) and densify_rows else X[rows]
+                block = self.kernel_(X_rows, support_vectors)
             out[rows] = block @ coef
 
         map_in_threads(decide_block, range(0, X.shape[0], step), resolve_n_jobs(getattr(self, "n_jobs", None)))
