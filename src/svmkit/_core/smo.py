@@ -67,8 +67,8 @@ def violation_gap(y, alpha, grad, upper, nu_mode=False):
 
 
 @jit
-def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, sign):
-    """Second-order working pair among the active variables of sign ``sign`` (0: all).
+def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active):
+    """Second-order working pair among the active variables (Fan, Chen and Lin 2005).
 
     Returns ``(i, j, gap, obj_diff)``; ``j < 0`` when no pair can improve
     (or when the row of ``i`` is not computed yet).
@@ -79,8 +79,6 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active,
     i = -1
     for k in range(n_active):
         t = active[k]
-        if sign != 0.0 and y[t] != sign:
-            continue
         if y[t] > 0:
             if alpha[t] < upper[t] and -grad[t] >= g_max:
                 g_max = -grad[t]
@@ -96,8 +94,6 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active,
         return i, -1, np.inf, np.inf  # the caller computes row i first
     for k in range(n_active):
         t = active[k]
-        if sign != 0.0 and y[t] != sign:
-            continue
         if y[t] > 0:
             if alpha[t] <= 0:
                 continue
@@ -116,6 +112,71 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active,
                 obj_diff_min = obj_diff
                 j = t
     return i, j, g_max + g_max2, obj_diff_min
+
+
+@jit
+def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_active):
+    """Second-order working pair within one sign of ``y`` (LIBSVM's
+    ``Solver_NU::select_working_set``): both signs in the same two passes.
+
+    Returns ``(i, j, gap, needed_row)``: ``j < 0`` when no pair can improve;
+    ``needed_row >= 0`` when the kernel row of a candidate ``i`` must be
+    computed first; ``gap`` is the larger of the two per-sign gaps.
+    """
+    g_max_pos = -np.inf
+    g_max_neg = -np.inf
+    i_pos = -1
+    i_neg = -1
+    for k in range(n_active):
+        t = active[k]
+        if y[t] > 0:
+            if alpha[t] < upper[t] and -grad[t] >= g_max_pos:
+                g_max_pos = -grad[t]
+                i_pos = t
+        elif alpha[t] > 0 and grad[t] >= g_max_neg:
+            g_max_neg = grad[t]
+            i_neg = t
+    if i_pos >= 0 and not computed[rows[i_pos]]:
+        return i_pos, -1, np.inf, rows[i_pos]
+    if i_neg >= 0 and not computed[rows[i_neg]]:
+        return i_neg, -1, np.inf, rows[i_neg]
+    r_pos = rows[i_pos] if i_pos >= 0 else 0
+    r_neg = rows[i_neg] if i_neg >= 0 else 0
+    g_max2_pos = -np.inf
+    g_max2_neg = -np.inf
+    j = -1
+    obj_diff_min = np.inf
+    for k in range(n_active):
+        t = active[k]
+        if y[t] > 0:
+            if alpha[t] <= 0:
+                continue
+            yg = grad[t]
+            if yg >= g_max2_pos:
+                g_max2_pos = yg
+            grad_diff = g_max_pos + yg
+            if i_pos < 0 or grad_diff <= 0:
+                continue
+            quad = qd[i_pos] + qd[t] - 2.0 * K[r_pos, rows[t]]
+        else:
+            if alpha[t] >= upper[t]:
+                continue
+            yg = -grad[t]
+            if yg >= g_max2_neg:
+                g_max2_neg = yg
+            grad_diff = g_max_neg + yg
+            if i_neg < 0 or grad_diff <= 0:
+                continue
+            quad = qd[i_neg] + qd[t] - 2.0 * K[r_neg, rows[t]]
+        if quad <= 0:
+            quad = _TAU
+        obj_diff = -(grad_diff * grad_diff) / quad
+        if obj_diff <= obj_diff_min:
+            obj_diff_min = obj_diff
+            j = t
+    gap = max(g_max_pos + g_max2_pos, g_max_neg + g_max2_neg)
+    i = i_pos if (j >= 0 and y[j] > 0) else i_neg
+    return i, j, gap, -1
 
 
 @jit
@@ -254,17 +315,11 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
                     n_active = m
         state[0] = n_active
         if nu_mode:
-            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, 1.0)
-            i2, j2, gap2, obj2 = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, -1.0)
-            if i >= 0 and not computed[rows[i]]:
-                return steps, SMO_NEED_ROW, gap, rows[i]
-            if i2 >= 0 and not computed[rows[i2]]:
-                return steps, SMO_NEED_ROW, gap2, rows[i2]
-            if j < 0 or (j2 >= 0 and obj2 < obj):
-                i, j = i2, j2
-            gap = max(gap, gap2)
+            i, j, gap, needed = _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
+            if needed >= 0:
+                return steps, SMO_NEED_ROW, gap, needed
         else:
-            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active, 0.0)
+            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
             if i >= 0 and not computed[rows[i]]:
                 return steps, SMO_NEED_ROW, gap, rows[i]
         done = gap < tol or j < 0
