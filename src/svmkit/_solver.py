@@ -339,8 +339,10 @@ def solve_dual(
             # float32 copy of the data at twice the BLAS speed (usps: 0.60 s instead of 0.78 s)
             small = n_data * n_data * 8 <= min(budget, _FLOAT64_GRAM_BYTES)
             dtype = np.float64 if small else np.float32
-            # thin rows are cheap and often not needed: fetch few; wide ones in BLAS-friendly blocks
-            prefetch = int(np.clip(2 * n_features, 8, _PREFETCH_ROWS))
+            # thin rows are cheap, but each return from the compiled solver costs a fixed
+            # overhead: at least 32 rows a time (svmguide1, d = 4: nu-SVC and one-class 15 %
+            # faster than with 8); wide rows in BLAS-friendly blocks of up to 128
+            prefetch = int(np.clip(2 * n_features, 32, _PREFETCH_ROWS))
             return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, progress)
         return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
 
