@@ -193,7 +193,13 @@ def test_one_vs_rest_and_binary_sign_convention():
     oracle = LibsvmNuSVC(nu=0.3, tol=1e-8).fit(X[50:], y[50:])
     np.testing.assert_allclose(binary.decision_function(X[50:]), oracle.decision_function(X[50:]), atol=1e-4)
     np.testing.assert_allclose(binary.intercept_, oracle.intercept_, atol=1e-4)
-    np.testing.assert_array_equal(np.sign(binary.dual_coef_), np.sign(oracle.dual_coef_))
+    # iris repeats a sample (rows 51 and 92 here): how their multiplier is split between
+    # the two copies is not unique, so the sign convention is checked on the shared SVs
+    ours = dict(zip(binary.support_, binary.dual_coef_[0]))
+    theirs = dict(zip(oracle.support_, oracle.dual_coef_[0]))
+    assert set(ours) ^ set(theirs) <= {51, 92}
+    for s in set(ours) & set(theirs):
+        assert np.sign(ours[s]) == np.sign(theirs[s])
 
 
 @pytest.mark.parametrize(

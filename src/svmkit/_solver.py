@@ -26,6 +26,7 @@ Two strategies, chosen by the problem size and the memory budget ``cache_size``:
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, replace
 
@@ -35,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-from ._core.row_cache import add_weighted_rows, gather_block
+from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
 from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, rows_to_prefetch, smo, violation_gap
 from .kernels import row_sq_norms
 
@@ -72,6 +73,16 @@ def single_threaded_blas():
 # term, violation scores and gradient update, int64 row, and masks.
 _BYTES_PER_VARIABLE = 96
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
+
+
+def _add_weighted_rows(buffer, slots, weights, out):
+    """``out += weights @ buffer[slots]``: over all cores when called from the main
+    thread; on the calling thread alone in worker threads (one-vs-one problems
+    solved in parallel), which must not launch numba's parallel loops at once."""
+    if threading.current_thread() is threading.main_thread():
+        add_weighted_rows(buffer, slots, weights, out)
+    else:
+        add_weighted_rows_serial(buffer, slots, weights, out)
 
 
 class GramBlocks:
@@ -267,14 +278,20 @@ def _row_dot(gram, rows, cols, coef):
     return out
 
 
-def _initial_gradient(gram, problem):
-    """``G = Q a0 + p`` for the start point."""
-    grad = problem.p.astype(np.float64).copy()
+def _start_coefficients(problem):
+    """Data rows with a non-zero start multiplier and their weights ``sum y_t a0_t``."""
     moved = np.flatnonzero(problem.alpha0)
-    if moved.size:
-        sv_rows, inverse = np.unique(problem.rows[moved], return_inverse=True)
-        coef = np.zeros(sv_rows.shape[0])
-        np.add.at(coef, inverse, problem.y[moved] * problem.alpha0[moved])
+    sv_rows, inverse = np.unique(problem.rows[moved], return_inverse=True)
+    coef = np.zeros(sv_rows.shape[0])
+    np.add.at(coef, inverse, problem.y[moved] * problem.alpha0[moved])
+    return sv_rows, coef
+
+
+def _initial_gradient(gram, problem):
+    """``G = Q a0 + p`` for the start point (kernel columns of the support rows)."""
+    grad = problem.p.astype(np.float64).copy()
+    sv_rows, coef = _start_coefficients(problem)
+    if sv_rows.size:
         grad += problem.y * _row_dot(gram, np.arange(gram.n_rows), sv_rows, coef)[problem.rows]
     return grad
 
@@ -360,11 +377,19 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     p = problem.p.astype(np.float64)
     qd = gram.diag()[rows]
     alpha = problem.alpha0.astype(np.float64)
-    grad = _initial_gradient(gram, problem)
+    # G = Q a0 + p from the rows of the start support vectors, computed into K where the
+    # solver will find them again (one-class, nu-SVC and nu-SVR start with many)
+    grad = p.copy()
+    sv_rows, coef = _start_coefficients(problem)
+    if sv_rows.size:
+        _fill_rows(K, computed, block, sv_rows)
+        column_sum = np.zeros(n)
+        _add_weighted_rows(K, sv_rows, coef, column_sum)
+        grad += y * column_sum[rows]
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
     if n <= prefetch:
-        _fill_rows(K, computed, block, np.arange(n))
+        _fill_rows(K, computed, block, np.flatnonzero(~computed))
     n_iter = 0
     while True:
         budget = min(_STEPS_PER_CALL, max_steps - n_iter)
@@ -590,12 +615,12 @@ class _BlockedSolver:
         nonzero = np.flatnonzero(coef)
         column_sum = np.zeros(self.gram.n_rows)
         in_cache = nonzero[slots[nonzero] >= 0]
-        add_weighted_rows(cache.buffer, slots[in_cache], coef[in_cache], column_sum)
+        _add_weighted_rows(cache.buffer, slots[in_cache], coef[in_cache], column_sum)
         streamed = nonzero[slots[nonzero] < 0]
         for start in range(0, streamed.size, self.chunk):
             part = streamed[start : start + self.chunk]
             block = self.gram.block32(ws_columns[part])
-            add_weighted_rows(block, np.arange(part.size), coef[part], column_sum)
+            _add_weighted_rows(block, np.arange(part.size), coef[part], column_sum)
             cache.insert(ws_columns[part], block)
         self.grad += self.y * column_sum[self.rows]
         return max(steps, 1)
