@@ -29,6 +29,7 @@ from ..kernels import LinearKernel, resolve_gamma
 
 _PREDICT_BLOCK_BYTES = 16 * 2**20  # per block of test rows; see _solver._BLOCK_BYTES
 _DENSE_SV_BYTES = 256 * 2**20  # largest dense copy of sparse support vectors made for prediction
+_PARALLEL_PREDICT_VALUES = 2**20  # fewer kernel values than this are computed on one thread
 
 
 def resolve_n_jobs(n_jobs):
@@ -175,7 +176,13 @@ class BaseKernelSVM(BaseEstimator):
             weights = np.asarray(self.support_vectors_.T @ coef)
             return np.asarray(X @ weights) + intercept
         n_sv = self.support_.shape[0]
-        step = max(1, _PREDICT_BLOCK_BYTES // (8 * max(1, n_sv)))
+        n_rows = X.shape[0]
+        n_workers = resolve_n_jobs(getattr(self, "n_jobs", None)) if n_rows * n_sv >= _PARALLEL_PREDICT_VALUES else 1
+        # blocks of at most _PREDICT_BLOCK_BYTES, as many as a multiple of the workers and of
+        # equal size, so that no worker is left with a larger share
+        n_blocks = -(-n_rows * 8 * max(1, n_sv) // _PREDICT_BLOCK_BYTES)
+        n_blocks = min(n_rows, -(-n_blocks // n_workers) * n_workers) or 1
+        step = -(-n_rows // n_blocks) or 1
         support_vectors = self.support_vectors_
         # built-in kernels: sparse rows are densified where that stays small (once for the
         # support vectors, per block for X), so that the products run in BLAS
@@ -196,7 +203,7 @@ class BaseKernelSVM(BaseEstimator):
                 block = self.kernel_(X_rows, support_vectors)
             out[rows] = block @ coef
 
-        map_in_threads(decide_block, range(0, X.shape[0], step), resolve_n_jobs(getattr(self, "n_jobs", None)))
+        map_in_threads(decide_block, range(0, n_rows, step), n_workers)
         out += intercept
         return out
 
