@@ -85,6 +85,11 @@ def _add_weighted_rows(buffer, slots, weights, out):
         add_weighted_rows_serial(buffer, slots, weights, out)
 
 
+def _rows_per_block(n_columns):
+    """How many kernel rows of ``n_columns`` float64 values make one block of ``_BLOCK_BYTES``."""
+    return max(1, _BLOCK_BYTES // (8 * max(1, n_columns)))
+
+
 class GramBlocks:
     """Blocks ``K(X[rows], X[cols])`` of the Gram matrix of a kernel on ``X``.
 
@@ -272,7 +277,7 @@ class _Progress:
 def _row_dot(gram, rows, cols, coef):
     """``K(rows, cols) @ coef`` computed in memory-bounded pieces."""
     out = np.empty(rows.shape[0])
-    chunk = max(1, _BLOCK_BYTES // (8 * max(1, cols.shape[0])))
+    chunk = _rows_per_block(cols.shape[0])
     for start in range(0, rows.shape[0], chunk):
         out[start : start + chunk] = gram.block32(rows[start : start + chunk], cols) @ coef
     return out
@@ -419,7 +424,7 @@ def _violator_sets(y, alpha, upper):
 
 
 def _fill_rows(K, computed, block, rows):
-    chunk = max(1, _BLOCK_BYTES // (8 * K.shape[1]))
+    chunk = _rows_per_block(K.shape[1])
     for start in range(0, rows.shape[0], chunk):
         part = rows[start : start + chunk]
         K[part] = block(part)
@@ -502,7 +507,7 @@ class _BlockedSolver:
         # from and for the solver's per-variable arrays
         own_bytes = gram.float32_copy_bytes() + _BYTES_PER_VARIABLE * m
         self.cache = _RowCache(n_data, max(0, budget - own_bytes))
-        self.chunk = max(1, _BLOCK_BYTES // (8 * n_data))  # kernel rows computed together
+        self.chunk = _rows_per_block(n_data)  # kernel rows computed together
 
     def _select(self, v, up, low, kept, n_new):
         """The largest violators of each group and side, kept variables excluded."""

@@ -70,8 +70,8 @@ def violation_gap(y, alpha, grad, upper, nu_mode=False):
 def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active):
     """Second-order working pair among the active variables (Fan, Chen and Lin 2005).
 
-    Returns ``(i, j, gap, obj_diff)``; ``j < 0`` when no pair can improve
-    (or when the row of ``i`` is not computed yet).
+    Returns ``(i, j, gap, needed_row)``: ``j < 0`` when no pair can improve;
+    ``needed_row >= 0`` when the kernel row of ``i`` must be computed first.
     (Membership tests are written out in the loops: numba does not inline
     small helper functions there, which costs a factor of ten.)
     """
@@ -91,7 +91,7 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
     obj_diff_min = np.inf
     ri = rows[i] if i >= 0 else 0
     if i >= 0 and not computed[ri]:
-        return i, -1, np.inf, np.inf  # the caller computes row i first
+        return i, -1, np.inf, ri
     for k in range(n_active):
         t = active[k]
         if y[t] > 0:
@@ -111,7 +111,7 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
             if obj_diff <= obj_diff_min:
                 obj_diff_min = obj_diff
                 j = t
-    return i, j, g_max + g_max2, obj_diff_min
+    return i, j, g_max + g_max2, -1
 
 
 @jit
@@ -316,12 +316,10 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
         state[0] = n_active
         if nu_mode:
             i, j, gap, needed = _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
-            if needed >= 0:
-                return steps, SMO_NEED_ROW, gap, needed
         else:
-            i, j, gap, obj = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
-            if i >= 0 and not computed[rows[i]]:
-                return steps, SMO_NEED_ROW, gap, rows[i]
+            i, j, gap, needed = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
+        if needed >= 0:
+            return steps, SMO_NEED_ROW, gap, needed
         done = gap < tol or j < 0
         if (done or steps >= max_steps) and n_active < m:
             missing = _missing_support_row(rows, alpha, computed, active, n_active)
