@@ -1,9 +1,17 @@
-"""Element-wise steps of kernel blocks fused into one pass over the block.
+"""Compiled steps of kernel blocks and rows.
 
-NumPy would pass over a large block once per operation; here the block is
-read and written once. Functions work in place on C-contiguous 2-D blocks.
+* :func:`rbf_exponent`: element-wise steps of an RBF block fused into one pass
+  (NumPy would pass over a large block once per operation); in place on a
+  C-contiguous 2-D block.
+* :func:`kernel_row`: one whole kernel row of thin data, for solvers that need
+  rows inside compiled code (no return to Python per row).
 """
 
+import math
+
+import numpy as np
+
+from ._bits import bits_float
 from ._jit import jit
 
 
@@ -20,3 +28,91 @@ def rbf_exponent(products, row_norms, col_norms, gamma):
         for j in range(row.shape[0]):
             distance = row_norm + col_norms[j] - 2.0 * row[j]
             row[j] = -gamma * (distance if distance > 0.0 else 0.0)
+
+
+#: Kernels whose rows :func:`kernel_row` computes (``KERNEL_NONE``: rows come from the caller).
+KERNEL_NONE, KERNEL_LINEAR, KERNEL_POLYNOMIAL, KERNEL_RBF = 0, 1, 2, 3
+
+_LOG2_E = 1.4426950408889634
+_LN2_HIGH = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm): k * _LN2_HIGH is exact
+_LN2_LOW = 1.90821492927058770002e-10
+_EXP_MIN = -708.0  # exp(x) of smaller x is taken as 0 (below 3.3e-308)
+
+
+_TAYLOR = tuple(1.0 / math.factorial(i) for i in range(14))  # exp(r) to degree 13
+
+
+@jit
+def exp_nonpositive(x):
+    """``exp(x)`` for ``x <= 0`` in arithmetic that vectorises (NumPy's ``exp``
+    cannot be called from compiled loops, and a call to the C library per
+    element costs several times more).
+
+    ``x = k ln 2 + r`` with ``|r| <= ln(2) / 2``; ``exp(r)`` by its Taylor
+    polynomial of degree 13 (truncation below 1e-17 relative) in Estrin's
+    scheme (short dependency chains), ``2^k`` from the exponent bits. Relative
+    error within two units in the last place.
+    """
+    c = _TAYLOR
+    k = np.floor(x * _LOG2_E + 0.5)
+    r = (x - k * _LN2_HIGH) - k * _LN2_LOW
+    r2 = r * r
+    r4 = r2 * r2
+    low = ((c[0] + c[1] * r) + (c[2] + c[3] * r) * r2) + ((c[4] + c[5] * r) + (c[6] + c[7] * r) * r2) * r4
+    high = ((c[8] + c[9] * r) + (c[10] + c[11] * r) * r2) + (c[12] + c[13] * r) * r4
+    scale = bits_float((np.int64(max(k, -1022.0)) + 1023) << 52)
+    return (low + high * (r4 * r4)) * scale if x >= _EXP_MIN else 0.0
+
+
+@jit
+def exp_nonpositive_single(x):
+    """:func:`exp_nonpositive` to single precision (relative error below 1e-8,
+    Taylor degree 7), for values stored as float32."""
+    c = _TAYLOR
+    k = np.floor(x * _LOG2_E + 0.5)
+    r = (x - k * _LN2_HIGH) - k * _LN2_LOW
+    r2 = r * r
+    low = (c[0] + c[1] * r) + (c[2] + c[3] * r) * r2
+    high = (c[4] + c[5] * r) + (c[6] + c[7] * r) * r2
+    scale = bits_float((np.int64(max(k, -1022.0)) + 1023) << 52)
+    return (low + high * (r2 * r2)) * scale if x >= _EXP_MIN else 0.0
+
+
+@jit
+def kernel_row(XT, r, code, gamma, coef0, degree, acc, out):
+    """``out[c] = k(x_r, x_c)`` for every column ``c`` of ``XT`` (the data transposed,
+    features by rows): the row of one kernel matrix, one feature at a time so
+    that every loop runs along contiguous memory. ``acc`` is scratch of the
+    row's length and of ``XT``'s type; float32 ``out`` (with float32 ``XT``) is
+    computed to single precision.
+
+    RBF: ``exp(-gamma |x_r - x_c|^2)`` from the differences (no cancellation);
+    linear: ``x_r'x_c``; polynomial: ``(gamma x_r'x_c + coef0)^degree``.
+    """
+    n = XT.shape[1]
+    acc[:] = 0.0
+    if code == KERNEL_RBF:
+        for f in range(XT.shape[0]):
+            x = XT[f, r]
+            column = XT[f]
+            for c in range(n):
+                diff = x - column[c]
+                acc[c] += diff * diff
+        if out.itemsize == 4:
+            for c in range(n):
+                out[c] = exp_nonpositive_single(-gamma * np.float64(acc[c]))
+        else:
+            for c in range(n):
+                out[c] = exp_nonpositive(-gamma * acc[c])
+        return
+    for f in range(XT.shape[0]):
+        x = XT[f, r]
+        column = XT[f]
+        for c in range(n):
+            acc[c] += x * column[c]
+    if code == KERNEL_LINEAR:
+        for c in range(n):
+            out[c] = acc[c]
+        return
+    for c in range(n):
+        out[c] = (gamma * acc[c] + coef0) ** degree

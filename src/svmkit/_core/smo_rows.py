@@ -1,0 +1,371 @@
+"""SMO with the variables in kernel-row order: every pass is a contiguous loop.
+
+Variable ``t`` uses row ``t % n`` of an ``n``-column kernel matrix (C-SVC,
+one-class and nu-SVC: ``m = n``; epsilon-SVR and nu-SVR: ``m = 2n``), so a
+kernel row is read along its length with no index array, and each step takes
+three passes that the compiler turns into SIMD code:
+
+1. the gradient update, which also finds the largest ``-y G`` over I_up (the
+   next ``i``);
+2. the second-order gains ``b^2 / a`` of all candidates ``j`` and their
+   largest value, with a count of the variables that still violate the
+   stopping condition by ``tol``;
+3. short backward scans that find the (last) index holding each maximum.
+
+A maximum with its index does not vectorise; the largest value does when it is
+taken over integers. A float64 maps to an int64 with the same order by
+flipping the non-sign bits of negative numbers (``_order_key``), so the passes
+reduce integer keys and then look for the index with that key. The choices are
+those of :func:`svmkit._core.smo.smo` without shrinking (the same pairs, ties
+to the last index), at about a quarter of its cost per step.
+
+There is no shrinking here: every ``min(m, 1000)`` steps the solver counts the
+variables that LIBSVM's shrinking would keep and, when fewer than a fifth of
+them are left, returns ``SMO_USE_SHRINKING`` so that the caller continues with
+:func:`svmkit._core.smo.smo`, whose passes run over the active variables only.
+"""
+
+import numpy as np
+
+from ._bits import bits_float, float_bits
+from ._jit import jit
+from .kernel_blocks import KERNEL_NONE, kernel_row
+from .smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT
+
+SMO_USE_SHRINKING = 3
+
+_TAU = 1e-12
+_IN_UP = 1
+_IN_LOW = 2
+_NO_KEY = np.int64(-(2**63))
+_SIGN_FREE = np.int64(2**63 - 1)
+_SCAN = 256  # variables per chunk: the passes keep one maximum per chunk, the index scans read one chunk
+_KEEP_FRACTION = 5  # hand over to shrinking when fewer than m / 5 variables stay active
+
+
+@jit
+def side_flags(y, alpha, upper):
+    """Bit 1: the variable is in I_up (``y a`` may grow); bit 2: in I_low."""
+    flags = np.empty(alpha.shape[0], dtype=np.int8)
+    for t in range(alpha.shape[0]):
+        flags[t] = _side(y[t], alpha[t], upper[t])
+    return flags
+
+
+@jit
+def _side(y_t, alpha_t, upper_t):
+    if y_t > 0:
+        return (_IN_UP if alpha_t < upper_t else 0) | (_IN_LOW if alpha_t > 0 else 0)
+    return (_IN_UP if alpha_t > 0 else 0) | (_IN_LOW if alpha_t < upper_t else 0)
+
+
+@jit
+def _chunk(c, n):
+    """Chunk ``c`` of the variables: ``(t0, k0, k1)``, variables ``t0 + k0 .. t0 + k1 - 1``
+    use columns ``k0 .. k1 - 1``. Chunks hold ``_SCAN`` variables and never straddle
+    two copies of the rows."""
+    per_copy = (n + _SCAN - 1) // _SCAN
+    k0 = (c % per_copy) * _SCAN
+    return (c // per_copy) * n, k0, min(k0 + _SCAN, n)
+
+
+@jit
+def _n_chunks(m, n):
+    return (m // n) * ((n + _SCAN - 1) // _SCAN)
+
+
+@jit
+def _up_keys(n, y, grad, flags, row_i, row_j, c_i, c_j, nu_mode, keys_pos, keys_neg):
+    """``G_t += y_t (c_i K[r_i, t] + c_j K[r_j, t])`` (skipped when both ``c`` are 0),
+    then per chunk the largest key of ``-y G`` over I_up: of ``y > 0`` in
+    ``keys_pos`` and ``y < 0`` in ``keys_neg`` in nu mode, of all in ``keys_pos``
+    otherwise."""
+    update = c_i != 0.0 or c_j != 0.0
+    for c in range(keys_pos.shape[0]):
+        t0, k0, k1 = _chunk(c, n)
+        ys = y[t0 + k0 : t0 + k1]
+        gs = grad[t0 + k0 : t0 + k1]
+        fs = flags[t0 + k0 : t0 + k1]
+        if update:
+            ri = row_i[k0:k1]
+            rj = row_j[k0:k1]
+            for k in range(k1 - k0):
+                gs[k] += ys[k] * (c_i * ri[k] + c_j * rj[k])
+        # (``max`` of a conditional expression, not an ``if``: the form LLVM vectorises)
+        best_pos = _NO_KEY
+        best_neg = _NO_KEY
+        if nu_mode:
+            for k in range(k1 - k0):
+                bits = float_bits(-ys[k] * gs[k] + 0.0)
+                key = bits ^ ((bits >> 63) & _SIGN_FREE)
+                up = (fs[k] & _IN_UP) != 0
+                best_pos = max(best_pos, key if up & (ys[k] > 0) else _NO_KEY)
+                best_neg = max(best_neg, key if up & (ys[k] < 0) else _NO_KEY)
+        else:
+            for k in range(k1 - k0):
+                bits = float_bits(-ys[k] * gs[k] + 0.0)
+                key = bits ^ ((bits >> 63) & _SIGN_FREE)
+                best_pos = max(best_pos, key if fs[k] & _IN_UP else _NO_KEY)
+        keys_pos[c] = best_pos
+        keys_neg[c] = best_neg
+
+
+@jit
+def _gains(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, keys):
+    """Per chunk the largest key of the gain ``b^2 / a`` of pairing ``t`` (in I_low,
+    ``b > 0``) with the ``i`` of its sign (plain mode: both signs share one ``i``);
+    returns the number of I_low variables with ``b >= tol`` (none: the gap is
+    below ``tol``). A gain is not negative, so its bits are its key."""
+    violators = 0
+    for c in range(keys.shape[0]):
+        t0, k0, k1 = _chunk(c, n)
+        ys = y[t0 + k0 : t0 + k1]
+        gs = grad[t0 + k0 : t0 + k1]
+        qs = qd[t0 + k0 : t0 + k1]
+        fs = flags[t0 + k0 : t0 + k1]
+        rp = row_pos[k0:k1]
+        rn = row_neg[k0:k1]
+        best = np.int64(-1)
+        for k in range(k1 - k0):
+            pos = ys[k] > 0
+            kernel = rp[k] if pos else rn[k]
+            b = (g_pos if pos else g_neg) + ys[k] * gs[k]
+            quad = (qd_pos if pos else qd_neg) + qs[k] - 2.0 * kernel
+            quad = quad if quad > 0 else _TAU
+            low = (fs[k] & _IN_LOW) != 0
+            best = max(best, float_bits((b * b) / quad) if low & (b > 0) else np.int64(-1))
+            violators += low & (b >= tol)
+        keys[c] = best
+    return violators
+
+
+@jit
+def _last_chunk_with_max(keys):
+    """``(c, key)``: the largest key and the last chunk that holds it."""
+    best = keys[0]
+    chunk = 0
+    for c in range(1, keys.shape[0]):
+        if keys[c] >= best:
+            best = keys[c]
+            chunk = c
+    return chunk, best
+
+
+@jit
+def _last_up_with_key(n, y, grad, flags, chunk, key, sign):
+    """The last variable of I_up in ``chunk`` (``y`` of the given sign; 0: any) whose ``-y G`` has ``key``."""
+    t0, k0, k1 = _chunk(chunk, n)
+    for t in range(t0 + k1 - 1, t0 + k0 - 1, -1):
+        if flags[t] & _IN_UP and y[t] * sign >= 0:
+            bits = float_bits(-y[t] * grad[t] + 0.0)
+            if bits ^ ((bits >> 63) & _SIGN_FREE) == key:
+                return t
+    return -1
+
+
+@jit
+def _last_with_gain(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, key):
+    """The last I_low variable in ``chunk`` whose gain has ``key`` (see :func:`_gains`)."""
+    t0, k0, k1 = _chunk(chunk, n)
+    for k in range(k1 - 1, k0 - 1, -1):
+        t = t0 + k
+        pos = y[t] > 0
+        b = (g_pos if pos else g_neg) + y[t] * grad[t]
+        if not (flags[t] & _IN_LOW and b > 0):
+            continue
+        quad = (qd_pos if pos else qd_neg) + qd[t] - 2.0 * (row_pos[k] if pos else row_neg[k])
+        quad = quad if quad > 0 else _TAU
+        if float_bits((b * b) / quad) == key:
+            return t
+    return -1
+
+
+@jit
+def _key_value(key):
+    """The float64 of an order key (the key map is its own inverse)."""
+    return bits_float(key ^ ((key >> 63) & _SIGN_FREE))
+
+
+@jit
+def _gap(y, grad, flags, nu_mode):
+    """``m(a) - M(a)`` (nu mode: the larger of the per-sign gaps)."""
+    m_up = np.full(2, -np.inf)
+    m_low = np.full(2, np.inf)
+    for t in range(y.shape[0]):
+        g = 1 if (nu_mode and y[t] < 0) else 0
+        v = -y[t] * grad[t]
+        if flags[t] & _IN_UP and v > m_up[g]:
+            m_up[g] = v
+        if flags[t] & _IN_LOW and v < m_low[g]:
+            m_low[g] = v
+    return max(m_up[0] - m_low[0], m_up[1] - m_low[1])
+
+
+@jit
+def _few_would_stay_active(y, grad, flags, nu_mode):
+    """Whether LIBSVM's shrinking would keep fewer than ``m / _KEEP_FRACTION`` variables."""
+    m_up = np.full(2, -np.inf)
+    m_low = np.full(2, np.inf)
+    for t in range(y.shape[0]):
+        g = 1 if (nu_mode and y[t] < 0) else 0
+        v = -y[t] * grad[t]
+        if flags[t] & _IN_UP and v > m_up[g]:
+            m_up[g] = v
+        if flags[t] & _IN_LOW and v < m_low[g]:
+            m_low[g] = v
+    kept = 0
+    for t in range(y.shape[0]):
+        g = 1 if (nu_mode and y[t] < 0) else 0
+        v = -y[t] * grad[t]
+        up = (flags[t] & _IN_UP) != 0
+        low = (flags[t] & _IN_LOW) != 0
+        dropped = (up and not low and v < m_low[g]) or (low and not up and v > m_up[g]) or not (up or low)
+        kept += not dropped
+    return kept * _KEEP_FRACTION < y.shape[0]
+
+
+@jit
+def _have_row(K, r, computed, XT, kernel, gamma, coef0, degree, scratch):
+    """Whether row ``r`` of ``K`` is there, after computing it when ``kernel`` allows."""
+    if computed[r]:
+        return True
+    if kernel == KERNEL_NONE:
+        return False
+    kernel_row(XT, r, kernel, gamma, coef0, degree, scratch, K[r])
+    computed[r] = True
+    return True
+
+
+@jit
+def smo_rows(
+    K, y, upper, qd, alpha, grad, flags, computed, tol, max_steps, nu_mode, check_shrinking, XT, kernel, gamma, coef0, degree
+):
+    """Run SMO on variables in row order until the gap is below ``tol``,
+    ``max_steps`` updates were made, a kernel row is missing, or (with
+    ``check_shrinking``) few variables would stay active under shrinking.
+
+    Parameters
+    ----------
+    K : 2-D float array with ``n`` columns
+        Row ``r`` is read only where ``computed[r]``; variable ``t`` uses row ``t % n``.
+    y, upper, qd : float64 arrays, shape (m,), ``m`` a multiple of ``n``
+    alpha, grad : float64 arrays, shape (m,), updated in place
+    flags : int8 array, shape (m,)
+        :func:`side_flags` of ``alpha``, updated in place.
+    computed : bool array, shape (n,)
+        Updated in place when rows are computed here.
+    tol : float
+    max_steps : int
+    nu_mode : bool
+        Pairs within one sign of ``y`` (nu-SVC, nu-SVR).
+    check_shrinking : bool
+        Return ``SMO_USE_SHRINKING`` when shrinking would keep fewer than a
+        fifth of the variables (checked every ``min(m, 1000)`` steps).
+    XT, kernel, gamma, coef0, degree
+        Missing rows are computed here by :func:`svmkit._core.kernel_blocks.kernel_row`
+        from the data transposed (``XT``, features by rows, of ``K``'s type) unless
+        ``kernel`` is ``KERNEL_NONE``; then the caller computes them.
+
+    Returns
+    -------
+    steps, status, gap, needed_row
+        As :func:`svmkit._core.smo.smo`; ``gap`` is only computed for
+        ``SMO_OPTIMAL`` and ``SMO_STEP_LIMIT`` (else ``inf``).
+    """
+    m = alpha.shape[0]
+    n = K.shape[1]
+    period = min(m, 1000)
+    n_chunks = _n_chunks(m, n)
+    keys_pos = np.empty(n_chunks, dtype=np.int64)
+    keys_neg = np.empty(n_chunks, dtype=np.int64)
+    gain_keys = np.empty(n_chunks, dtype=np.int64)
+    scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
+    steps = 0
+    _up_keys(n, y, grad, flags, K[0], K[0], 0.0, 0.0, nu_mode, keys_pos, keys_neg)
+    while True:
+        if check_shrinking and steps > 0 and steps % period == 0 and _few_would_stay_active(y, grad, flags, nu_mode):
+            return steps, SMO_USE_SHRINKING, np.inf, -1
+        chunk_pos, key_pos = _last_chunk_with_max(keys_pos)
+        i_pos = _last_up_with_key(n, y, grad, flags, chunk_pos, key_pos, 1.0 if nu_mode else 0.0)
+        i_neg = i_pos
+        key_neg = key_pos
+        if nu_mode:
+            chunk_neg, key_neg = _last_chunk_with_max(keys_neg)
+            i_neg = _last_up_with_key(n, y, grad, flags, chunk_neg, key_neg, -1.0)
+        if i_pos < 0 and i_neg < 0:
+            return steps, SMO_OPTIMAL, _gap(y, grad, flags, nu_mode), -1
+        for i in (i_pos, i_neg):
+            if i >= 0 and not _have_row(K, i % n, computed, XT, kernel, gamma, coef0, degree, scratch):
+                return steps, SMO_NEED_ROW, np.inf, i % n
+        # a sign without an i gets b = -inf: the other sign's row stands in for its kernel row
+        stand_in_pos = i_pos if i_pos >= 0 else i_neg
+        stand_in_neg = i_neg if i_neg >= 0 else i_pos
+        row_pos = K[stand_in_pos % n]
+        row_neg = K[stand_in_neg % n]
+        g_pos = _key_value(key_pos) if i_pos >= 0 else -np.inf
+        g_neg = _key_value(key_neg) if i_neg >= 0 else -np.inf
+        qd_pos = qd[stand_in_pos]
+        qd_neg = qd[stand_in_neg]
+        violators = _gains(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, gain_keys)
+        if violators == 0:
+            return steps, SMO_OPTIMAL, _gap(y, grad, flags, nu_mode), -1
+        chunk, gain = _last_chunk_with_max(gain_keys)
+        j = _last_with_gain(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, gain)
+        if not _have_row(K, j % n, computed, XT, kernel, gamma, coef0, degree, scratch):
+            return steps, SMO_NEED_ROW, np.inf, j % n
+        if steps >= max_steps:
+            return steps, SMO_STEP_LIMIT, _gap(y, grad, flags, nu_mode), -1
+        steps += 1
+        i = i_pos if y[j] > 0 else i_neg
+        row_i = row_pos if y[j] > 0 else row_neg
+        row_j = K[j % n]
+        old_i = alpha[i]
+        old_j = alpha[j]
+        ui = upper[i]
+        uj = upper[j]
+        quad = qd[i] + qd[j] - 2.0 * row_i[j % n]
+        if quad <= 0:
+            quad = _TAU
+        if y[i] != y[j]:
+            delta = (-grad[i] - grad[j]) / quad
+            diff = old_i - old_j
+            ai = old_i + delta
+            aj = old_j + delta
+            if diff > 0:
+                if aj < 0:
+                    aj = 0.0
+                    ai = diff
+            elif ai < 0:
+                ai = 0.0
+                aj = -diff
+            if diff > ui - uj:
+                if ai > ui:
+                    ai = ui
+                    aj = ui - diff
+            elif aj > uj:
+                aj = uj
+                ai = uj + diff
+        else:
+            delta = (grad[i] - grad[j]) / quad
+            total = old_i + old_j
+            ai = old_i - delta
+            aj = old_j + delta
+            if total > ui:
+                if ai > ui:
+                    ai = ui
+                    aj = total - ui
+            elif aj < 0:
+                aj = 0.0
+                ai = total
+            if total > uj:
+                if aj > uj:
+                    aj = uj
+                    ai = total - uj
+            elif ai < 0:
+                ai = 0.0
+                aj = total
+        alpha[i] = ai
+        alpha[j] = aj
+        flags[i] = _side(y[i], ai, ui)
+        flags[j] = _side(y[j], aj, uj)
+        _up_keys(n, y, grad, flags, row_i, row_j, y[i] * (ai - old_i), y[j] * (aj - old_j), nu_mode, keys_pos, keys_neg)

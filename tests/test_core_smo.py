@@ -1,0 +1,156 @@
+"""The compiled solver pieces against slow references: the row-order SMO against
+LIBSVM's loop (:func:`svmkit._core.smo.smo`), compiled kernel rows and ``exp``
+against NumPy."""
+
+import numpy as np
+import pytest
+
+import svmkit._solver
+from naive import gram_by_loops, linear_pair, poly_pair, rbf_pair
+from svmkit import SVC
+from svmkit._core.kernel_blocks import (
+    KERNEL_LINEAR,
+    KERNEL_POLYNOMIAL,
+    KERNEL_RBF,
+    exp_nonpositive,
+    exp_nonpositive_single,
+    kernel_row,
+)
+from svmkit._core._jit import jit
+from svmkit._core.smo import SMO_OPTIMAL, smo
+from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
+
+NO_ROWS = svmkit._solver._NO_ROW_KERNEL
+
+
+@jit
+def _exp_all(x, out, single):
+    for k in range(x.shape[0]):
+        out[k] = exp_nonpositive_single(x[k]) if single else exp_nonpositive(x[k])
+
+
+@pytest.mark.parametrize("single, rtol", [(False, 5e-16), (True, 1e-8)])
+def test_compiled_exp_matches_numpy(single, rtol):
+    x = np.concatenate([-np.random.default_rng(0).random(20000) * 708, [0.0, -0.0, -1e-300, -1e-17, -708.0]])
+    out = np.empty_like(x)
+    _exp_all(x, out, single)
+    np.testing.assert_allclose(out, np.exp(x), rtol=rtol, atol=0)
+    below = np.array([-708.5, -745.2, -1e4])
+    _exp_all(below, out[:3], single)
+    np.testing.assert_array_equal(out[:3], 0.0)  # exp(-708.5) = 2.0e-308: taken as 0
+
+
+@pytest.mark.parametrize(
+    "code, pair",
+    [
+        (KERNEL_RBF, lambda u, v: rbf_pair(u, v, 0.3)),
+        (KERNEL_LINEAR, linear_pair),
+        (KERNEL_POLYNOMIAL, lambda u, v: poly_pair(u, v, 3, 0.3, 1.0)),
+    ],
+)
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-13), (np.float32, 1e-6)])
+def test_compiled_kernel_row_equals_pairwise_loops(code, pair, dtype, rtol):
+    X = np.random.default_rng(1).normal(size=(9, 3))
+    expected = gram_by_loops(pair, X[4:5], X)[0]
+    out = np.empty(9, dtype=dtype)
+    XT = np.ascontiguousarray(X.T, dtype=dtype)
+    kernel_row(XT, 4, code, 0.3, 1.0, 3, np.empty(9, dtype=dtype), out)
+    np.testing.assert_allclose(out, expected, rtol=rtol, atol=rtol)
+
+
+def _problem(seed, n, copies):
+    """A random C-SVC-like dual (``copies = 2``: two variables per row, as epsilon-SVR)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    y = np.where(rng.random(n * copies) < 0.5, 1.0, -1.0)
+    p = -np.ones(n * copies) if copies == 1 else rng.uniform(-1.0, 0.0, size=n * copies)
+    return K, y, p
+
+
+def _run_both(K, y, p, upper, nu_mode, alpha0):
+    n = K.shape[0]
+    m = y.shape[0]
+    rows = np.tile(np.arange(n), m // n)
+    qd = np.diagonal(K)[rows].copy()
+    Q = y[:, None] * y[None, :] * K[np.ix_(rows, rows)]
+    results = []
+    for solver in ("libsvm-loop", "row-order"):
+        alpha = alpha0.copy()
+        grad = Q @ alpha + p
+        computed = np.ones(n, dtype=bool)
+        if solver == "libsvm-loop":
+            active = np.arange(m, dtype=np.int64)
+            state = np.array([m, min(m, 1000), 0], dtype=np.int64)
+            out = smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, 1e-6, 10**6, nu_mode, False)
+        else:
+            flags = side_flags(y, alpha, upper)
+            out = smo_rows(K, y, upper, qd, alpha, grad, flags, computed, 1e-6, 10**6, nu_mode, False, *NO_ROWS)
+        results.append((out, alpha, grad))
+    return results
+
+
+@pytest.mark.parametrize("copies", [1, 2])
+@pytest.mark.parametrize("nu_mode", [False, True])
+def test_row_order_smo_takes_the_same_steps_as_libsvm_loop(copies, nu_mode):
+    K, y, p = _problem(3, 40, copies)
+    upper = np.full(y.shape[0], 0.8)
+    alpha0 = np.zeros(y.shape[0])
+    if nu_mode:  # a feasible start with alpha in the interior on both signs
+        alpha0[np.flatnonzero(y > 0)[:3]] = 0.5
+        alpha0[np.flatnonzero(y < 0)[:3]] = 0.5
+    (old, alpha_old, grad_old), (new, alpha_new, grad_new) = _run_both(K, y, p, upper, nu_mode, alpha0)
+    assert new[0] == old[0] > 0  # steps
+    assert new[1] == old[1] == SMO_OPTIMAL
+    assert new[2] == pytest.approx(old[2], abs=1e-15)  # gap
+    np.testing.assert_array_equal(alpha_new, alpha_old)
+    np.testing.assert_array_equal(grad_new, grad_old)
+
+
+def _xor_problem(n, gamma, seed=4):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.1 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y, np.exp(-gamma * ((X[:, None] - X[None]) ** 2).sum(-1))
+
+
+def test_row_order_smo_hands_over_to_shrinking_when_few_stay_active():
+    """Large C on noisy data: after some thousand steps most multipliers sit at a
+    bound where shrinking would set them aside."""
+    X, y, K = _xor_problem(1200, 2.0)
+    alpha, grad, upper = np.zeros(1200), -np.ones(1200), np.full(1200, 1000.0)
+    flags = side_flags(y, alpha, upper)
+    computed = np.ones(1200, dtype=bool)
+    steps, status, _, _ = smo_rows(K, y, upper, np.ones(1200), alpha, grad, flags, computed, 1e-3, 10**6, False, True, *NO_ROWS)
+    assert status == SMO_USE_SHRINKING
+    assert steps > 0 and steps % 1000 == 0
+    # the solver goes on with LIBSVM's shrinking loop and reaches the optimum of the unshrunk solver
+    with_handover = SVC(C=1000.0, gamma=2.0, tol=1e-6).fit(X, y)
+    without = SVC(C=1000.0, gamma=2.0, tol=1e-6, shrinking=False).fit(X, y)
+    assert with_handover.dual_objective_ == pytest.approx(without.dual_objective_, rel=1e-7)
+
+
+def test_order_keys_break_ties_to_the_last_index_and_equate_signed_zeros():
+    """All gradients equal (the usual start): LIBSVM's ``>=`` picks the last index."""
+    y = np.array([1.0, 1.0, -1.0, -1.0, 1.0])
+    K = np.eye(5)
+    grad = np.array([-0.0, 0.0, 0.0, -0.0, -0.0])
+    p = np.array([-0.0, 0.0, 0.0, -0.0, -0.0])
+    (old, alpha_old, _), (new, alpha_new, _) = _run_both(K, y, p, np.ones(5), False, np.zeros(5))
+    assert new[:2] == old[:2]
+    np.testing.assert_array_equal(alpha_new, alpha_old)
+    K2, y2, p2 = np.eye(6), np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0]), -np.ones(6)
+    (old, alpha_old, _), (new, alpha_new, _) = _run_both(K2, y2, p2, np.ones(6), False, np.zeros(6))
+    np.testing.assert_array_equal(alpha_new, alpha_old)
+    assert alpha_new[2] > 0 and alpha_new[5] > 0  # the last of each sign moved first
+
+
+def test_compiled_rows_and_python_blocks_reach_the_same_solution(monkeypatch):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(900, 4))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=900) > 0).astype(int)
+    compiled = SVC(C=2.0, gamma=0.7, tol=1e-6).fit(X, y)
+    monkeypatch.setattr(svmkit._solver, "_COMPILED_ROW_FEATURES", 0)
+    blocks = SVC(C=2.0, gamma=0.7, tol=1e-6).fit(X, y)
+    assert compiled.dual_objective_ == pytest.approx(blocks.dual_objective_, rel=1e-6)
+    np.testing.assert_allclose(compiled.decision_function(X), blocks.decision_function(X), atol=1e-4)
