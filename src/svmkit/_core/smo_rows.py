@@ -6,18 +6,19 @@ kernel row is read along its length with no index array, and each step takes
 three passes that the compiler turns into SIMD code:
 
 1. the gradient update, which also finds the largest ``-y G`` over I_up (the
-   next ``i``);
+   next ``i``) in each chunk of ``_SCAN`` variables;
 2. the second-order gains ``b^2 / a`` of all candidates ``j`` and their
-   largest value, with a count of the variables that still violate the
-   stopping condition by ``tol``;
-3. short backward scans that find the (last) index holding each maximum.
+   largest value per chunk, with a count of the variables that still violate
+   the stopping condition by ``tol``;
+3. backward scans of the one chunk that holds each maximum, for its (last) index.
 
 A maximum with its index does not vectorise; the largest value does when it is
 taken over integers. A float64 maps to an int64 with the same order by
-flipping the non-sign bits of negative numbers (``_order_key``), so the passes
-reduce integer keys and then look for the index with that key. The choices are
+flipping the non-sign bits of negative numbers, so the passes reduce such
+integer keys and then look for the index with the winning key. The choices are
 those of :func:`svmkit._core.smo.smo` without shrinking (the same pairs, ties
-to the last index), at about a quarter of its cost per step.
+to the last index), at a half to a third of its cost per step (svmguide1, m = 3089:
+10.6 us instead of 20.6 us).
 
 There is no shrinking here: every ``min(m, 1000)`` steps the solver counts the
 variables that LIBSVM's shrinking would keep and, when fewer than a fifth of
@@ -187,8 +188,9 @@ def _key_value(key):
 
 
 @jit
-def _gap(y, grad, flags, nu_mode):
-    """``m(a) - M(a)`` (nu mode: the larger of the per-sign gaps)."""
+def _violation_extremes(y, grad, flags, nu_mode):
+    """``m(a)`` (largest ``-y G`` over I_up) and ``M(a)`` (smallest over I_low) of
+    each sign of ``y`` (nu mode) or of all variables (index 0)."""
     m_up = np.full(2, -np.inf)
     m_low = np.full(2, np.inf)
     for t in range(y.shape[0]):
@@ -198,21 +200,20 @@ def _gap(y, grad, flags, nu_mode):
             m_up[g] = v
         if flags[t] & _IN_LOW and v < m_low[g]:
             m_low[g] = v
+    return m_up, m_low
+
+
+@jit
+def _gap(y, grad, flags, nu_mode):
+    """``m(a) - M(a)`` (nu mode: the larger of the per-sign gaps)."""
+    m_up, m_low = _violation_extremes(y, grad, flags, nu_mode)
     return max(m_up[0] - m_low[0], m_up[1] - m_low[1])
 
 
 @jit
 def _few_would_stay_active(y, grad, flags, nu_mode):
     """Whether LIBSVM's shrinking would keep fewer than ``m / _KEEP_FRACTION`` variables."""
-    m_up = np.full(2, -np.inf)
-    m_low = np.full(2, np.inf)
-    for t in range(y.shape[0]):
-        g = 1 if (nu_mode and y[t] < 0) else 0
-        v = -y[t] * grad[t]
-        if flags[t] & _IN_UP and v > m_up[g]:
-            m_up[g] = v
-        if flags[t] & _IN_LOW and v < m_low[g]:
-            m_low[g] = v
+    m_up, m_low = _violation_extremes(y, grad, flags, nu_mode)
     kept = 0
     for t in range(y.shape[0]):
         g = 1 if (nu_mode and y[t] < 0) else 0
