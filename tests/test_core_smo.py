@@ -121,7 +121,8 @@ def test_row_order_smo_hands_over_to_shrinking_when_few_stay_active():
     alpha, grad, upper = np.zeros(1200), -np.ones(1200), np.full(1200, 1000.0)
     flags = side_flags(y, alpha, upper)
     computed = np.ones(1200, dtype=bool)
-    steps, status, _, _ = smo_rows(K, y, upper, np.ones(1200), alpha, grad, flags, computed, 1e-3, 10**6, False, True, *NO_ROWS)
+    qd = np.ones(1200)
+    steps, status, _, _ = smo_rows(K, y, upper, qd, alpha, grad, flags, computed, 1e-3, 10**6, False, True, *NO_ROWS)
     assert status == SMO_USE_SHRINKING
     assert steps > 0 and steps % 1000 == 0
     # the solver goes on with LIBSVM's shrinking loop and reaches the optimum of the unshrunk solver

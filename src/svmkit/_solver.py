@@ -447,7 +447,9 @@ def _compiled_row_kernel(gram, dtype):
     if code is None or sp.issparse(gram.X) or gram.X.shape[1] > _COMPILED_ROW_FEATURES:
         return np.empty((0, 0), dtype=dtype), *_NO_ROW_KERNEL[1:]
     XT = np.ascontiguousarray(gram.X.T, dtype=dtype)
-    return XT, code, float(getattr(kernel, "gamma", 0.0)), float(getattr(kernel, "coef0", 0.0)), int(getattr(kernel, "degree", 1))
+    gamma = float(getattr(kernel, "gamma", 0.0))  # the linear kernel has none of the three
+    coef0 = float(getattr(kernel, "coef0", 0.0))
+    return XT, code, gamma, coef0, int(getattr(kernel, "degree", 1))
 
 
 def _in_row_order(rows, n_columns):

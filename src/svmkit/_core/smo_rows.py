@@ -239,7 +239,8 @@ def _have_row(K, r, computed, XT, kernel, gamma, coef0, degree, scratch):
 
 @jit
 def smo_rows(
-    K, y, upper, qd, alpha, grad, flags, computed, tol, max_steps, nu_mode, check_shrinking, XT, kernel, gamma, coef0, degree
+    K, y, upper, qd, alpha, grad, flags, computed, tol, max_steps, nu_mode, check_shrinking,
+    XT, kernel, gamma, coef0, degree,
 ):
     """Run SMO on variables in row order until the gap is below ``tol``,
     ``max_steps`` updates were made, a kernel row is missing, or (with
