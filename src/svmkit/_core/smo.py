@@ -31,7 +31,7 @@ _TAU = 1e-12
 
 
 @jit
-def _membership(y_t, alpha_t, upper_t):
+def membership(y_t, alpha_t, upper_t):
     """Whether a variable is in I_up (it may move in the direction that
     increases y_t a_t) and in I_low (the other direction). For the cold loops
     only: in the per-step selection the tests are written out, since numba
@@ -57,7 +57,7 @@ def violation_gap(y, alpha, grad, upper, nu_mode=False):
             if sign != 0.0 and y[t] != sign:
                 continue
             v = -y[t] * grad[t]
-            in_up, in_low = _membership(y[t], alpha[t], upper[t])
+            in_up, in_low = membership(y[t], alpha[t], upper[t])
             if in_up and v > m_up:
                 m_up = v
             if in_low and v < m_low:
@@ -223,7 +223,7 @@ def _shrink(y, upper, alpha, grad, active, n_active, nu_mode):
         t = active[k]
         g = 1 if (nu_mode and y[t] < 0) else 0
         v = -y[t] * grad[t]
-        in_up, in_low = _membership(y[t], alpha[t], upper[t])
+        in_up, in_low = membership(y[t], alpha[t], upper[t])
         if in_up and v > m_up[g]:
             m_up[g] = v
         if in_low and v < m_low[g]:
@@ -237,9 +237,8 @@ def _shrink(y, upper, alpha, grad, active, n_active, nu_mode):
         t = active[k]
         g = 1 if (nu_mode and y[t] < 0) else 0
         v = -y[t] * grad[t]
-        in_up, in_low = _membership(y[t], alpha[t], upper[t])
-        drop = (in_up and not in_low and v < m_low[g]) or (in_low and not in_up and v > m_up[g])
-        if drop or (not in_up and not in_low):
+        in_up, in_low = membership(y[t], alpha[t], upper[t])
+        if can_be_shrunk(in_up, in_low, v, m_up[g], m_low[g]):
             dropped[n_dropped] = t
             n_dropped += 1
         else:
@@ -248,6 +247,65 @@ def _shrink(y, upper, alpha, grad, active, n_active, nu_mode):
     active[n_kept:n_active] = dropped[:n_dropped]
     n_active = n_kept
     return n_active, gap
+
+
+@jit
+def pair_update(opposite_signs, grad_i, grad_j, old_i, old_j, upper_i, upper_j, quad):
+    """The new ``(a_i, a_j)`` of one SMO step (LIBSVM's ``Solver::Solve``): the
+    unconstrained minimiser along the pair's feasible line, clipped to the box.
+    ``quad = K_ii + K_jj - 2 K_ij`` (replaced by a tiny positive value when not positive)."""
+    if quad <= 0:
+        quad = _TAU
+    ai = old_i
+    aj = old_j
+    if opposite_signs:
+        delta = (-grad_i - grad_j) / quad
+        diff = old_i - old_j
+        ai = old_i + delta
+        aj = old_j + delta
+        if diff > 0:
+            if aj < 0:
+                aj = 0.0
+                ai = diff
+        elif ai < 0:
+            ai = 0.0
+            aj = -diff
+        if diff > upper_i - upper_j:
+            if ai > upper_i:
+                ai = upper_i
+                aj = upper_i - diff
+        elif aj > upper_j:
+            aj = upper_j
+            ai = upper_j + diff
+        return ai, aj
+    delta = (grad_i - grad_j) / quad
+    total = old_i + old_j
+    ai = old_i - delta
+    aj = old_j + delta
+    if total > upper_i:
+        if ai > upper_i:
+            ai = upper_i
+            aj = total - upper_i
+    elif aj < 0:
+        aj = 0.0
+        ai = total
+    if total > upper_j:
+        if aj > upper_j:
+            aj = upper_j
+            ai = total - upper_j
+    elif ai < 0:
+        ai = 0.0
+        aj = total
+    return ai, aj
+
+
+@jit
+def can_be_shrunk(in_up, in_low, v, m_up, m_low):
+    """LIBSVM's ``be_shrunk``: a variable with ``-y G = v`` that cannot enter a
+    violating pair of its group (``m_up``, ``m_low``: the group's extremes)."""
+    if not (in_up or in_low):
+        return True
+    return (in_up and not in_low and v < m_low) or (in_low and not in_up and v > m_up)
 
 
 @jit
@@ -351,47 +409,7 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
         old_j = alpha[j]
         ui = upper[i]
         uj = upper[j]
-        quad = qd[i] + qd[j] - 2.0 * k_ij
-        if quad <= 0:
-            quad = _TAU
-        if y[i] != y[j]:
-            delta = (-grad[i] - grad[j]) / quad
-            diff = old_i - old_j
-            ai = old_i + delta
-            aj = old_j + delta
-            if diff > 0:
-                if aj < 0:
-                    aj = 0.0
-                    ai = diff
-            elif ai < 0:
-                ai = 0.0
-                aj = -diff
-            if diff > ui - uj:
-                if ai > ui:
-                    ai = ui
-                    aj = ui - diff
-            elif aj > uj:
-                aj = uj
-                ai = uj + diff
-        else:
-            delta = (grad[i] - grad[j]) / quad
-            total = old_i + old_j
-            ai = old_i - delta
-            aj = old_j + delta
-            if total > ui:
-                if ai > ui:
-                    ai = ui
-                    aj = total - ui
-            elif aj < 0:
-                aj = 0.0
-                ai = total
-            if total > uj:
-                if aj > uj:
-                    aj = uj
-                    ai = total - uj
-            elif ai < 0:
-                ai = 0.0
-                aj = total
+        ai, aj = pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, ui, uj, qd[i] + qd[j] - 2.0 * k_ij)
         alpha[i] = ai
         alpha[j] = aj
         # G_t += Q_ti (ai - old_i) + Q_tj (aj - old_j), Q_ts = y_t y_s K, on the active set
@@ -421,7 +439,7 @@ def rows_to_prefetch(needed, rows, y, upper, alpha, grad, computed, n_rows):
         r = rows[t]
         if computed[r] or r == needed:
             continue
-        in_up, in_low = _membership(y[t], alpha[t], upper[t])
+        in_up, in_low = membership(y[t], alpha[t], upper[t])
         v = -y[t] * grad[t]
         score = -np.inf
         if in_up:

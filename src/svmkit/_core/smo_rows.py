@@ -31,11 +31,10 @@ import numpy as np
 from ._bits import bits_float, float_bits
 from ._jit import jit
 from .kernel_blocks import KERNEL_NONE, kernel_row
-from .smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT
+from .smo import _TAU, SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, can_be_shrunk, membership, pair_update
 
 SMO_USE_SHRINKING = 3
 
-_TAU = 1e-12
 _IN_UP = 1
 _IN_LOW = 2
 _NO_KEY = np.int64(-(2**63))
@@ -55,9 +54,8 @@ def side_flags(y, alpha, upper):
 
 @jit
 def _side(y_t, alpha_t, upper_t):
-    if y_t > 0:
-        return (_IN_UP if alpha_t < upper_t else 0) | (_IN_LOW if alpha_t > 0 else 0)
-    return (_IN_UP if alpha_t > 0 else 0) | (_IN_LOW if alpha_t < upper_t else 0)
+    in_up, in_low = membership(y_t, alpha_t, upper_t)
+    return (_IN_UP if in_up else 0) | (_IN_LOW if in_low else 0)
 
 
 @jit
@@ -218,10 +216,7 @@ def _few_would_stay_active(y, grad, flags, nu_mode):
     for t in range(y.shape[0]):
         g = 1 if (nu_mode and y[t] < 0) else 0
         v = -y[t] * grad[t]
-        up = (flags[t] & _IN_UP) != 0
-        low = (flags[t] & _IN_LOW) != 0
-        dropped = (up and not low and v < m_low[g]) or (low and not up and v > m_up[g]) or not (up or low)
-        kept += not dropped
+        kept += not can_be_shrunk((flags[t] & _IN_UP) != 0, (flags[t] & _IN_LOW) != 0, v, m_up[g], m_low[g])
     return kept * _KEEP_FRACTION < y.shape[0]
 
 
@@ -325,47 +320,7 @@ def smo_rows(
         old_j = alpha[j]
         ui = upper[i]
         uj = upper[j]
-        quad = qd[i] + qd[j] - 2.0 * row_i[j % n]
-        if quad <= 0:
-            quad = _TAU
-        if y[i] != y[j]:
-            delta = (-grad[i] - grad[j]) / quad
-            diff = old_i - old_j
-            ai = old_i + delta
-            aj = old_j + delta
-            if diff > 0:
-                if aj < 0:
-                    aj = 0.0
-                    ai = diff
-            elif ai < 0:
-                ai = 0.0
-                aj = -diff
-            if diff > ui - uj:
-                if ai > ui:
-                    ai = ui
-                    aj = ui - diff
-            elif aj > uj:
-                aj = uj
-                ai = uj + diff
-        else:
-            delta = (grad[i] - grad[j]) / quad
-            total = old_i + old_j
-            ai = old_i - delta
-            aj = old_j + delta
-            if total > ui:
-                if ai > ui:
-                    ai = ui
-                    aj = total - ui
-            elif aj < 0:
-                aj = 0.0
-                ai = total
-            if total > uj:
-                if aj > uj:
-                    aj = uj
-                    ai = total - uj
-            elif ai < 0:
-                ai = 0.0
-                aj = total
+        ai, aj = pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, ui, uj, qd[i] + qd[j] - 2.0 * row_i[j % n])
         alpha[i] = ai
         alpha[j] = aj
         flags[i] = _side(y[i], ai, ui)
