@@ -74,18 +74,23 @@ def _run_both(K, y, p, upper, nu_mode, alpha0):
     rows = np.tile(np.arange(n), m // n)
     qd = np.diagonal(K)[rows].copy()
     Q = y[:, None] * y[None, :] * K[np.ix_(rows, rows)]
+    # the rows stored in a shuffled order, as when computed on demand: row r is stored[slot[r]]
+    order = np.random.default_rng(0).permutation(n)
+    stored = K[order]
+    slot = np.empty(n, dtype=np.int64)
+    slot[order] = np.arange(n)
     results = []
     for solver in ("libsvm-loop", "row-order"):
         alpha = alpha0.copy()
         grad = Q @ alpha + p
-        computed = np.ones(n, dtype=bool)
         if solver == "libsvm-loop":
             active = np.arange(m, dtype=np.int64)
             state = np.array([m, min(m, 1000), 0], dtype=np.int64)
-            out = smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, 1e-6, 10**6, nu_mode, False)
+            out = smo(stored, slot, rows, y, upper, p, qd, alpha, grad, active, state, 1e-6, 10**6, nu_mode, False)
         else:
             flags = side_flags(y, alpha, upper)
-            out = smo_rows(K, y, upper, qd, alpha, grad, flags, computed, 1e-6, 10**6, nu_mode, False, *NO_ROWS)
+            filled = np.array([n])
+            out = smo_rows(stored, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, 10**6, nu_mode, False, *NO_ROWS)
         results.append((out, alpha, grad))
     return results
 
@@ -120,9 +125,9 @@ def test_row_order_smo_hands_over_to_shrinking_when_few_stay_active():
     X, y, K = _xor_problem(1200, 2.0)
     alpha, grad, upper = np.zeros(1200), -np.ones(1200), np.full(1200, 1000.0)
     flags = side_flags(y, alpha, upper)
-    computed = np.ones(1200, dtype=bool)
+    slot, filled = np.arange(1200), np.array([1200])
     qd = np.ones(1200)
-    steps, status, _, _ = smo_rows(K, y, upper, qd, alpha, grad, flags, computed, 1e-3, 10**6, False, True, *NO_ROWS)
+    steps, status, _, _ = smo_rows(K, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, True, *NO_ROWS)
     assert status == SMO_USE_SHRINKING
     assert steps > 0 and steps % 1000 == 0
     # the solver goes on with LIBSVM's shrinking loop and reaches the optimum of the unshrunk solver

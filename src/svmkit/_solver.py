@@ -65,8 +65,9 @@ _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 _SMALL_BLAS_WORK = 400_000
 # Up to this many features, the full-Gram SMO computes linear, polynomial and RBF kernel
 # rows in compiled code, one at a time as needed (svmguide1, d = 4, RBF: 13 ms instead of 23 ms
-# per fit; synthetic n = 3000: faster or equal up to d = 16, slower from d = 24)
-_COMPILED_ROW_FEATURES = 16
+# per fit; make_classification, RBF, n = 3000: 27 vs 40 ms at d = 8, 65 vs 84 ms at d = 20,
+# equal at d = 32, slower from d = 48; n = 1500 and 4000: equal or faster up to d = 28)
+_COMPILED_ROW_FEATURES = 24
 _threadpools = ThreadpoolController()
 
 
@@ -379,8 +380,12 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     """SMO on the Gram matrix held in memory; its rows are computed when first
     needed, in blocks together with the rows of the current top violators."""
     m = problem.rows.shape[0]
-    K = np.empty((n, n), dtype=dtype)  # pages of rows never computed are never touched
-    computed = np.zeros(n, dtype=bool)
+    # rows are stored in the order they are computed (row r is K[slot[r]]): the memory touched
+    # is one stretch as long as the rows computed, not pages scattered over the n x n matrix
+    # (which the kernel faults in as 2 MB huge pages: svmguide1 fit 14.2 ms instead of 11.0)
+    K = np.empty((n, n), dtype=dtype)
+    slot = np.full(n, -1, dtype=np.int64)
+    n_filled = np.zeros(1, dtype=np.int64)
     block = gram.block if dtype == np.float64 else gram.block32
     rows = problem.rows
     y = problem.y.astype(np.float64)
@@ -393,14 +398,14 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     grad = p.copy()
     sv_rows, coef = _start_coefficients(problem)
     if sv_rows.size:
-        _fill_rows(K, computed, block, sv_rows)
+        _fill_rows(K, slot, n_filled, block, sv_rows)
         column_sum = np.zeros(n)
-        _add_weighted_rows(K, sv_rows, coef, column_sum)
+        _add_weighted_rows(K, slot[sv_rows], coef, column_sum)
         grad += y * column_sum[rows]
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
     if n <= prefetch:
-        _fill_rows(K, computed, block, np.flatnonzero(~computed))
+        _fill_rows(K, slot, n_filled, block, np.flatnonzero(slot < 0))
     # variables in row order (every formulation here): SMO with contiguous passes, until
     # shrinking would leave few variables active; then LIBSVM's shrinking SMO
     flags = side_flags(y, alpha, upper) if _in_row_order(rows, n) else None
@@ -410,18 +415,21 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
         budget = min(_STEPS_PER_CALL, max_steps - n_iter)
         if flags is not None:
             steps, status, gap, needed = smo_rows(
-                K, y, upper, qd, alpha, grad, flags, computed, tol, budget, problem.nu_mode, shrinking, *row_kernel
+                K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, budget, problem.nu_mode, shrinking,
+                *row_kernel,
             )
         else:
             steps, status, gap, needed = smo(
-                K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, budget, problem.nu_mode, shrinking
+                K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, budget, problem.nu_mode, shrinking
             )
         n_iter += steps
-        if status == SMO_USE_SHRINKING:
+        if status == SMO_USE_SHRINKING:  # LIBSVM's loop, shrinking at its first step
             flags = None
+            state[1] = 1
             continue
         if status == SMO_NEED_ROW:
-            _fill_rows(K, computed, block, rows_to_prefetch(needed, rows, y, upper, alpha, grad, computed, prefetch))
+            wanted = rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, prefetch)
+            _fill_rows(K, slot, n_filled, block, wanted)
             continue
         progress.report(n_iter, gap, int(state[0]))
         if status == SMO_OPTIMAL:
@@ -465,12 +473,15 @@ def _violator_sets(y, alpha, upper):
     return up, low
 
 
-def _fill_rows(K, computed, block, rows):
+def _fill_rows(K, slot, n_filled, block, rows):
+    """Compute the kernel rows ``rows`` (not computed yet) into the next free rows of ``K``."""
+    first = int(n_filled[0])
+    slot[rows] = first + np.arange(rows.shape[0])
+    n_filled[0] = first + rows.shape[0]
     chunk = _rows_per_block(K.shape[1])
     for start in range(0, rows.shape[0], chunk):
         part = rows[start : start + chunk]
-        K[part] = block(part)
-    computed[rows] = True
+        K[first + start : first + start + part.shape[0]] = block(part)
 
 
 class _RowCache:
@@ -644,18 +655,18 @@ class _BlockedSolver:
         p_ws = self.problem.p[ws]
         m_ws = ws.shape[0]
         qd_ws = np.diagonal(K_ws)[rows_ws].astype(np.float64)
-        computed = np.ones(n_columns, dtype=bool)
+        slot = np.arange(n_columns, dtype=np.int64)  # all rows of the block are there, in order
         if m_ws == n_columns:  # one variable per row, in row order: the contiguous SMO
             flags = side_flags(y_ws, alpha_ws, U_ws)
             steps, _, _, _ = smo_rows(
-                K_ws, y_ws, U_ws, qd_ws, alpha_ws, grad_ws, flags, computed, local_tol, budget, nu_mode, False,
-                *_NO_ROW_KERNEL,
+                K_ws, slot, np.array([n_columns]), y_ws, U_ws, qd_ws, alpha_ws, grad_ws, flags, local_tol, budget,
+                nu_mode, False, *_NO_ROW_KERNEL,
             )
         else:
             active = np.arange(m_ws, dtype=np.int64)
             state = np.array([m_ws, m_ws, 0], dtype=np.int64)
             steps, _, _, _ = smo(
-                K_ws, rows_ws, y_ws, U_ws, p_ws, qd_ws, alpha_ws, grad_ws, computed, active, state,
+                K_ws, slot, rows_ws, y_ws, U_ws, p_ws, qd_ws, alpha_ws, grad_ws, active, state,
                 local_tol, budget, nu_mode, False,
             )
         delta = alpha_ws - self.alpha[ws]

@@ -15,8 +15,12 @@ Status codes returned to the Python layer:
 * ``SMO_OPTIMAL`` (0): the maximal violating pair gap fell below ``tol``;
 * ``SMO_STEP_LIMIT`` (1): ``max_steps`` pair updates were made first;
 * ``SMO_NEED_ROW`` (2): the next step needs a kernel row that is not computed
-  yet (``computed[r]`` is False); the caller fills it and calls again with the
-  same state.
+  yet (``slot[r] < 0``); the caller fills it and calls again with the same
+  state.
+
+Kernel rows are stored in the order they are computed: row ``r`` of the kernel
+matrix is ``K[slot[r]]`` (its columns in data order), so the memory touched is
+that of the rows computed, in one contiguous stretch.
 """
 
 import numpy as np
@@ -67,7 +71,7 @@ def violation_gap(y, alpha, grad, upper, nu_mode=False):
 
 
 @jit
-def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active):
+def _select_pair(K, rows, y, upper, alpha, grad, qd, slot, active, n_active):
     """Second-order working pair among the active variables (Fan, Chen and Lin 2005).
 
     Returns ``(i, j, gap, needed_row)``: ``j < 0`` when no pair can improve;
@@ -90,8 +94,9 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
     j = -1
     obj_diff_min = np.inf
     ri = rows[i] if i >= 0 else 0
-    if i >= 0 and not computed[ri]:
+    if i >= 0 and slot[ri] < 0:
         return i, -1, np.inf, ri
+    row_i = K[slot[ri] if i >= 0 else 0]
     for k in range(n_active):
         t = active[k]
         if y[t] > 0:
@@ -104,7 +109,7 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
             g_max2 = yg
         grad_diff = g_max + yg
         if i >= 0 and grad_diff > 0:
-            quad = qd[i] + qd[t] - 2.0 * K[ri, rows[t]]
+            quad = qd[i] + qd[t] - 2.0 * row_i[rows[t]]
             if quad <= 0:
                 quad = _TAU
             obj_diff = -(grad_diff * grad_diff) / quad
@@ -115,7 +120,7 @@ def _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
 
 
 @jit
-def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_active):
+def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, slot, active, n_active):
     """Second-order working pair within one sign of ``y`` (LIBSVM's
     ``Solver_NU::select_working_set``): both signs in the same two passes.
 
@@ -136,12 +141,12 @@ def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_acti
         elif alpha[t] > 0 and grad[t] >= g_max_neg:
             g_max_neg = grad[t]
             i_neg = t
-    if i_pos >= 0 and not computed[rows[i_pos]]:
+    if i_pos >= 0 and slot[rows[i_pos]] < 0:
         return i_pos, -1, np.inf, rows[i_pos]
-    if i_neg >= 0 and not computed[rows[i_neg]]:
+    if i_neg >= 0 and slot[rows[i_neg]] < 0:
         return i_neg, -1, np.inf, rows[i_neg]
-    r_pos = rows[i_pos] if i_pos >= 0 else 0
-    r_neg = rows[i_neg] if i_neg >= 0 else 0
+    row_pos = K[slot[rows[i_pos]] if i_pos >= 0 else 0]
+    row_neg = K[slot[rows[i_neg]] if i_neg >= 0 else 0]
     g_max2_pos = -np.inf
     g_max2_neg = -np.inf
     j = -1
@@ -157,7 +162,7 @@ def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_acti
             grad_diff = g_max_pos + yg
             if i_pos < 0 or grad_diff <= 0:
                 continue
-            quad = qd[i_pos] + qd[t] - 2.0 * K[r_pos, rows[t]]
+            quad = qd[i_pos] + qd[t] - 2.0 * row_pos[rows[t]]
         else:
             if alpha[t] >= upper[t]:
                 continue
@@ -167,7 +172,7 @@ def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_acti
             grad_diff = g_max_neg + yg
             if i_neg < 0 or grad_diff <= 0:
                 continue
-            quad = qd[i_neg] + qd[t] - 2.0 * K[r_neg, rows[t]]
+            quad = qd[i_neg] + qd[t] - 2.0 * row_neg[rows[t]]
         if quad <= 0:
             quad = _TAU
         obj_diff = -(grad_diff * grad_diff) / quad
@@ -180,19 +185,19 @@ def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_acti
 
 
 @jit
-def _missing_support_row(rows, alpha, computed, active, n_active):
+def _missing_support_row(rows, alpha, slot, active, n_active):
     """A row of a support vector that is not computed, or -1: needed before a
     gradient rebuild (variables that start above 0 may never have moved)."""
     if n_active == alpha.shape[0]:
         return -1
     for t in range(alpha.shape[0]):
-        if alpha[t] > 0 and not computed[rows[t]]:
+        if alpha[t] > 0 and slot[rows[t]] < 0:
             return rows[t]
     return -1
 
 
 @jit
-def _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active):
+def _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active):
     """Recompute ``G_t = p_t + sum_s Q_ts a_s`` for the inactive variables ``active[n_active:]``."""
     m = alpha.shape[0]
     if n_active == m:
@@ -200,7 +205,7 @@ def _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active):
     inactive = active[n_active:]
     total = np.zeros(inactive.shape[0])
     for s in np.flatnonzero(alpha > 0):  # rows of support vectors are computed (see _missing_support_row)
-        row = K[rows[s]]
+        row = K[slot[rows[s]]]
         weight = y[s] * alpha[s]
         for k in range(inactive.shape[0]):  # along the row, not down a column
             total[k] += weight * row[rows[inactive[k]]]
@@ -210,13 +215,9 @@ def _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active):
 
 
 @jit
-def _shrink(y, upper, alpha, grad, active, n_active, nu_mode):
-    """Move bounded variables that cannot enter a violating pair behind the active ones.
-
-    A variable only in I_up is dropped when ``-y G < M`` of its group, one only
-    in I_low when ``-y G > m`` (LIBSVM's ``be_shrunk``). Returns the new active
-    size and the current gap.
-    """
+def _active_extremes(y, upper, alpha, grad, active, n_active, nu_mode):
+    """``m(a)`` (largest ``-y G`` over I_up) and ``M(a)`` (smallest over I_low) of the
+    active variables, per sign of ``y`` in nu mode (else at index 0), and the gap."""
     m_up = np.full(2, -np.inf)
     m_low = np.full(2, np.inf)
     for k in range(n_active):
@@ -228,7 +229,18 @@ def _shrink(y, upper, alpha, grad, active, n_active, nu_mode):
             m_up[g] = v
         if in_low and v < m_low[g]:
             m_low[g] = v
-    gap = max(m_up[0] - m_low[0], m_up[1] - m_low[1])
+    return m_up, m_low, max(m_up[0] - m_low[0], m_up[1] - m_low[1])
+
+
+@jit
+def _shrink(y, upper, alpha, grad, active, n_active, nu_mode, m_up, m_low):
+    """Move bounded variables that cannot enter a violating pair behind the active
+    ones and return the new active size.
+
+    A variable only in I_up is dropped when ``-y G < M`` of its group, one only
+    in I_low when ``-y G > m`` (LIBSVM's ``be_shrunk``, with the extremes
+    ``m_up``, ``m_low`` of :func:`_active_extremes`).
+    """
     # stable partition: kept variables stay in ascending order for sequential row access
     dropped = np.empty(n_active, dtype=active.dtype)
     n_kept = 0
@@ -245,8 +257,7 @@ def _shrink(y, upper, alpha, grad, active, n_active, nu_mode):
             active[n_kept] = t
             n_kept += 1
     active[n_kept:n_active] = dropped[:n_dropped]
-    n_active = n_kept
-    return n_active, gap
+    return n_kept
 
 
 @jit
@@ -309,16 +320,18 @@ def can_be_shrunk(in_up, in_low, v, m_up, m_low):
 
 
 @jit
-def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max_steps, nu_mode, shrinking):
+def smo(K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, max_steps, nu_mode, shrinking):
     """Run SMO until the gap is below ``tol``, ``max_steps`` updates were made,
     or a kernel row that is not computed yet is needed.
 
     Parameters
     ----------
     K : 2-D float array
-        Kernel matrix; variable ``t`` uses row/column ``rows[t]``. Only the rows
-        ``r`` with ``computed[r]`` are read.
+        Computed kernel rows: row ``r`` of the kernel matrix is ``K[slot[r]]``.
+    slot : int64 array, one per kernel row
+        Where each row is stored in ``K``; -1: not computed yet.
     rows : int64 array of shape (m,)
+        Variable ``t`` uses kernel row and column ``rows[t]``.
     y : float64 array of +1/-1, shape (m,)
     upper : float64 array, shape (m,); may hold ``inf`` (hard margin)
     p : float64 array, shape (m,)
@@ -326,7 +339,6 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
     qd : float64 array, shape (m,)
         ``K[rows[t], rows[t]]``.
     alpha, grad : float64 arrays, shape (m,), updated in place
-    computed : bool array, one per row of ``K``
     active : int64 array, shape (m,)
         Variable order; the first ``state[0]`` are active. Start with ``arange(m)``.
     state : int64 array ``[n_active, countdown, unshrunk]``
@@ -357,35 +369,34 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
         if shrinking:
             state[1] -= 1
             if state[1] <= 0:
-                missing = _missing_support_row(rows, alpha, computed, active, n_active)
-                if missing >= 0:
-                    return steps, SMO_NEED_ROW, np.inf, missing
-                state[1] = period
-                n_active, gap = _shrink(y, upper, alpha, grad, active, n_active, nu_mode)
-                missing = _missing_support_row(rows, alpha, computed, active, n_active)
-                if state[2] == 0 and gap <= 10 * tol and missing >= 0:
-                    state[0] = n_active
-                    return steps, SMO_NEED_ROW, gap, missing
+                # LIBSVM's do_shrinking: the first time the gap is within 10 tol, all
+                # variables come back (their gradients rebuilt) before shrinking again
+                m_up, m_low, gap = _active_extremes(y, upper, alpha, grad, active, n_active, nu_mode)
                 if state[2] == 0 and gap <= 10 * tol:
+                    missing = _missing_support_row(rows, alpha, slot, active, n_active)
+                    if missing >= 0:
+                        return steps, SMO_NEED_ROW, gap, missing  # (the countdown stays: back here)
                     state[2] = 1
-                    _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+                    _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active)
                     active[:] = np.arange(m)
                     n_active = m
+                state[1] = period
+                n_active = _shrink(y, upper, alpha, grad, active, n_active, nu_mode, m_up, m_low)
         state[0] = n_active
         if nu_mode:
-            i, j, gap, needed = _select_pair_nu(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
+            i, j, gap, needed = _select_pair_nu(K, rows, y, upper, alpha, grad, qd, slot, active, n_active)
         else:
-            i, j, gap, needed = _select_pair(K, rows, y, upper, alpha, grad, qd, computed, active, n_active)
+            i, j, gap, needed = _select_pair(K, rows, y, upper, alpha, grad, qd, slot, active, n_active)
         if needed >= 0:
             return steps, SMO_NEED_ROW, gap, needed
         done = gap < tol or j < 0
         if (done or steps >= max_steps) and n_active < m:
-            missing = _missing_support_row(rows, alpha, computed, active, n_active)
+            missing = _missing_support_row(rows, alpha, slot, active, n_active)
             if missing >= 0:
                 return steps, SMO_NEED_ROW, gap, missing
         if done and n_active < m:
             # optimal on the active set: rebuild the gradient and check all variables
-            _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+            _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active)
             active[:] = np.arange(m)
             n_active = m
             state[0] = m
@@ -393,18 +404,18 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
             continue
         if done:
             return steps, SMO_OPTIMAL, gap, -1
-        if not computed[rows[j]]:
+        if slot[rows[j]] < 0:
             return steps, SMO_NEED_ROW, gap, rows[j]
         if steps >= max_steps:
-            _reconstruct_gradient(K, rows, y, p, alpha, grad, active, n_active)
+            _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active)
             active[:] = np.arange(m)
             state[0] = m
             return steps, SMO_STEP_LIMIT, gap, -1
         steps += 1
 
-        ri = rows[i]
-        rj = rows[j]
-        k_ij = K[ri, rj]
+        row_i = K[slot[rows[i]]]
+        row_j = K[slot[rows[j]]]
+        k_ij = row_i[rows[j]]
         old_i = alpha[i]
         old_j = alpha[j]
         ui = upper[i]
@@ -418,11 +429,11 @@ def smo(K, rows, y, upper, p, qd, alpha, grad, computed, active, state, tol, max
         for k in range(n_active):
             t = active[k]
             rt = rows[t]
-            grad[t] += y[t] * (ci * K[ri, rt] + cj * K[rj, rt])
+            grad[t] += y[t] * (ci * row_i[rt] + cj * row_j[rt])
 
 
 @jit
-def rows_to_prefetch(needed, rows, y, upper, alpha, grad, computed, n_rows):
+def rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, n_rows):
     """Row ``needed`` and the rows of the strongest violators whose kernel rows
     are not computed yet: at most ``n_rows`` distinct rows, ascending.
 
@@ -437,7 +448,7 @@ def rows_to_prefetch(needed, rows, y, upper, alpha, grad, computed, n_rows):
     weakest = 0  # position of the smallest kept score once the array is full
     for t in range(alpha.shape[0]):
         r = rows[t]
-        if computed[r] or r == needed:
+        if slot[r] >= 0 or r == needed:
             continue
         in_up, in_low = membership(y[t], alpha[t], upper[t])
         v = -y[t] * grad[t]
@@ -458,7 +469,7 @@ def rows_to_prefetch(needed, rows, y, upper, alpha, grad, computed, n_rows):
             top_score[weakest] = score
             top_row[weakest] = r
             weakest = np.argmin(top_score[:count])
-    picked = np.zeros(computed.shape[0], dtype=np.bool_)
+    picked = np.zeros(slot.shape[0], dtype=np.bool_)
     picked[needed] = True
     picked[top_row[:count]] = True
     return np.flatnonzero(picked)

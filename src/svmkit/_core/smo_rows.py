@@ -3,22 +3,25 @@
 Variable ``t`` uses row ``t % n`` of an ``n``-column kernel matrix (C-SVC,
 one-class and nu-SVC: ``m = n``; epsilon-SVR and nu-SVR: ``m = 2n``), so a
 kernel row is read along its length with no index array, and each step takes
-three passes that the compiler turns into SIMD code:
+passes that the compiler turns into SIMD code:
 
-1. the gradient update, which also finds the largest ``-y G`` over I_up (the
-   next ``i``) in each chunk of ``_SCAN`` variables;
+1. the gradient update, fused with the search for the largest ``-y G`` over
+   I_up (the next ``i``) in each chunk of ``_SCAN`` variables;
 2. the second-order gains ``b^2 / a`` of all candidates ``j`` and their
    largest value per chunk, with a count of the variables that still violate
    the stopping condition by ``tol``;
-3. backward scans of the one chunk that holds each maximum, for its (last) index.
+3. a pass over the one chunk that holds each maximum, for its last index.
+
+Plain and nu mode have loops of their own: in plain mode there is one ``i``,
+so the gains read one kernel row with no per-variable choice between two.
 
 A maximum with its index does not vectorise; the largest value does when it is
 taken over integers. A float64 maps to an int64 with the same order by
 flipping the non-sign bits of negative numbers, so the passes reduce such
 integer keys and then look for the index with the winning key. The choices are
 those of :func:`svmkit._core.smo.smo` without shrinking (the same pairs, ties
-to the last index), at a half to a third of its cost per step (svmguide1, m = 3089:
-10.6 us instead of 20.6 us).
+to the last index), at about a third of its cost per step (svmguide1, RBF,
+m = 3089, float32 rows: 6.4-8.3 us instead of 24 us).
 
 There is no shrinking here: every ``min(m, 1000)`` steps the solver counts the
 variables that LIBSVM's shrinking would keep and, when fewer than a fifth of
@@ -74,47 +77,57 @@ def _n_chunks(m, n):
 
 
 @jit
+def _order_key(v):
+    """An int64 in the order of the float64 ``v`` (-0.0 and +0.0 get the same key)."""
+    bits = float_bits(v + 0.0)
+    return bits ^ ((bits >> 63) & _SIGN_FREE)
+
+
+@jit
+def _gain_bits(b, quad):
+    """The bits of LIBSVM's gain ``b^2 / quad`` (``quad`` at least ``_TAU``); not
+    negative, so the bits are in its order."""
+    return float_bits((b * b) / (quad if quad > 0 else _TAU))
+
+
+@jit
 def _up_keys(n, y, grad, flags, row_i, row_j, c_i, c_j, nu_mode, keys_pos, keys_neg):
-    """``G_t += y_t (c_i K[r_i, t] + c_j K[r_j, t])`` (skipped when both ``c`` are 0),
-    then per chunk the largest key of ``-y G`` over I_up: of ``y > 0`` in
-    ``keys_pos`` and ``y < 0`` in ``keys_neg`` in nu mode, of all in ``keys_pos``
-    otherwise."""
-    update = c_i != 0.0 or c_j != 0.0
+    """``G_t += y_t (c_i K[r_i, t] + c_j K[r_j, t])``, and in the same loop per chunk
+    the largest key of ``-y G`` over I_up: of ``y > 0`` in ``keys_pos`` and
+    ``y < 0`` in ``keys_neg`` in nu mode, of all in ``keys_pos`` otherwise."""
     for c in range(keys_pos.shape[0]):
         t0, k0, k1 = _chunk(c, n)
         ys = y[t0 + k0 : t0 + k1]
         gs = grad[t0 + k0 : t0 + k1]
         fs = flags[t0 + k0 : t0 + k1]
-        if update:
-            ri = row_i[k0:k1]
-            rj = row_j[k0:k1]
-            for k in range(k1 - k0):
-                gs[k] += ys[k] * (c_i * ri[k] + c_j * rj[k])
+        ri = row_i[k0:k1]
+        rj = row_j[k0:k1]
         # (``max`` of a conditional expression, not an ``if``: the form LLVM vectorises)
         best_pos = _NO_KEY
         best_neg = _NO_KEY
         if nu_mode:
             for k in range(k1 - k0):
-                bits = float_bits(-ys[k] * gs[k] + 0.0)
-                key = bits ^ ((bits >> 63) & _SIGN_FREE)
+                g = gs[k] + ys[k] * (c_i * ri[k] + c_j * rj[k])
+                gs[k] = g
+                key = _order_key(-ys[k] * g)
                 up = (fs[k] & _IN_UP) != 0
                 best_pos = max(best_pos, key if up & (ys[k] > 0) else _NO_KEY)
                 best_neg = max(best_neg, key if up & (ys[k] < 0) else _NO_KEY)
         else:
             for k in range(k1 - k0):
-                bits = float_bits(-ys[k] * gs[k] + 0.0)
-                key = bits ^ ((bits >> 63) & _SIGN_FREE)
-                best_pos = max(best_pos, key if fs[k] & _IN_UP else _NO_KEY)
+                g = gs[k] + ys[k] * (c_i * ri[k] + c_j * rj[k])
+                gs[k] = g
+                best_pos = max(best_pos, _order_key(-ys[k] * g) if fs[k] & _IN_UP else _NO_KEY)
         keys_pos[c] = best_pos
         keys_neg[c] = best_neg
 
 
 @jit
-def _gains(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, keys):
+def _gains(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys):
     """Per chunk the largest key of the gain ``b^2 / a`` of pairing ``t`` (in I_low,
-    ``b > 0``) with the ``i`` of its sign (plain mode: both signs share one ``i``);
-    returns the number of I_low variables with ``b >= tol`` (none: the gap is
-    below ``tol``). A gain is not negative, so its bits are its key."""
+    ``b > 0``) with the ``i`` of its sign (plain mode: one ``i``, given as the
+    positive one); returns the number of I_low variables with ``b >= tol``
+    (none: the gap is below ``tol``)."""
     violators = 0
     for c in range(keys.shape[0]):
         t0, k0, k1 = _chunk(c, n)
@@ -125,15 +138,22 @@ def _gains(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg
         rp = row_pos[k0:k1]
         rn = row_neg[k0:k1]
         best = np.int64(-1)
-        for k in range(k1 - k0):
-            pos = ys[k] > 0
-            kernel = rp[k] if pos else rn[k]
-            b = (g_pos if pos else g_neg) + ys[k] * gs[k]
-            quad = (qd_pos if pos else qd_neg) + qs[k] - 2.0 * kernel
-            quad = quad if quad > 0 else _TAU
-            low = (fs[k] & _IN_LOW) != 0
-            best = max(best, float_bits((b * b) / quad) if low & (b > 0) else np.int64(-1))
-            violators += low & (b >= tol)
+        if nu_mode:
+            for k in range(k1 - k0):
+                pos = ys[k] > 0
+                k_pos = rp[k]  # both loaded, then selected: a blend, not a gather
+                k_neg = rn[k]
+                b = (g_pos if pos else g_neg) + ys[k] * gs[k]
+                quad = (qd_pos if pos else qd_neg) + qs[k] - 2.0 * (k_pos if pos else k_neg)
+                low = (fs[k] & _IN_LOW) != 0
+                best = max(best, _gain_bits(b, quad) if low & (b > 0) else np.int64(-1))
+                violators += low & (b >= tol)
+        else:
+            for k in range(k1 - k0):
+                b = g_pos + ys[k] * gs[k]
+                low = (fs[k] & _IN_LOW) != 0
+                best = max(best, _gain_bits(b, qd_pos + qs[k] - 2.0 * rp[k]) if low & (b > 0) else np.int64(-1))
+                violators += low & (b >= tol)
         keys[c] = best
     return violators
 
@@ -152,31 +172,39 @@ def _last_chunk_with_max(keys):
 
 @jit
 def _last_up_with_key(n, y, grad, flags, chunk, key, sign):
-    """The last variable of I_up in ``chunk`` (``y`` of the given sign; 0: any) whose ``-y G`` has ``key``."""
+    """The last variable of I_up in ``chunk`` (``y`` of the given sign; 0: any)
+    whose ``-y G`` has ``key``; -1 if none (a vectorised pass, not an early exit)."""
     t0, k0, k1 = _chunk(chunk, n)
-    for t in range(t0 + k1 - 1, t0 + k0 - 1, -1):
-        if flags[t] & _IN_UP and y[t] * sign >= 0:
-            bits = float_bits(-y[t] * grad[t] + 0.0)
-            if bits ^ ((bits >> 63) & _SIGN_FREE) == key:
-                return t
-    return -1
+    ys = y[t0 + k0 : t0 + k1]
+    gs = grad[t0 + k0 : t0 + k1]
+    fs = flags[t0 + k0 : t0 + k1]
+    last = -1
+    for k in range(k1 - k0):
+        match = ((fs[k] & _IN_UP) != 0) & (ys[k] * sign >= 0) & (_order_key(-ys[k] * gs[k]) == key)
+        last = max(last, k if match else -1)
+    return t0 + k0 + last if last >= 0 else -1
 
 
 @jit
 def _last_with_gain(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, key):
     """The last I_low variable in ``chunk`` whose gain has ``key`` (see :func:`_gains`)."""
     t0, k0, k1 = _chunk(chunk, n)
-    for k in range(k1 - 1, k0 - 1, -1):
-        t = t0 + k
-        pos = y[t] > 0
-        b = (g_pos if pos else g_neg) + y[t] * grad[t]
-        if not (flags[t] & _IN_LOW and b > 0):
-            continue
-        quad = (qd_pos if pos else qd_neg) + qd[t] - 2.0 * (row_pos[k] if pos else row_neg[k])
-        quad = quad if quad > 0 else _TAU
-        if float_bits((b * b) / quad) == key:
-            return t
-    return -1
+    ys = y[t0 + k0 : t0 + k1]
+    gs = grad[t0 + k0 : t0 + k1]
+    qs = qd[t0 + k0 : t0 + k1]
+    fs = flags[t0 + k0 : t0 + k1]
+    rp = row_pos[k0:k1]
+    rn = row_neg[k0:k1]
+    last = -1
+    for k in range(k1 - k0):
+        pos = ys[k] > 0
+        k_pos = rp[k]
+        k_neg = rn[k]
+        b = (g_pos if pos else g_neg) + ys[k] * gs[k]
+        gain = _gain_bits(b, (qd_pos if pos else qd_neg) + qs[k] - 2.0 * (k_pos if pos else k_neg))
+        match = ((fs[k] & _IN_LOW) != 0) & (b > 0) & (gain == key)
+        last = max(last, k if match else -1)
+    return t0 + k0 + last if last >= 0 else -1
 
 
 @jit
@@ -221,20 +249,20 @@ def _few_would_stay_active(y, grad, flags, nu_mode):
 
 
 @jit
-def _have_row(K, r, computed, XT, kernel, gamma, coef0, degree, scratch):
-    """Whether row ``r`` of ``K`` is there, after computing it when ``kernel`` allows."""
-    if computed[r]:
-        return True
-    if kernel == KERNEL_NONE:
-        return False
-    kernel_row(XT, r, kernel, gamma, coef0, degree, scratch, K[r])
-    computed[r] = True
-    return True
+def _row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
+    """Where kernel row ``r`` is stored in ``K``, after computing it into the next
+    free place when ``kernel`` allows; -1 when it is missing."""
+    if slot[r] >= 0 or kernel == KERNEL_NONE:
+        return slot[r]
+    slot[r] = n_filled[0]
+    n_filled[0] += 1
+    kernel_row(XT, r, kernel, gamma, coef0, degree, scratch, K[slot[r]])
+    return slot[r]
 
 
 @jit
 def smo_rows(
-    K, y, upper, qd, alpha, grad, flags, computed, tol, max_steps, nu_mode, check_shrinking,
+    K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, check_shrinking,
     XT, kernel, gamma, coef0, degree,
 ):
     """Run SMO on variables in row order until the gap is below ``tol``,
@@ -244,13 +272,17 @@ def smo_rows(
     Parameters
     ----------
     K : 2-D float array with ``n`` columns
-        Row ``r`` is read only where ``computed[r]``; variable ``t`` uses row ``t % n``.
+        Computed kernel rows: row ``r`` of the kernel matrix is ``K[slot[r]]``;
+        variable ``t`` uses row ``t % n``.
+    slot : int64 array, shape (n,)
+        Where each row is stored in ``K`` (-1: not computed yet); updated in
+        place when rows are computed here.
+    n_filled : int64 array, shape (1,)
+        How many rows of ``K`` are taken; rows computed here go to the next ones.
     y, upper, qd : float64 arrays, shape (m,), ``m`` a multiple of ``n``
     alpha, grad : float64 arrays, shape (m,), updated in place
     flags : int8 array, shape (m,)
         :func:`side_flags` of ``alpha``, updated in place.
-    computed : bool array, shape (n,)
-        Updated in place when rows are computed here.
     tol : float
     max_steps : int
     nu_mode : bool
@@ -278,7 +310,8 @@ def smo_rows(
     gain_keys = np.empty(n_chunks, dtype=np.int64)
     scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
     steps = 0
-    _up_keys(n, y, grad, flags, K[0], K[0], 0.0, 0.0, nu_mode, keys_pos, keys_neg)
+    no_row = np.zeros(n, dtype=K.dtype)  # (rows of K that are not computed may hold anything, NaN too)
+    _up_keys(n, y, grad, flags, no_row, no_row, 0.0, 0.0, nu_mode, keys_pos, keys_neg)
     while True:
         if check_shrinking and steps > 0 and steps % period == 0 and _few_would_stay_active(y, grad, flags, nu_mode):
             return steps, SMO_USE_SHRINKING, np.inf, -1
@@ -292,30 +325,32 @@ def smo_rows(
         if i_pos < 0 and i_neg < 0:
             return steps, SMO_OPTIMAL, _gap(y, grad, flags, nu_mode), -1
         for i in (i_pos, i_neg):
-            if i >= 0 and not _have_row(K, i % n, computed, XT, kernel, gamma, coef0, degree, scratch):
+            if i >= 0 and _row(K, slot, n_filled, i % n, XT, kernel, gamma, coef0, degree, scratch) < 0:
                 return steps, SMO_NEED_ROW, np.inf, i % n
         # a sign without an i gets b = -inf: the other sign's row stands in for its kernel row
         stand_in_pos = i_pos if i_pos >= 0 else i_neg
         stand_in_neg = i_neg if i_neg >= 0 else i_pos
-        row_pos = K[stand_in_pos % n]
-        row_neg = K[stand_in_neg % n]
+        row_pos = K[slot[stand_in_pos % n]]
+        row_neg = K[slot[stand_in_neg % n]]
         g_pos = _key_value(key_pos) if i_pos >= 0 else -np.inf
         g_neg = _key_value(key_neg) if i_neg >= 0 else -np.inf
         qd_pos = qd[stand_in_pos]
         qd_neg = qd[stand_in_neg]
-        violators = _gains(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, gain_keys)
+        violators = _gains(
+            n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys
+        )
         if violators == 0:
             return steps, SMO_OPTIMAL, _gap(y, grad, flags, nu_mode), -1
         chunk, gain = _last_chunk_with_max(gain_keys)
         j = _last_with_gain(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, gain)
-        if not _have_row(K, j % n, computed, XT, kernel, gamma, coef0, degree, scratch):
+        if _row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch) < 0:
             return steps, SMO_NEED_ROW, np.inf, j % n
         if steps >= max_steps:
             return steps, SMO_STEP_LIMIT, _gap(y, grad, flags, nu_mode), -1
         steps += 1
         i = i_pos if y[j] > 0 else i_neg
         row_i = row_pos if y[j] > 0 else row_neg
-        row_j = K[j % n]
+        row_j = K[slot[j % n]]
         old_i = alpha[i]
         old_j = alpha[j]
         ui = upper[i]
