@@ -25,12 +25,13 @@ from .._solver import (
     single_threaded_blas,
     solve_dual,
 )
-from ..kernels import LinearKernel, resolve_gamma
+from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 
 # Per block of test rows: each block passes through the kernel's steps and the product with
 # the coefficients while it stays in a core's 2 MB L2 cache (splice: 5.2 ms instead of 7.5 ms
 # with 16 MB blocks, svmguide1 3.6 instead of 4.7 ms; 256 kB blocks cost more in per-block calls)
 _PREDICT_BLOCK_BYTES = 2 * 2**20
+_PREDICT_MIN_ROWS = 64  # but blocks of at least this many rows, for efficient BLAS products
 _DENSE_SV_BYTES = 256 * 2**20  # largest dense copy of sparse support vectors made for prediction
 _PARALLEL_PREDICT_VALUES = 2**20  # fewer kernel values than this are computed on one thread
 
@@ -181,9 +182,9 @@ class BaseKernelSVM(BaseEstimator):
         n_sv = self.support_.shape[0]
         n_rows = X.shape[0]
         n_workers = resolve_n_jobs(getattr(self, "n_jobs", None)) if n_rows * n_sv >= _PARALLEL_PREDICT_VALUES else 1
-        # blocks of at most _PREDICT_BLOCK_BYTES, as many as a multiple of the workers and of
-        # equal size, so that no worker is left with a larger share
-        n_blocks = -(-n_rows * 8 * max(1, n_sv) // _PREDICT_BLOCK_BYTES)
+        # blocks of at most _PREDICT_BLOCK_BYTES (but at least _PREDICT_MIN_ROWS rows), as many as
+        # a multiple of the workers and of equal size, so that no worker is left with a larger share
+        n_blocks = min(-(-n_rows * 8 * max(1, n_sv) // _PREDICT_BLOCK_BYTES), -(-n_rows // _PREDICT_MIN_ROWS))
         n_blocks = min(n_rows, -(-n_blocks // n_workers) * n_workers) or 1
         step = -(-n_rows // n_blocks) or 1
         support_vectors = self.support_vectors_
@@ -194,6 +195,9 @@ class BaseKernelSVM(BaseEstimator):
         if sp.issparse(support_vectors) and densify:
             support_vectors = support_vectors.toarray()
         densify_rows = densify and step * n_features * 8 <= _PREDICT_BLOCK_BYTES
+        # the squared norms of the support vectors once, not per block (RBF)
+        from_sq_norms = None if self._precomputed else getattr(self.kernel_, "from_sq_norms", None)
+        sv_norms = row_sq_norms(support_vectors) if from_sq_norms is not None else None
         out = np.empty((X.shape[0], coef.shape[1]))
 
         def decide_block(start):
@@ -203,7 +207,10 @@ class BaseKernelSVM(BaseEstimator):
                 block = block.toarray() if sp.issparse(block) else block
             else:
                 X_rows = X[rows].toarray() if sp.issparse(X) and densify_rows else X[rows]
-                block = self.kernel_(X_rows, support_vectors)
+                if from_sq_norms is None:
+                    block = self.kernel_(X_rows, support_vectors)
+                else:
+                    block = from_sq_norms(X_rows, support_vectors, row_sq_norms(X_rows), sv_norms)
             out[rows] = block @ coef
 
         map_in_threads(decide_block, range(0, n_rows, step), n_workers)
