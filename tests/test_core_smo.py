@@ -90,7 +90,9 @@ def _run_both(K, y, p, upper, nu_mode, alpha0):
         else:
             flags = side_flags(y, alpha, upper)
             filled = np.array([n])
-            out = smo_rows(stored, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, 10**6, nu_mode, False, *NO_ROWS)
+            out = smo_rows(
+                stored, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, 10**6, nu_mode, False, *NO_ROWS
+            )
         results.append((out, alpha, grad))
     return results
 
@@ -127,7 +129,9 @@ def test_row_order_smo_hands_over_to_shrinking_when_few_stay_active():
     flags = side_flags(y, alpha, upper)
     slot, filled = np.arange(1200), np.array([1200])
     qd = np.ones(1200)
-    steps, status, _, _ = smo_rows(K, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, True, *NO_ROWS)
+    steps, status, _, _ = smo_rows(
+        K, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, True, *NO_ROWS
+    )
     assert status == SMO_USE_SHRINKING
     assert steps > 0 and steps % 1000 == 0
     # the solver goes on with LIBSVM's shrinking loop and reaches the optimum of the unshrunk solver
