@@ -271,7 +271,6 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 
-
 def _kernel_block(kernel, A, B):
     """``K(A, B)`` as a C-contiguous float64 array, computed by blocks of rows of ``A``."""
     out = np.empty((A.shape[0], B.shape[0]))

@@ -46,28 +46,31 @@ def membership(y_t, alpha_t, upper_t):
 
 
 @jit
+def violation_extremes(y, upper, alpha, grad, variables, nu_mode):
+    """``m(a)`` (largest ``-y G`` over I_up) and ``M(a)`` (smallest over I_low) of
+    the given variables, per sign of ``y`` in nu mode (else at index 0), and the
+    gap ``m(a) - M(a)`` (nu mode: the larger of the per-sign gaps)."""
+    m_up = np.full(2, -np.inf)
+    m_low = np.full(2, np.inf)
+    for t in variables:
+        g = 1 if (nu_mode and y[t] < 0) else 0
+        v = -y[t] * grad[t]
+        in_up, in_low = membership(y[t], alpha[t], upper[t])
+        if in_up and v > m_up[g]:
+            m_up[g] = v
+        if in_low and v < m_low[g]:
+            m_low[g] = v
+    return m_up, m_low, max(m_up[0] - m_low[0], m_up[1] - m_low[1])
+
+
+@jit
 def violation_gap(y, alpha, grad, upper, nu_mode=False):
     """Return ``m(a) - M(a)``, the maximal violation of the KKT conditions.
 
     In ``nu_mode`` (two equality constraints, one per sign of ``y``) the
     larger of the two per-sign gaps.
     """
-    worst = -np.inf
-    signs = np.array([1.0, -1.0]) if nu_mode else np.array([0.0])
-    for sign in signs:
-        m_up = -np.inf
-        m_low = np.inf
-        for t in range(alpha.shape[0]):
-            if sign != 0.0 and y[t] != sign:
-                continue
-            v = -y[t] * grad[t]
-            in_up, in_low = membership(y[t], alpha[t], upper[t])
-            if in_up and v > m_up:
-                m_up = v
-            if in_low and v < m_low:
-                m_low = v
-        worst = max(worst, m_up - m_low)
-    return worst
+    return violation_extremes(y, upper, alpha, grad, np.arange(alpha.shape[0]), nu_mode)[2]
 
 
 @jit
@@ -215,31 +218,13 @@ def _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active):
 
 
 @jit
-def _active_extremes(y, upper, alpha, grad, active, n_active, nu_mode):
-    """``m(a)`` (largest ``-y G`` over I_up) and ``M(a)`` (smallest over I_low) of the
-    active variables, per sign of ``y`` in nu mode (else at index 0), and the gap."""
-    m_up = np.full(2, -np.inf)
-    m_low = np.full(2, np.inf)
-    for k in range(n_active):
-        t = active[k]
-        g = 1 if (nu_mode and y[t] < 0) else 0
-        v = -y[t] * grad[t]
-        in_up, in_low = membership(y[t], alpha[t], upper[t])
-        if in_up and v > m_up[g]:
-            m_up[g] = v
-        if in_low and v < m_low[g]:
-            m_low[g] = v
-    return m_up, m_low, max(m_up[0] - m_low[0], m_up[1] - m_low[1])
-
-
-@jit
 def _shrink(y, upper, alpha, grad, active, n_active, nu_mode, m_up, m_low):
     """Move bounded variables that cannot enter a violating pair behind the active
     ones and return the new active size.
 
     A variable only in I_up is dropped when ``-y G < M`` of its group, one only
     in I_low when ``-y G > m`` (LIBSVM's ``be_shrunk``, with the extremes
-    ``m_up``, ``m_low`` of :func:`_active_extremes`).
+    ``m_up``, ``m_low`` of :func:`violation_extremes`).
     """
     # stable partition: kept variables stay in ascending order for sequential row access
     dropped = np.empty(n_active, dtype=active.dtype)
@@ -371,7 +356,7 @@ def smo(K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, max_ste
             if state[1] <= 0:
                 # LIBSVM's do_shrinking: the first time the gap is within 10 tol, all
                 # variables come back (their gradients rebuilt) before shrinking again
-                m_up, m_low, gap = _active_extremes(y, upper, alpha, grad, active, n_active, nu_mode)
+                m_up, m_low, gap = violation_extremes(y, upper, alpha, grad, active[:n_active], nu_mode)
                 if state[2] == 0 and gap <= 10 * tol:
                     missing = _missing_support_row(rows, alpha, slot, active, n_active)
                     if missing >= 0:

@@ -34,7 +34,10 @@ import numpy as np
 from ._bits import bits_float, float_bits
 from ._jit import jit
 from .kernel_blocks import KERNEL_NONE, kernel_row
-from .smo import _TAU, SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, can_be_shrunk, membership, pair_update
+from .smo import (
+    _TAU, SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, can_be_shrunk, membership, pair_update, violation_extremes,
+    violation_gap,
+)
 
 SMO_USE_SHRINKING = 3
 
@@ -214,32 +217,9 @@ def _key_value(key):
 
 
 @jit
-def _violation_extremes(y, grad, flags, nu_mode):
-    """``m(a)`` (largest ``-y G`` over I_up) and ``M(a)`` (smallest over I_low) of
-    each sign of ``y`` (nu mode) or of all variables (index 0)."""
-    m_up = np.full(2, -np.inf)
-    m_low = np.full(2, np.inf)
-    for t in range(y.shape[0]):
-        g = 1 if (nu_mode and y[t] < 0) else 0
-        v = -y[t] * grad[t]
-        if flags[t] & _IN_UP and v > m_up[g]:
-            m_up[g] = v
-        if flags[t] & _IN_LOW and v < m_low[g]:
-            m_low[g] = v
-    return m_up, m_low
-
-
-@jit
-def _gap(y, grad, flags, nu_mode):
-    """``m(a) - M(a)`` (nu mode: the larger of the per-sign gaps)."""
-    m_up, m_low = _violation_extremes(y, grad, flags, nu_mode)
-    return max(m_up[0] - m_low[0], m_up[1] - m_low[1])
-
-
-@jit
-def _few_would_stay_active(y, grad, flags, nu_mode):
+def _few_would_stay_active(y, upper, alpha, grad, flags, nu_mode):
     """Whether LIBSVM's shrinking would keep fewer than ``m / _KEEP_FRACTION`` variables."""
-    m_up, m_low = _violation_extremes(y, grad, flags, nu_mode)
+    m_up, m_low, _ = violation_extremes(y, upper, alpha, grad, np.arange(y.shape[0]), nu_mode)
     kept = 0
     for t in range(y.shape[0]):
         g = 1 if (nu_mode and y[t] < 0) else 0
@@ -313,7 +293,8 @@ def smo_rows(
     no_row = np.zeros(n, dtype=K.dtype)  # (rows of K that are not computed may hold anything, NaN too)
     _up_keys(n, y, grad, flags, no_row, no_row, 0.0, 0.0, nu_mode, keys_pos, keys_neg)
     while True:
-        if check_shrinking and steps > 0 and steps % period == 0 and _few_would_stay_active(y, grad, flags, nu_mode):
+        check_due = check_shrinking and steps > 0 and steps % period == 0
+        if check_due and _few_would_stay_active(y, upper, alpha, grad, flags, nu_mode):
             return steps, SMO_USE_SHRINKING, np.inf, -1
         chunk_pos, key_pos = _last_chunk_with_max(keys_pos)
         i_pos = _last_up_with_key(n, y, grad, flags, chunk_pos, key_pos, 1.0 if nu_mode else 0.0)
@@ -323,7 +304,7 @@ def smo_rows(
             chunk_neg, key_neg = _last_chunk_with_max(keys_neg)
             i_neg = _last_up_with_key(n, y, grad, flags, chunk_neg, key_neg, -1.0)
         if i_pos < 0 and i_neg < 0:
-            return steps, SMO_OPTIMAL, _gap(y, grad, flags, nu_mode), -1
+            return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         for i in (i_pos, i_neg):
             if i >= 0 and _row(K, slot, n_filled, i % n, XT, kernel, gamma, coef0, degree, scratch) < 0:
                 return steps, SMO_NEED_ROW, np.inf, i % n
@@ -340,13 +321,13 @@ def smo_rows(
             n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys
         )
         if violators == 0:
-            return steps, SMO_OPTIMAL, _gap(y, grad, flags, nu_mode), -1
+            return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         chunk, gain = _last_chunk_with_max(gain_keys)
         j = _last_with_gain(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, gain)
         if _row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch) < 0:
             return steps, SMO_NEED_ROW, np.inf, j % n
         if steps >= max_steps:
-            return steps, SMO_STEP_LIMIT, _gap(y, grad, flags, nu_mode), -1
+            return steps, SMO_STEP_LIMIT, violation_gap(y, alpha, grad, upper, nu_mode), -1
         steps += 1
         i = i_pos if y[j] > 0 else i_neg
         row_i = row_pos if y[j] > 0 else row_neg
