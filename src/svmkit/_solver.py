@@ -114,6 +114,10 @@ class GramBlocks:
     def n_rows(self):
         return self.X.shape[0]
 
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
     def subset(self, rows):
         """The Gram blocks of ``X[rows]`` (rows gathered once, not per block)."""
         return GramBlocks(self.kernel, self.X[rows])
@@ -352,14 +356,15 @@ def solve_dual(
     m = problem.rows.shape[0]
     max_steps = np.iinfo(np.int64).max if max_iter is None or max_iter < 0 else int(max_iter)
     progress = _Progress(verbose, callback, m)
-    # from here on the rows of the problem are numbered 0..n_data-1
-    data_rows, local_rows = np.unique(problem.rows, return_inverse=True)
-    if data_rows.shape[0] < gram.n_rows:
+    # from here on the rows of the problem are numbered 0..n_data-1, in the order of their first
+    # variable (one-vs-one problems: LIBSVM's order, the rows of one class, then the other's)
+    data_rows, local_rows = _rows_in_order_of_use(problem.rows)
+    if not np.array_equal(data_rows, np.arange(gram.n_rows)):
         gram = gram.subset(data_rows)
-    problem = replace(problem, rows=local_rows.astype(np.int64))
+    problem = replace(problem, rows=local_rows)
     budget = cache_size * 2**20
     n_data = data_rows.shape[0]
-    n_features = gram.X.shape[1] if isinstance(gram, GramBlocks) else 1
+    n_features = gram.n_features if isinstance(gram, GramBlocks) else 1
     thin = n_data * n_features < _SMALL_BLAS_WORK
     with single_threaded_blas() if thin else contextlib.nullcontext():
         if n_data <= _FULL_GRAM_MAX_ROWS and n_data * n_data * 4 <= budget:
@@ -374,6 +379,15 @@ def solve_dual(
             prefetch = int(np.clip(2 * n_features, 32, _PREFETCH_ROWS))
             return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, progress)
         return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
+
+
+def _rows_in_order_of_use(rows):
+    """The distinct data rows in the order they first occur, and each variable's position among them."""
+    distinct, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    position = np.empty_like(order)
+    position[order] = np.arange(order.shape[0])
+    return distinct[order], position[inverse].astype(np.int64)
 
 
 def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, progress):
@@ -452,7 +466,7 @@ def _compiled_row_kernel(gram, dtype):
     there, and no row costs a return to Python); otherwise ``KERNEL_NONE``."""
     kernel = getattr(gram, "kernel", None)
     code = {LinearKernel: KERNEL_LINEAR, PolynomialKernel: KERNEL_POLYNOMIAL, RBFKernel: KERNEL_RBF}.get(type(kernel))
-    if code is None or sp.issparse(gram.X) or gram.X.shape[1] > _COMPILED_ROW_FEATURES:
+    if code is None or gram.n_features > _COMPILED_ROW_FEATURES or sp.issparse(gram.X):
         return np.empty((0, 0), dtype=dtype), *_NO_ROW_KERNEL[1:]
     XT = np.ascontiguousarray(gram.X.T, dtype=dtype)
     gamma = float(getattr(kernel, "gamma", 0.0))  # the linear kernel has none of the three

@@ -17,6 +17,19 @@ def gather_block(buffer, slots, columns, out, out_rows):
             target[b] = row[columns[b]]
 
 
+@jit
+def copy_rows(source, source_rows, out, out_rows, first_column):
+    """``out[out_rows[a], first_column:first_column + w] = source[source_rows[a]]`` for a
+    ``w``-column ``source``: kernel rows assembled from stored blocks in one pass (NumPy's
+    fancy indexing copies twice)."""
+    width = source.shape[1]
+    for a in range(source_rows.shape[0]):
+        row = source[source_rows[a]]
+        target = out[out_rows[a]]
+        for b in range(width):
+            target[first_column + b] = row[b]
+
+
 _CHUNK = 2048  # columns per chunk: a chunk of ``out`` stays in the first-level cache
 
 

@@ -14,6 +14,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._class_blocks import shared_class_blocks
 from ..kernels import LinearKernel
 from ._base import BaseKernelSVM, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel
@@ -60,7 +61,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         Memory for kernel values in MB. When the Gram matrix of a problem fits,
         it is computed once; otherwise kernel rows are cached in float32, and
         the float32 copy of the data they are computed from and the solver's
-        per-variable arrays count against it.
+        per-variable arrays count against it. One-vs-one problems of three or
+        more classes share the kernel blocks within each class (computed once)
+        when these fit in half of it.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C for each class.
     verbose : bool, default=False
@@ -258,17 +261,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         problems = self._problems(classes.shape[0])
         n_workers = min(resolve_n_jobs(self.n_jobs), len(problems))
-        cache_size = self.cache_size / n_workers  # concurrent problems share the memory budget
+        members = [np.flatnonzero(y_index == k) for k in range(classes.shape[0])]
+        problem_gram, cache_size = shared_class_blocks(gram, members, problems, self.cache_size, n_workers)
 
         def fit_problem(pair):
             positive, negative = pair
-            if negative is None:
+            if negative is None or len(problems) == 1:
                 indices = np.arange(X.shape[0])
                 labels = np.where(y_index == positive, 1.0, -1.0)
-            else:
-                indices = np.flatnonzero((y_index == positive) | (y_index == negative))
+            else:  # LIBSVM's order: the samples of the first class, then those of the second
+                indices = np.concatenate([members[positive], members[negative]])
                 labels = np.where(y_index[indices] == positive, 1.0, -1.0)
-            return self._fit_binary(gram, X, indices, labels, upper[indices], positive, negative, cache_size)
+            return self._fit_binary(problem_gram, X, indices, labels, upper[indices], positive, negative, cache_size)
 
         self.binary_models_ = models = map_in_threads(fit_problem, problems, n_workers)
         self.problem_classes_ = [

@@ -1,0 +1,84 @@
+"""The within-class kernel blocks shared by one-vs-one problems (svmkit._class_blocks)."""
+
+import doctest
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.svm import SVC as LibsvmSVC
+
+from svmkit import SVC
+from svmkit import _class_blocks
+from svmkit._class_blocks import ClassBlockGram, shared_class_blocks
+from svmkit._solver import GramBlocks
+from svmkit.kernels import RBFKernel
+from test_svc_libsvm import libsvm_pair_objectives
+
+
+def _three_classes(n_samples=1200, n_features=30, seed=0):
+    X, y = make_classification(
+        n_samples=n_samples, n_features=n_features, n_informative=10, n_classes=3, flip_y=0.05, random_state=seed
+    )
+    return X, y
+
+
+def test_pair_rows_equal_the_directly_computed_rows():
+    X, y = _three_classes(n_samples=300)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    kernel = RBFKernel(gamma=0.05)
+    gram = ClassBlockGram(kernel, X, members)
+    rows = np.concatenate([members[2], members[0]])  # classes 2 and 0, in that order
+    pair = gram.subset(rows)
+    direct = GramBlocks(kernel, X[rows])
+    wanted = np.random.default_rng(0).permutation(rows.shape[0])[:50]  # both classes, any order
+    np.testing.assert_allclose(pair.block32(wanted), direct.block32(wanted), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(pair.diag(), direct.diag())
+    np.testing.assert_array_equal(pair.X, X[rows])
+    assert pair.n_rows == rows.shape[0] and pair.n_features == X.shape[1]
+
+
+def test_rows_that_are_not_two_whole_classes_get_plain_blocks():
+    X, y = _three_classes(n_samples=300)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    gram = ClassBlockGram(RBFKernel(gamma=0.05), X, members)
+    for rows in (np.concatenate([members[0], members[1][:-1]]), np.sort(np.concatenate(members[:2]))):
+        assert type(gram.subset(rows)) is GramBlocks
+
+
+def test_shared_blocks_only_where_they_fit_half_the_cache():
+    X, y = _three_classes()
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    gram = GramBlocks(RBFKernel(gamma=0.05), X)
+    shared, per_worker = shared_class_blocks(gram, members, pairs, cache_size=200, n_workers=2)
+    sizes = np.array([m.shape[0] for m in members])
+    shared_mb = (4 * np.sum(sizes**2) + 2 * 8 * max(sizes[a] * sizes[b] for a, b in pairs)) / 2**20
+    assert isinstance(shared, ClassBlockGram) and per_worker == pytest.approx((200 - shared_mb) / 2)
+    too_small = 2 * shared_mb * 0.99
+    assert shared_class_blocks(gram, members, pairs, cache_size=too_small, n_workers=2) == (gram, too_small / 2)
+    assert shared_class_blocks(gram, members, [(0, None), (1, None)], 200, 2)[0] is gram  # one-vs-rest
+
+
+def test_one_vs_one_fit_computes_each_class_block_once_and_matches_libsvm(monkeypatch):
+    X, y = _three_classes()
+    computed = []
+    original = ClassBlockGram.block32
+
+    def spy(self, rows, cols=None):
+        assert cols is not None and np.unique(y[rows]).size == np.unique(y[cols]).size == 1
+        computed.append((y[rows[0]], y[cols[0]]))
+        return original(self, rows, cols)
+
+    monkeypatch.setattr(_class_blocks.ClassBlockGram, "block32", spy)
+    ours = SVC(C=10.0, gamma=0.02).fit(X, y)
+    # each within-class block once, and one cross block per pair: no other kernel values
+    assert sorted(computed) == [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    oracle = LibsvmSVC(C=10.0, gamma=0.02).fit(X, y)
+    objectives = np.array([m.dual_objective for m in ours.binary_models_])
+    np.testing.assert_allclose(objectives, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": 0.02}), rtol=1e-4)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.995
+
+
+def test_docstring_example():
+    result = doctest.testmod(_class_blocks)
+    assert result.attempted > 0 and result.failed == 0
