@@ -404,12 +404,11 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     rows = problem.rows
     y = problem.y.astype(np.float64)
     upper = problem.upper.astype(np.float64)
-    p = problem.p.astype(np.float64)
     qd = gram.diag()[rows]
     alpha = problem.alpha0.astype(np.float64)
     # G = Q a0 + p from the rows of the start support vectors, computed into K where the
     # solver will find them again (one-class, nu-SVC and nu-SVR start with many)
-    grad = p.copy()
+    grad = problem.p.astype(np.float64)
     sv_rows, coef = _start_coefficients(problem)
     if sv_rows.size:
         _fill_rows(K, slot, n_filled, block, sv_rows)
@@ -418,6 +417,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
         grad += y * column_sum[rows]
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
+    alpha_synced = alpha.copy()  # (smo_rows keeps every gradient up to date, so alpha stays the reference)
     if n <= prefetch:
         _fill_rows(K, slot, n_filled, block, np.flatnonzero(slot < 0))
     # variables in row order (every formulation here): SMO with contiguous passes, until
@@ -434,7 +434,8 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
             )
         else:
             steps, status, gap, needed = smo(
-                K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, budget, problem.nu_mode, shrinking
+                K, slot, rows, y, upper, alpha_synced, qd, alpha, grad, active, state, tol, budget, problem.nu_mode,
+                shrinking,
             )
         n_iter += steps
         if status == SMO_USE_SHRINKING:  # LIBSVM's loop, shrinking at its first step
@@ -666,7 +667,6 @@ class _BlockedSolver:
         local_tol = max(self.tol, 0.1 * local_gap)
         budget = min(max(20 * ws.shape[0], 1000), self.max_steps)
         rows_ws = local_rows.astype(np.int64)
-        p_ws = self.problem.p[ws]
         m_ws = ws.shape[0]
         qd_ws = np.diagonal(K_ws)[rows_ws].astype(np.float64)
         slot = np.arange(n_columns, dtype=np.int64)  # all rows of the block are there, in order
@@ -680,7 +680,7 @@ class _BlockedSolver:
             active = np.arange(m_ws, dtype=np.int64)
             state = np.array([m_ws, m_ws, 0], dtype=np.int64)
             steps, _, _, _ = smo(
-                K_ws, slot, rows_ws, y_ws, U_ws, p_ws, qd_ws, alpha_ws, grad_ws, active, state,
+                K_ws, slot, rows_ws, y_ws, U_ws, alpha_ws.copy(), qd_ws, alpha_ws, grad_ws, active, state,
                 local_tol, budget, nu_mode, False,
             )
         delta = alpha_ws - self.alpha[ws]

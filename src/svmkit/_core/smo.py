@@ -26,6 +26,7 @@ that of the rows computed, in one contiguous stretch.
 import numpy as np
 
 from ._jit import jit
+from .row_cache import add_weighted_rows_serial
 
 SMO_OPTIMAL = 0
 SMO_STEP_LIMIT = 1
@@ -188,33 +189,26 @@ def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, slot, active, n_active):
 
 
 @jit
-def _missing_support_row(rows, alpha, slot, active, n_active):
-    """A row of a support vector that is not computed, or -1: needed before a
-    gradient rebuild (variables that start above 0 may never have moved)."""
-    if n_active == alpha.shape[0]:
-        return -1
-    for t in range(alpha.shape[0]):
-        if alpha[t] > 0 and slot[rows[t]] < 0:
-            return rows[t]
-    return -1
+def _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active, n_active):
+    """Bring the gradients of the inactive variables ``active[n_active:]`` up to date.
 
-
-@jit
-def _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active):
-    """Recompute ``G_t = p_t + sum_s Q_ts a_s`` for the inactive variables ``active[n_active:]``."""
-    m = alpha.shape[0]
-    if n_active == m:
-        return
-    inactive = active[n_active:]
-    total = np.zeros(inactive.shape[0])
-    for s in np.flatnonzero(alpha > 0):  # rows of support vectors are computed (see _missing_support_row)
-        row = K[slot[rows[s]]]
-        weight = y[s] * alpha[s]
-        for k in range(inactive.shape[0]):  # along the row, not down a column
-            total[k] += weight * row[rows[inactive[k]]]
-    for k in range(inactive.shape[0]):
-        t = inactive[k]
-        grad[t] = p[t] + y[t] * total[k]
+    They are exact for ``alpha_synced``, and since then only active variables
+    moved, each with its kernel row computed (it was in a working pair): so
+    ``G_t += y_t sum_s y_s (a_s - a_synced_s) K[r_s, r_t]`` over the moved ones,
+    whole rows at a time (contiguous SIMD passes, four rows at once). LIBSVM
+    rebuilds from all free support vectors instead, keeping those at the upper
+    bound in ``G_bar``; svmguide1, linear: 96 or fewer moved rows instead of
+    489 support vectors, 1.2 ms each time on this machine.
+    """
+    candidates = active[:n_active]
+    moved = candidates[alpha[candidates] != alpha_synced[candidates]]
+    if n_active < alpha.shape[0] and moved.shape[0] > 0:
+        column_sum = np.zeros(K.shape[1])
+        change = y[moved] * (alpha[moved] - alpha_synced[moved])
+        add_weighted_rows_serial(K, slot[rows[moved]], change, column_sum)
+        for t in active[n_active:]:
+            grad[t] += y[t] * column_sum[rows[t]]
+    alpha_synced[moved] = alpha[moved]
 
 
 @jit
@@ -305,7 +299,7 @@ def can_be_shrunk(in_up, in_low, v, m_up, m_low):
 
 
 @jit
-def smo(K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, max_steps, nu_mode, shrinking):
+def smo(K, slot, rows, y, upper, alpha_synced, qd, alpha, grad, active, state, tol, max_steps, nu_mode, shrinking):
     """Run SMO until the gap is below ``tol``, ``max_steps`` updates were made,
     or a kernel row that is not computed yet is needed.
 
@@ -319,8 +313,10 @@ def smo(K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, max_ste
         Variable ``t`` uses kernel row and column ``rows[t]``.
     y : float64 array of +1/-1, shape (m,)
     upper : float64 array, shape (m,); may hold ``inf`` (hard margin)
-    p : float64 array, shape (m,)
-        Linear term (used to rebuild the gradient after shrinking).
+    alpha_synced : float64 array, shape (m,), updated in place
+        The multipliers for which the gradients of the inactive variables are
+        exact (they are brought up to date when variables are shrunk or come
+        back). Start with a copy of ``alpha``.
     qd : float64 array, shape (m,)
         ``K[rows[t], rows[t]]``.
     alpha, grad : float64 arrays, shape (m,), updated in place
@@ -335,8 +331,8 @@ def smo(K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, max_ste
         nu-SVR): pairs are chosen within one sign (LIBSVM's ``Solver_NU``).
     shrinking : bool
         Every ``min(m, 1000)`` steps set aside bounded variables that cannot
-        move (LIBSVM's shrinking); the gradient is rebuilt before returning
-        ``SMO_OPTIMAL`` or ``SMO_STEP_LIMIT``.
+        move (LIBSVM's shrinking); the whole gradient is up to date again before
+        ``SMO_OPTIMAL`` or ``SMO_STEP_LIMIT`` is returned.
 
     Returns
     -------
@@ -355,14 +351,13 @@ def smo(K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, max_ste
             state[1] -= 1
             if state[1] <= 0:
                 # LIBSVM's do_shrinking: the first time the gap is within 10 tol, all
-                # variables come back (their gradients rebuilt) before shrinking again
+                # variables come back (their gradients brought up to date) before shrinking again
                 m_up, m_low, gap = violation_extremes(y, upper, alpha, grad, active[:n_active], nu_mode)
+                # the variables set aside keep gradients exact for one ``alpha_synced``: the
+                # earlier ones are brought up to date before more join them
+                _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active, n_active)
                 if state[2] == 0 and gap <= 10 * tol:
-                    missing = _missing_support_row(rows, alpha, slot, active, n_active)
-                    if missing >= 0:
-                        return steps, SMO_NEED_ROW, gap, missing  # (the countdown stays: back here)
                     state[2] = 1
-                    _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active)
                     active[:] = np.arange(m)
                     n_active = m
                 state[1] = period
@@ -375,24 +370,22 @@ def smo(K, slot, rows, y, upper, p, qd, alpha, grad, active, state, tol, max_ste
         if needed >= 0:
             return steps, SMO_NEED_ROW, gap, needed
         done = gap < tol or j < 0
-        if (done or steps >= max_steps) and n_active < m:
-            missing = _missing_support_row(rows, alpha, slot, active, n_active)
-            if missing >= 0:
-                return steps, SMO_NEED_ROW, gap, missing
         if done and n_active < m:
-            # optimal on the active set: rebuild the gradient and check all variables
-            _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active)
+            # optimal on the active set: update the other gradients and check all variables; if
+            # they are not optimal, take that step and shrink at the next (LIBSVM's
+            # ``counter = 1``; the countdown is decremented once more before the check)
+            _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active, n_active)
             active[:] = np.arange(m)
             n_active = m
             state[0] = m
-            state[1] = period
+            state[1] = 2
             continue
         if done:
             return steps, SMO_OPTIMAL, gap, -1
         if slot[rows[j]] < 0:
             return steps, SMO_NEED_ROW, gap, rows[j]
         if steps >= max_steps:
-            _reconstruct_gradient(K, slot, rows, y, p, alpha, grad, active, n_active)
+            _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active, n_active)
             active[:] = np.arange(m)
             state[0] = m
             return steps, SMO_STEP_LIMIT, gap, -1

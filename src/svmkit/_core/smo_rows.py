@@ -23,10 +23,13 @@ those of :func:`svmkit._core.smo.smo` without shrinking (the same pairs, ties
 to the last index), at about a third of its cost per step (svmguide1, RBF,
 m = 3089, float32 rows: 6.4-8.3 us instead of 24 us).
 
-There is no shrinking here: every ``min(m, 1000)`` steps the solver counts the
-variables that LIBSVM's shrinking would keep and, when fewer than a fifth of
-them are left, returns ``SMO_USE_SHRINKING`` so that the caller continues with
-:func:`svmkit._core.smo.smo`, whose passes run over the active variables only.
+There is no shrinking here: every 100 steps the solver counts the variables
+that LIBSVM's shrinking would keep and, when fewer than a twentieth of them
+are left, returns ``SMO_USE_SHRINKING`` so that the caller continues with
+:func:`svmkit._core.smo.smo`, whose passes run over the active variables only
+(svmguide1, m = 3089: the linear fit hands over after 500 steps instead of
+1000, 8.8 ms instead of 12.7 in the solver; RBF after 300 of its 545 steps,
+4.8 ms instead of 5.9).
 """
 
 import numpy as np
@@ -46,7 +49,8 @@ _IN_LOW = 2
 _NO_KEY = np.int64(-(2**63))
 _SIGN_FREE = np.int64(2**63 - 1)
 _SCAN = 256  # variables per chunk: the passes keep one maximum per chunk, the index scans read one chunk
-_KEEP_FRACTION = 5  # hand over to shrinking when fewer than m / 5 variables stay active
+_KEEP_FRACTION = 20  # hand over to shrinking when fewer than m / 20 variables stay active
+_CHECK_PERIOD = 100  # steps between two such counts (an O(m) pass)
 
 
 @jit
@@ -269,7 +273,7 @@ def smo_rows(
         Pairs within one sign of ``y`` (nu-SVC, nu-SVR).
     check_shrinking : bool
         Return ``SMO_USE_SHRINKING`` when shrinking would keep fewer than a
-        fifth of the variables (checked every ``min(m, 1000)`` steps).
+        twentieth of the variables (checked every 100 steps).
     XT, kernel, gamma, coef0, degree
         Missing rows are computed here by :func:`svmkit._core.kernel_blocks.kernel_row`
         from the data transposed (``XT``, features by rows, of ``K``'s type) unless
@@ -283,7 +287,6 @@ def smo_rows(
     """
     m = alpha.shape[0]
     n = K.shape[1]
-    period = min(m, 1000)
     n_chunks = _n_chunks(m, n)
     keys_pos = np.empty(n_chunks, dtype=np.int64)
     keys_neg = np.empty(n_chunks, dtype=np.int64)
@@ -293,7 +296,7 @@ def smo_rows(
     no_row = np.zeros(n, dtype=K.dtype)  # (rows of K that are not computed may hold anything, NaN too)
     _up_keys(n, y, grad, flags, no_row, no_row, 0.0, 0.0, nu_mode, keys_pos, keys_neg)
     while True:
-        check_due = check_shrinking and steps > 0 and steps % period == 0
+        check_due = check_shrinking and steps > 0 and steps % _CHECK_PERIOD == 0
         if check_due and _few_would_stay_active(y, upper, alpha, grad, flags, nu_mode):
             return steps, SMO_USE_SHRINKING, np.inf, -1
         chunk_pos, key_pos = _last_chunk_with_max(keys_pos)
