@@ -9,7 +9,7 @@ build a :class:`DualProblem`; :func:`solve_dual` returns a :class:`DualSolution`
 
 Two strategies, chosen by the problem size and the memory budget ``cache_size``:
 
-* up to 4096 rows, when the whole Gram matrix fits: its rows are computed in
+* up to 6144 rows, when the whole Gram matrix fits: its rows are computed in
   BLAS blocks when first needed, and SMO
   (second-order working-set selection, LIBSVM's shrinking,
   :mod:`svmkit._core.smo`) runs on it;
@@ -56,8 +56,10 @@ _BLOCK_BYTES = 16 * 2**20
 _STALL_ROUNDS = 50  # rounds without a decrease of the dual objective
 _FLOAT64_GRAM_BYTES = 4 * 2**20  # largest Gram matrix kept in float64
 # Above this many rows the blocked strategy is faster even when the Gram matrix would fit
-# (measured: 0.20 s vs 0.33 s at n = 5000, 0.30 s vs 0.59 s at n = 7000, RBF, 20 features).
-_FULL_GRAM_MAX_ROWS = 4096
+# (make_classification, RBF, median fit times full-Gram vs blocked: 20 features 73 vs 115 ms
+# at n = 5000, 121 vs 120 ms at 6000, 147 vs 140 ms at 7000; 10 features 64 vs 93 ms and 100
+# features 0.29 vs 0.40 s at 6500, but 40 features 0.22 vs 0.19 s at 6500)
+_FULL_GRAM_MAX_ROWS = 6144
 _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
