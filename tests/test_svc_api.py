@@ -173,6 +173,7 @@ def test_max_iter_warns_with_the_gap_reached():
         ({"kernel": "precomputed"}, X_iris, y_iris, "square Gram matrix"),
         ({"tol": 0}, X_iris, y_iris, "tol must be > 0"),
         ({"multiclass": "crammer"}, X_iris, y_iris, "multiclass must be"),
+        ({}, X_iris[:2], [0.5, 1.5], "Unknown label type: continuous"),
     ],
 )
 def test_bad_input_raises_a_clear_error(params, X, y, message):
@@ -191,3 +192,18 @@ def test_errors_at_predict_time():
         pre.predict(X_iris[:5] @ X_iris[:100].T)
     with pytest.raises(AttributeError, match="linear kernel"):
         model.coef_
+
+
+def test_ready_test_arrays_skip_revalidation_and_others_get_scikit_learns_checks():
+    model = SVC().fit(X_iris, y_iris)
+    X = np.ascontiguousarray(X_iris[:10])
+    assert model._validate_test_X(X) is X  # what validate_data would return unchanged
+    for bad, message in [(np.full((2, 4), np.nan), "NaN"), (X_iris[:2, :3].copy(), "features")]:
+        with pytest.raises(ValueError, match=message):
+            model.predict(bad)
+    np.testing.assert_array_equal(model.predict(np.asfortranarray(X_iris)), model.predict(X_iris))
+    np.testing.assert_array_equal(model.predict(X_iris.astype(np.float32)), model.predict(X_iris))
+    pd = pytest.importorskip("pandas")
+    named = SVC().fit(pd.DataFrame(X_iris, columns=["a", "b", "c", "d"]), y_iris)
+    with pytest.warns(UserWarning, match="feature names"):
+        named.predict(X)

