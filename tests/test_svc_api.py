@@ -207,3 +207,13 @@ def test_ready_test_arrays_skip_revalidation_and_others_get_scikit_learns_checks
     named = SVC().fit(pd.DataFrame(X_iris, columns=["a", "b", "c", "d"]), y_iris)
     with pytest.warns(UserWarning, match="feature names"):
         named.predict(X)
+
+
+def test_prediction_in_parallel_blocks_equals_one_block(monkeypatch):
+    X, y = make_classification(n_samples=600, n_features=8, random_state=3)
+    model = SVC(C=1.0, gamma=0.1).fit(X, y)
+    whole = model.decision_function(X)
+    monkeypatch.setattr(svmkit.svm._base, "_PARALLEL_PREDICT_VALUES", 1)
+    monkeypatch.setattr(svmkit.svm._base, "_PREDICT_BLOCK_BYTES", 8 * model.support_.shape[0] * 70)
+    model.n_jobs = 2
+    np.testing.assert_allclose(model.decision_function(X), whole, rtol=1e-12, atol=1e-12)
