@@ -81,6 +81,7 @@ def single_threaded_blas():
 # The blocked solver's arrays per variable: float64 alpha, gradient, y, bound, linear
 # term, violation scores and gradient update, int64 row, and masks.
 _BYTES_PER_VARIABLE = 96
+_WS_BLOCK_FEATURES = 512  # most features for which the blocked solver computes its q x q block
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
 
 
@@ -94,9 +95,9 @@ def _add_weighted_rows(buffer, slots, weights, out):
         add_weighted_rows_serial(buffer, slots, weights, out)
 
 
-def _rows_per_block(n_columns):
-    """How many kernel rows of ``n_columns`` float64 values make one block of ``_BLOCK_BYTES``."""
-    return max(1, _BLOCK_BYTES // (8 * max(1, n_columns)))
+def _rows_per_block(n_columns, itemsize=8):
+    """How many kernel rows of ``n_columns`` values make one block of ``_BLOCK_BYTES``."""
+    return max(1, _BLOCK_BYTES // (itemsize * max(1, n_columns)))
 
 
 class GramBlocks:
@@ -577,7 +578,15 @@ class _BlockedSolver:
         # from and for the solver's per-variable arrays
         own_bytes = gram.float32_copy_bytes() + _BYTES_PER_VARIABLE * m
         self.cache = _RowCache(n_data, max(0, budget - own_bytes))
-        self.chunk = _rows_per_block(n_data)  # kernel rows computed together
+        # kernel rows computed together: twice as many in float32 (a9a, 32,561 columns: 128-row
+        # products run at 150 GFLOP/s, 64-row ones at 130)
+        float32_rows = getattr(getattr(gram, "kernel", None), "float32_safe", False)
+        self.chunk = _rows_per_block(n_data, 4 if float32_rows else 8)
+        # with few features the working set's q x q block is computed directly: cheaper than
+        # gathering it from cached rows, which reads a scattered cache line per value (a9a: 2 ms
+        # instead of 8 ms a round; fit 7.4 -> 5.7 s linear, 4.4 -> 4.0 s RBF with the 128-row blocks)
+        n_features = gram.n_features if isinstance(gram, GramBlocks) else np.inf
+        self.compute_ws_block = float32_rows and n_features <= _WS_BLOCK_FEATURES
 
     def _select(self, v, up, low, kept, n_new):
         """The largest violators of each group and side, kept variables excluded."""
@@ -638,8 +647,9 @@ class _BlockedSolver:
     def _optimise_block(self, ws):
         """SMO on the working set, then the gradient update with the moved rows.
 
-        The working set's own ``q x q`` kernel block comes from cached rows where
-        possible and is computed directly for the others. When the cache has room
+        The working set's own ``q x q`` kernel block is computed directly for data
+        with few features; otherwise it comes from cached rows where possible and
+        is computed directly for the others. When the cache has room
         for all of them, missing rows are computed whole before the SMO;
         otherwise only the rows whose multipliers moved are computed whole
         afterwards, streamed into the gradient and cached as far as room allows,
@@ -649,18 +659,21 @@ class _BlockedSolver:
         ws_columns, local_rows = np.unique(self.rows[ws], return_inverse=True)
         cache = self.cache
         slots = cache.start_round(ws_columns)
+        n_columns = ws_columns.shape[0]
         missing = np.flatnonzero(slots < 0)
         if missing.size <= cache.free_slots():
             for start in range(0, missing.size, self.chunk):
                 part = missing[start : start + self.chunk]
                 slots[part] = cache.insert(ws_columns[part], self.gram.block32(ws_columns[part]))
-        n_columns = ws_columns.shape[0]
-        K_ws = np.empty((n_columns, n_columns), dtype=np.float32)
-        cached = np.flatnonzero(slots >= 0)
-        gather_block(cache.buffer, slots[cached], ws_columns, K_ws, cached)
-        uncached = np.flatnonzero(slots < 0)
-        if uncached.size:
-            K_ws[uncached] = self.gram.block32(ws_columns[uncached], ws_columns)
+        if self.compute_ws_block:
+            K_ws = np.asarray(self.gram.block32(ws_columns, ws_columns), dtype=np.float32)
+        else:
+            K_ws = np.empty((n_columns, n_columns), dtype=np.float32)
+            cached = np.flatnonzero(slots >= 0)
+            gather_block(cache.buffer, slots[cached], ws_columns, K_ws, cached)
+            uncached = np.flatnonzero(slots < 0)
+            if uncached.size:
+                K_ws[uncached] = self.gram.block32(ws_columns[uncached], ws_columns)
         alpha_ws = self.alpha[ws].copy()
         grad_ws = self.grad[ws].copy()
         y_ws, U_ws = self.y[ws], self.upper[ws]
