@@ -24,8 +24,8 @@ Datasets (LIBSVM files in ``--data-dir``; missing ones are skipped):
 =============  ===================================================  ===========================
 a9a            32561 x 123 sparse 0/1 (CSR), test 16281              RBF C=1 gamma=0.05; linear C=1
 a9a-dense      the same as a dense array                             RBF C=1 gamma=0.05; linear C=1
-usps           7291 x 256 dense, 10 classes, test 2007               RBF C=10 gamma='scale' (numeric)
-splice         1000 x 60 unscaled, test 2175                         RBF C=1 gamma='scale' (numeric)
+usps           7291 x 256 dense, 10 classes, test 2007               RBF C=10 gamma='scale' (numeric); linear C=1
+splice         1000 x 60 unscaled, test 2175                         RBF C=1 gamma='scale' (numeric); linear C=1
 svmguide1      3089 x 4 scaled to [-1, 1] (svm-scale), test 4000     RBF C=2 gamma=2; linear C=2
 synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gamma=0.05
                standardised; n = --synthetic-sizes, test 10% of n
@@ -161,13 +161,15 @@ def real_cases(name, data_dir, kernels, cache):
         if split is None:
             return []
         X_train, y_train, X_test, y_test = split
-        return _cases_for(name, X_train.toarray(), y_train, X_test.toarray(), y_test, [("rbf", 10.0, "scale")], kernels)
+        cases = [("rbf", 10.0, "scale"), ("linear", 1.0, None)]
+        return _cases_for(name, X_train.toarray(), y_train, X_test.toarray(), y_test, cases, kernels)
     if name == "splice":
         split = load_split(data_dir, "splice", "splice.t", n_features=60)
         if split is None:
             return []
         X_train, y_train, X_test, y_test = split
-        return _cases_for(name, X_train.toarray(), y_train, X_test.toarray(), y_test, [("rbf", 1.0, "scale")], kernels)
+        cases = [("rbf", 1.0, "scale"), ("linear", 1.0, None)]
+        return _cases_for(name, X_train.toarray(), y_train, X_test.toarray(), y_test, cases, kernels)
     if name == "svmguide1":
         split = load_split(data_dir, "svmguide1", "svmguide1.t", n_features=4)
         if split is None:
