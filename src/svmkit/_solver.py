@@ -428,6 +428,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     flags = side_flags(y, alpha, upper) if _in_row_order(rows, n) else None
     row_kernel = _compiled_row_kernel(gram, dtype)
     n_iter = 0
+    unshrunk = False  # whether the gap came within 10 tol during shrinking (see _solve_shrunk)
     while True:
         budget = min(_STEPS_PER_CALL, max_steps - n_iter)
         if flags is not None:
@@ -441,9 +442,13 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
                 shrinking,
             )
         n_iter += steps
-        if status == SMO_USE_SHRINKING:  # LIBSVM's loop, shrinking at its first step
-            flags = None
-            state[1] = 1
+        if status == SMO_USE_SHRINKING:
+            steps, unshrunk = _solve_shrunk(
+                K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, max_steps - n_iter, problem.nu_mode,
+                unshrunk,
+            )
+            n_iter += steps
+            flags = side_flags(y, alpha, upper)
             continue
         if status == SMO_NEED_ROW:
             wanted = rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, prefetch)
@@ -458,6 +463,81 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
             break
     progress.report(n_iter, gap, m, force=True)
     return DualSolution(alpha, grad, float(gap), n_iter, result, "full-gram")
+
+
+def _kept_by_shrinking(y, upper, alpha, grad, nu_mode):
+    """Mask of the variables that LIBSVM's shrinking would keep (``be_shrunk`` false)."""
+    up, low = _violator_sets(y, alpha, upper)
+    v = -y * grad
+    kept = np.zeros(y.shape[0], dtype=bool)
+    for group in [y > 0, y < 0] if nu_mode else [np.ones(y.shape[0], dtype=bool)]:
+        m_up = v[up & group].max(initial=-np.inf)
+        m_low = v[low & group].min(initial=np.inf)
+        shrunk = (~up & ~low) | (up & ~low & (v < m_low)) | (low & ~up & (v > m_up))
+        kept |= group & ~shrunk
+    return kept
+
+
+def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk):
+    """LIBSVM's shrinking with contiguous passes: SMO on the variables that shrinking
+    keeps, copied into a sub-problem of their own, shrunk again every ``min(m, 1000)``
+    steps, until they are optimal or (the first time) the gap comes within 10 tol, when
+    LIBSVM brings every variable back. After each stretch the gradient of every
+    variable is updated with the rows that moved, so the caller goes on with all of
+    them. Returns ``(steps, unshrunk)``.
+
+    (splice, linear kernel: 90,000 steps with some 100 of its 1,000 variables active.)
+    """
+    m = y.shape[0]
+    period = min(m, 1000)
+    active = np.flatnonzero(_kept_by_shrinking(y, upper, alpha, grad, nu_mode))
+    steps = 0
+    while active.size and steps < max_steps:
+        active_rows, local_rows = np.unique(rows[active], return_inverse=True)
+        _fill_rows(K, slot, n_filled, block, active_rows[slot[active_rows] < 0])
+        alpha_active = alpha[active].copy()
+        grad_active = grad[active].copy()
+        stretch, gap = _smo_on_block(
+            K[slot[active_rows]][:, active_rows], local_rows, y[active], upper[active], alpha_active, grad_active,
+            tol if unshrunk else 10 * tol, min(period, max_steps - steps), nu_mode,
+        )
+        steps += stretch
+        coef = np.zeros(active_rows.shape[0])
+        np.add.at(coef, local_rows, y[active] * (alpha_active - alpha[active]))
+        alpha[active] = alpha_active
+        moved = np.flatnonzero(coef)
+        column_sum = np.zeros(K.shape[1])
+        _add_weighted_rows(K, slot[active_rows[moved]], coef[moved], column_sum)
+        grad += y * column_sum[rows]
+        if gap < (tol if unshrunk else 10 * tol):
+            return steps, True
+        active = active[_kept_by_shrinking(y[active], upper[active], alpha[active], grad[active], nu_mode)]
+    return steps, unshrunk
+
+
+def _smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_mode):
+    """SMO without shrinking on a sub-problem whose kernel rows are all in ``K_block``
+    (variable ``t`` uses row ``local_rows[t]``); ``alpha`` and ``grad`` updated in place.
+    The contiguous passes of :func:`smo_rows` when there is one variable per row, in row
+    order; LIBSVM's loop otherwise. Returns the number of steps and the gap reached."""
+    n_columns = K_block.shape[0]
+    m = local_rows.shape[0]
+    slot = np.arange(n_columns, dtype=np.int64)  # all rows are there, in order
+    qd = np.diagonal(K_block)[local_rows].astype(np.float64)
+    if m == n_columns and np.array_equal(local_rows, np.arange(m)):
+        flags = side_flags(y, alpha, upper)
+        steps, _, gap, _ = smo_rows(
+            K_block, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, False,
+            *_NO_ROW_KERNEL,
+        )
+    else:
+        active = np.arange(m, dtype=np.int64)
+        state = np.array([m, m, 0], dtype=np.int64)
+        steps, _, gap, _ = smo(
+            K_block, slot, local_rows.astype(np.int64), y, upper, alpha.copy(), qd, alpha, grad, active, state,
+            tol, max_steps, nu_mode, False,
+        )
+    return steps, gap
 
 
 _NO_ROW_KERNEL = (np.empty((0, 0), dtype=np.float32), KERNEL_NONE, 0.0, 0.0, 1)  # rows come from the caller
@@ -681,23 +761,7 @@ class _BlockedSolver:
         local_gap = violation_gap(y_ws, alpha_ws, grad_ws, U_ws, nu_mode)
         local_tol = max(self.tol, 0.1 * local_gap)
         budget = min(max(20 * ws.shape[0], 1000), self.max_steps)
-        rows_ws = local_rows.astype(np.int64)
-        m_ws = ws.shape[0]
-        qd_ws = np.diagonal(K_ws)[rows_ws].astype(np.float64)
-        slot = np.arange(n_columns, dtype=np.int64)  # all rows of the block are there, in order
-        if m_ws == n_columns:  # one variable per row, in row order: the contiguous SMO
-            flags = side_flags(y_ws, alpha_ws, U_ws)
-            steps, _, _, _ = smo_rows(
-                K_ws, slot, np.array([n_columns]), y_ws, U_ws, qd_ws, alpha_ws, grad_ws, flags, local_tol, budget,
-                nu_mode, False, *_NO_ROW_KERNEL,
-            )
-        else:
-            active = np.arange(m_ws, dtype=np.int64)
-            state = np.array([m_ws, m_ws, 0], dtype=np.int64)
-            steps, _, _, _ = smo(
-                K_ws, slot, rows_ws, y_ws, U_ws, alpha_ws.copy(), qd_ws, alpha_ws, grad_ws, active, state,
-                local_tol, budget, nu_mode, False,
-            )
+        steps, _ = _smo_on_block(K_ws, local_rows, y_ws, U_ws, alpha_ws, grad_ws, local_tol, budget, nu_mode)
         delta = alpha_ws - self.alpha[ws]
         moved = np.flatnonzero(delta)
         if moved.size == 0:

@@ -25,11 +25,10 @@ m = 3089, float32 rows: 6.4-8.3 us instead of 24 us).
 
 There is no shrinking here: every 100 steps the solver counts the variables
 that LIBSVM's shrinking would keep and, when fewer than a twentieth of them
-are left, returns ``SMO_USE_SHRINKING`` so that the caller continues with
-:func:`svmkit._core.smo.smo`, whose passes run over the active variables only
-(svmguide1, m = 3089: the linear fit hands over after 500 steps instead of
-1000, 8.8 ms instead of 12.7 in the solver; RBF after 300 of its 545 steps,
-4.8 ms instead of 5.9).
+are left, returns ``SMO_USE_SHRINKING`` so that the caller solves those as a
+sub-problem of their own, with LIBSVM's shrinking (svmguide1, m = 3089: the
+linear fit hands over after 500 steps instead of 1000, the RBF fit after 300 of
+its 546 steps).
 """
 
 import numpy as np
