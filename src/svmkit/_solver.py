@@ -9,7 +9,7 @@ build a :class:`DualProblem`; :func:`solve_dual` returns a :class:`DualSolution`
 
 Two strategies, chosen by the problem size and the memory budget ``cache_size``:
 
-* up to 6144 rows, when the whole Gram matrix fits: its rows are computed in
+* up to 6144 rows (and 8192 variables), when the whole Gram matrix fits: its rows are computed in
   BLAS blocks when first needed, and SMO
   (second-order working-set selection, LIBSVM's shrinking,
   :mod:`svmkit._core.smo`) runs on it;
@@ -60,6 +60,9 @@ _FLOAT64_GRAM_BYTES = 4 * 2**20  # largest Gram matrix kept in float64
 # at n = 5000, 121 vs 120 ms at 6000, 147 vs 140 ms at 7000; 10 features 64 vs 93 ms and 100
 # features 0.29 vs 0.40 s at 6500, but 40 features 0.22 vs 0.19 s at 6500)
 _FULL_GRAM_MAX_ROWS = 6144
+# ... and with more variables than this (epsilon-SVR and nu-SVR have two per row), whose passes
+# run on one core (SVR on friedman1, n = 5000: 0.67 s full-Gram against 0.27 s blocked)
+_FULL_GRAM_MAX_VARIABLES = 8192
 _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
@@ -347,8 +350,8 @@ def solve_dual(
         blocked strategy selects among all variables at O(m) per round).
     cache_size : float
         Memory for kernel values, in MB (in the blocked strategy, for cached
-        rows, the float32 copy of the data they are computed from and the
-        solver's per-variable arrays).
+        rows, the float32 copy of the data they are computed from, the
+        solver's per-variable arrays and the kernel blocks being computed).
     working_set_size : int, optional
         Size ``q`` of the blocked working set (a power of two).
     verbose : bool
@@ -374,7 +377,7 @@ def solve_dual(
     n_features = gram.n_features if isinstance(gram, GramBlocks) else 1
     thin = n_data * n_features < _SMALL_BLAS_WORK
     with single_threaded_blas() if thin else contextlib.nullcontext():
-        if n_data <= _FULL_GRAM_MAX_ROWS and n_data * n_data * 4 <= budget:
+        if n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and n_data * n_data * 4 <= budget:
             # float64 while the matrix is small (up to 724 rows); above, float32 (LIBSVM's
             # precision for its cache): half the memory touched, and rows computed from the
             # float32 copy of the data at twice the BLAS speed (usps: 0.60 s instead of 0.78 s)
@@ -659,8 +662,9 @@ class _BlockedSolver:
         # the dual objective 1/2 a'Qa + p'a, updated exactly with each block's decrease
         self.objective = 0.5 * self.alpha @ (self.grad + problem.p)
         # the budget also pays for the float32 copy of the data that rows are computed
-        # from and for the solver's per-variable arrays
-        own_bytes = gram.float32_copy_bytes() + _BYTES_PER_VARIABLE * m
+        # from, the solver's per-variable arrays, a block of rows being computed and the
+        # working set's q x q block
+        own_bytes = gram.float32_copy_bytes() + _BYTES_PER_VARIABLE * m + _BLOCK_BYTES + 4 * self.q**2
         self.cache = _RowCache(n_data, max(0, budget - own_bytes))
         # kernel rows computed together: twice as many in float32 (a9a, 32,561 columns: 128-row
         # products run at 150 GFLOP/s, 64-row ones at 130)
