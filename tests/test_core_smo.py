@@ -199,7 +199,6 @@ def test_order_keys_break_ties_to_the_last_index_and_equate_signed_zeros():
     """All gradients equal (the usual start): LIBSVM's ``>=`` picks the last index."""
     y = np.array([1.0, 1.0, -1.0, -1.0, 1.0])
     K = np.eye(5)
-    grad = np.array([-0.0, 0.0, 0.0, -0.0, -0.0])
     p = np.array([-0.0, 0.0, 0.0, -0.0, -0.0])
     (old, alpha_old, _), (new, alpha_new, _) = _run_both(K, y, p, np.ones(5), False, np.zeros(5))
     assert new[:2] == old[:2]
