@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
-from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, rows_to_prefetch, smo, violation_gap
+from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, kept_by_shrinking, rows_to_prefetch, smo, violation_gap
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF
 from ._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
@@ -422,16 +422,14 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     sv_rows, coef = _start_coefficients(problem)
     if sv_rows.size:
         _fill_rows(K, slot, n_filled, block, sv_rows)
-        column_sum = np.zeros(n)
-        _add_weighted_rows(K, slot[sv_rows], coef, column_sum)
-        grad += y * column_sum[rows]
+        _add_rows_to_gradient(K, slot, sv_rows, coef, rows, y, grad)
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
     alpha_synced = alpha.copy()  # (smo_rows keeps every gradient up to date, so alpha stays the reference)
     if n <= prefetch:
         _fill_rows(K, slot, n_filled, block, np.flatnonzero(slot < 0))
-    # variables in row order (every formulation here): SMO with contiguous passes, until
-    # shrinking would leave few variables active; then LIBSVM's shrinking SMO
+    # variables in row order (every formulation here): SMO with contiguous passes; when
+    # shrinking would leave few variables active, those are solved alone (_solve_shrunk)
     flags = side_flags(y, alpha, upper) if _in_row_order(rows, n) else None
     row_kernel = _compiled_row_kernel(gram, dtype)
     n_iter = 0
@@ -472,19 +470,6 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     return DualSolution(alpha, grad, float(gap), n_iter, result, "full-gram")
 
 
-def _kept_by_shrinking(y, upper, alpha, grad, nu_mode):
-    """Mask of the variables that LIBSVM's shrinking would keep (``be_shrunk`` false)."""
-    up, low = _violator_sets(y, alpha, upper)
-    v = -y * grad
-    kept = np.zeros(y.shape[0], dtype=bool)
-    for group in [y > 0, y < 0] if nu_mode else [np.ones(y.shape[0], dtype=bool)]:
-        m_up = v[up & group].max(initial=-np.inf)
-        m_low = v[low & group].min(initial=np.inf)
-        shrunk = (~up & ~low) | (up & ~low & (v < m_low)) | (low & ~up & (v > m_up))
-        kept |= group & ~shrunk
-    return kept
-
-
 def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk):
     """LIBSVM's shrinking with contiguous passes: SMO on the variables that shrinking
     keeps, copied into a sub-problem of their own, shrunk again every ``min(m, 1000)``
@@ -497,7 +482,7 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
     """
     m = y.shape[0]
     period = min(m, 1000)
-    active = np.flatnonzero(_kept_by_shrinking(y, upper, alpha, grad, nu_mode))
+    active = np.flatnonzero(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
     steps = 0
     while active.size and steps < max_steps:
         active_rows, local_rows = np.unique(rows[active], return_inverse=True)
@@ -513,13 +498,18 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
         np.add.at(coef, local_rows, y[active] * (alpha_active - alpha[active]))
         alpha[active] = alpha_active
         moved = np.flatnonzero(coef)
-        column_sum = np.zeros(K.shape[1])
-        _add_weighted_rows(K, slot[active_rows[moved]], coef[moved], column_sum)
-        grad += y * column_sum[rows]
+        _add_rows_to_gradient(K, slot, active_rows[moved], coef[moved], rows, y, grad)
         if gap < (tol if unshrunk else 10 * tol):
             return steps, True
-        active = active[_kept_by_shrinking(y[active], upper[active], alpha[active], grad[active], nu_mode)]
+        active = active[kept_by_shrinking(y[active], upper[active], alpha[active], grad[active], nu_mode)]
     return steps, unshrunk
+
+
+def _add_rows_to_gradient(K, slot, data_rows, coef, rows, y, grad):
+    """``G_t += y_t sum_r coef_r K[r, rows[t]]`` over the kernel rows ``data_rows`` stored in ``K``."""
+    column_sum = np.zeros(K.shape[1])
+    _add_weighted_rows(K, slot[data_rows], coef, column_sum)
+    grad += y * column_sum[rows]
 
 
 def _smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_mode):

@@ -299,6 +299,19 @@ def can_be_shrunk(in_up, in_low, v, m_up, m_low):
 
 
 @jit
+def kept_by_shrinking(y, upper, alpha, grad, nu_mode):
+    """Mask of the variables that LIBSVM's shrinking would keep (:func:`can_be_shrunk` false,
+    with the extremes of all the given variables)."""
+    m_up, m_low, _ = violation_extremes(y, upper, alpha, grad, np.arange(y.shape[0]), nu_mode)
+    kept = np.empty(y.shape[0], dtype=np.bool_)
+    for t in range(y.shape[0]):
+        g = 1 if (nu_mode and y[t] < 0) else 0
+        in_up, in_low = membership(y[t], alpha[t], upper[t])
+        kept[t] = not can_be_shrunk(in_up, in_low, -y[t] * grad[t], m_up[g], m_low[g])
+    return kept
+
+
+@jit
 def smo(K, slot, rows, y, upper, alpha_synced, qd, alpha, grad, active, state, tol, max_steps, nu_mode, shrinking):
     """Run SMO until the gap is below ``tol``, ``max_steps`` updates were made,
     or a kernel row that is not computed yet is needed.

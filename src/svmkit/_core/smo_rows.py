@@ -37,8 +37,7 @@ from ._bits import bits_float, float_bits
 from ._jit import jit
 from .kernel_blocks import KERNEL_NONE, kernel_row
 from .smo import (
-    _TAU, SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, can_be_shrunk, membership, pair_update, violation_extremes,
-    violation_gap,
+    _TAU, SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, kept_by_shrinking, membership, pair_update, violation_gap,
 )
 
 SMO_USE_SHRINKING = 3
@@ -220,18 +219,6 @@ def _key_value(key):
 
 
 @jit
-def _few_would_stay_active(y, upper, alpha, grad, flags, nu_mode):
-    """Whether LIBSVM's shrinking would keep fewer than ``m / _KEEP_FRACTION`` variables."""
-    m_up, m_low, _ = violation_extremes(y, upper, alpha, grad, np.arange(y.shape[0]), nu_mode)
-    kept = 0
-    for t in range(y.shape[0]):
-        g = 1 if (nu_mode and y[t] < 0) else 0
-        v = -y[t] * grad[t]
-        kept += not can_be_shrunk((flags[t] & _IN_UP) != 0, (flags[t] & _IN_LOW) != 0, v, m_up[g], m_low[g])
-    return kept * _KEEP_FRACTION < y.shape[0]
-
-
-@jit
 def _row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
     """Where kernel row ``r`` is stored in ``K``, after computing it into the next
     free place when ``kernel`` allows; -1 when it is missing."""
@@ -296,7 +283,7 @@ def smo_rows(
     _up_keys(n, y, grad, flags, no_row, no_row, 0.0, 0.0, nu_mode, keys_pos, keys_neg)
     while True:
         check_due = check_shrinking and steps > 0 and steps % _CHECK_PERIOD == 0
-        if check_due and _few_would_stay_active(y, upper, alpha, grad, flags, nu_mode):
+        if check_due and np.sum(kept_by_shrinking(y, upper, alpha, grad, nu_mode)) * _KEEP_FRACTION < m:
             return steps, SMO_USE_SHRINKING, np.inf, -1
         chunk_pos, key_pos = _last_chunk_with_max(keys_pos)
         i_pos = _last_up_with_key(n, y, grad, flags, chunk_pos, key_pos, 1.0 if nu_mode else 0.0)

@@ -61,9 +61,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         Memory for kernel values in MB. When the Gram matrix of a problem fits,
         it is computed once; otherwise kernel rows are cached in float32, and
         the float32 copy of the data they are computed from, the solver's
-        per-variable arrays and the blocks being computed count against it. One-vs-one problems of three or
-        more classes share the kernel blocks within each class (computed once)
-        when these fit in half of it.
+        per-variable arrays and the blocks being computed count against it.
+        One-vs-one problems of three or more classes share the kernel blocks
+        within each class (computed once) when these fit in half of it.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C for each class.
     verbose : bool, default=False
