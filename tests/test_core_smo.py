@@ -92,7 +92,7 @@ def _run_both(K, y, p, upper, nu_mode, alpha0):
             flags = side_flags(y, alpha, upper)
             filled = np.array([n])
             out = smo_rows(
-                stored, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, 10**6, nu_mode, False, *NO_ROWS
+                stored, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, 10**6, nu_mode, 0, *NO_ROWS
             )
         results.append((out, alpha, grad))
     return results
@@ -154,7 +154,7 @@ def test_row_order_smo_hands_over_to_shrinking_when_few_stay_active():
     slot, filled = np.arange(1200), np.array([1200])
     qd = np.ones(1200)
     steps, status, _, _ = smo_rows(
-        K, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, True, *NO_ROWS
+        K, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, 20, *NO_ROWS
     )
     assert status == SMO_USE_SHRINKING
     assert steps > 0 and steps % 100 == 0

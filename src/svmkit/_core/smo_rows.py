@@ -24,11 +24,15 @@ to the last index), at about a third of its cost per step (svmguide1, RBF,
 m = 3089, float32 rows: 6.4-8.3 us instead of 24 us).
 
 There is no shrinking here: every 100 steps the solver counts the variables
-that LIBSVM's shrinking would keep and, when fewer than a twentieth of them
-are left, returns ``SMO_USE_SHRINKING`` so that the caller solves those as a
-sub-problem of their own, with LIBSVM's shrinking (svmguide1, m = 3089: the
-linear fit hands over after 500 steps instead of 1000, the RBF fit after 300 of
-its 546 steps).
+that LIBSVM's shrinking would keep and, when fewer than ``m /
+hand_over_fraction`` of them are left, returns ``SMO_USE_SHRINKING`` so that
+the caller solves those as a sub-problem of their own, with LIBSVM's shrinking
+(the solver hands over below m / 5; svmguide1, m = 3089, linear kernel: after
+300 of its 1,215 steps).
+
+The per-step loop takes no slices and no row views: each would cost two atomic
+reference-count updates, which made up some 40% of a step on a sub-problem of
+65 variables (0.99 us per step before, 0.43 us after).
 """
 
 import numpy as np
@@ -47,7 +51,6 @@ _IN_LOW = 2
 _NO_KEY = np.int64(-(2**63))
 _SIGN_FREE = np.int64(2**63 - 1)
 _SCAN = 256  # variables per chunk: the passes keep one maximum per chunk, the index scans read one chunk
-_KEEP_FRACTION = 20  # hand over to shrinking when fewer than m / 20 variables stay active
 _CHECK_PERIOD = 100  # steps between two such counts (an O(m) pass)
 
 
@@ -68,12 +71,13 @@ def _side(y_t, alpha_t, upper_t):
 
 @jit
 def _chunk(c, n):
-    """Chunk ``c`` of the variables: ``(t0, k0, k1)``, variables ``t0 + k0 .. t0 + k1 - 1``
-    use columns ``k0 .. k1 - 1``. Chunks hold ``_SCAN`` variables and never straddle
-    two copies of the rows."""
+    """Chunk ``c`` of the variables: ``(t0, k0, count)``, variables ``t0 + k`` use
+    columns ``k0 + k`` for ``k < count``. Chunks hold ``_SCAN`` variables and never
+    straddle two copies of the rows. The offsets are unsigned: indices built from
+    them need no wrap-around test, so the loops stay contiguous without slices."""
     per_copy = (n + _SCAN - 1) // _SCAN
     k0 = (c % per_copy) * _SCAN
-    return (c // per_copy) * n, k0, min(k0 + _SCAN, n)
+    return np.uint64((c // per_copy) * n + k0), np.uint64(k0), min(_SCAN, n - k0)
 
 
 @jit
@@ -96,68 +100,65 @@ def _gain_bits(b, quad):
 
 
 @jit
-def _up_keys(n, y, grad, flags, row_i, row_j, c_i, c_j, nu_mode, keys_pos, keys_neg):
-    """``G_t += y_t (c_i K[r_i, t] + c_j K[r_j, t])``, and in the same loop per chunk
+def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_neg):
+    """``G_t += y_t (c_i K[s_i, t] + c_j K[s_j, t])``, and in the same loop per chunk
     the largest key of ``-y G`` over I_up: of ``y > 0`` in ``keys_pos`` and
     ``y < 0`` in ``keys_neg`` in nu mode, of all in ``keys_pos`` otherwise."""
     for c in range(keys_pos.shape[0]):
-        t0, k0, k1 = _chunk(c, n)
-        ys = y[t0 + k0 : t0 + k1]
-        gs = grad[t0 + k0 : t0 + k1]
-        fs = flags[t0 + k0 : t0 + k1]
-        ri = row_i[k0:k1]
-        rj = row_j[k0:k1]
+        t0, k0, count = _chunk(c, n)
         # (``max`` of a conditional expression, not an ``if``: the form LLVM vectorises)
         best_pos = _NO_KEY
         best_neg = _NO_KEY
         if nu_mode:
-            for k in range(k1 - k0):
-                g = gs[k] + ys[k] * (c_i * ri[k] + c_j * rj[k])
-                gs[k] = g
-                key = _order_key(-ys[k] * g)
-                up = (fs[k] & _IN_UP) != 0
-                best_pos = max(best_pos, key if up & (ys[k] > 0) else _NO_KEY)
-                best_neg = max(best_neg, key if up & (ys[k] < 0) else _NO_KEY)
+            for k in range(count):
+                t = t0 + np.uint64(k)
+                col = k0 + np.uint64(k)
+                g = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
+                grad[t] = g
+                key = _order_key(-y[t] * g)
+                up = (flags[t] & _IN_UP) != 0
+                best_pos = max(best_pos, key if up & (y[t] > 0) else _NO_KEY)
+                best_neg = max(best_neg, key if up & (y[t] < 0) else _NO_KEY)
         else:
-            for k in range(k1 - k0):
-                g = gs[k] + ys[k] * (c_i * ri[k] + c_j * rj[k])
-                gs[k] = g
-                best_pos = max(best_pos, _order_key(-ys[k] * g) if fs[k] & _IN_UP else _NO_KEY)
+            for k in range(count):
+                t = t0 + np.uint64(k)
+                col = k0 + np.uint64(k)
+                g = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
+                grad[t] = g
+                best_pos = max(best_pos, _order_key(-y[t] * g) if flags[t] & _IN_UP else _NO_KEY)
         keys_pos[c] = best_pos
         keys_neg[c] = best_neg
 
 
 @jit
-def _gains(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys):
+def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys):
     """Per chunk the largest key of the gain ``b^2 / a`` of pairing ``t`` (in I_low,
-    ``b > 0``) with the ``i`` of its sign (plain mode: one ``i``, given as the
-    positive one); returns the number of I_low variables with ``b >= tol``
+    ``b > 0``) with the ``i`` of its sign, whose kernel row is ``K[s_pos]`` or
+    ``K[s_neg]`` (plain mode: one ``i``, given as the positive one); returns the number of I_low variables with ``b >= tol``
     (none: the gap is below ``tol``)."""
     violators = 0
     for c in range(keys.shape[0]):
-        t0, k0, k1 = _chunk(c, n)
-        ys = y[t0 + k0 : t0 + k1]
-        gs = grad[t0 + k0 : t0 + k1]
-        qs = qd[t0 + k0 : t0 + k1]
-        fs = flags[t0 + k0 : t0 + k1]
-        rp = row_pos[k0:k1]
-        rn = row_neg[k0:k1]
+        t0, k0, count = _chunk(c, n)
         best = np.int64(-1)
         if nu_mode:
-            for k in range(k1 - k0):
-                pos = ys[k] > 0
-                k_pos = rp[k]  # both loaded, then selected: a blend, not a gather
-                k_neg = rn[k]
-                b = (g_pos if pos else g_neg) + ys[k] * gs[k]
-                quad = (qd_pos if pos else qd_neg) + qs[k] - 2.0 * (k_pos if pos else k_neg)
-                low = (fs[k] & _IN_LOW) != 0
+            for k in range(count):
+                t = t0 + np.uint64(k)
+                col = k0 + np.uint64(k)
+                pos = y[t] > 0
+                k_pos = K[s_pos, col]  # both loaded, then selected: a blend, not a gather
+                k_neg = K[s_neg, col]
+                b = (g_pos if pos else g_neg) + y[t] * grad[t]
+                quad = (qd_pos if pos else qd_neg) + qd[t] - 2.0 * (k_pos if pos else k_neg)
+                low = (flags[t] & _IN_LOW) != 0
                 best = max(best, _gain_bits(b, quad) if low & (b > 0) else np.int64(-1))
                 violators += low & (b >= tol)
         else:
-            for k in range(k1 - k0):
-                b = g_pos + ys[k] * gs[k]
-                low = (fs[k] & _IN_LOW) != 0
-                best = max(best, _gain_bits(b, qd_pos + qs[k] - 2.0 * rp[k]) if low & (b > 0) else np.int64(-1))
+            for k in range(count):
+                t = t0 + np.uint64(k)
+                col = k0 + np.uint64(k)
+                b = g_pos + y[t] * grad[t]
+                low = (flags[t] & _IN_LOW) != 0
+                best = max(best, _gain_bits(b, qd_pos + qd[t] - 2.0 * K[s_pos, col]) if low & (b > 0) else np.int64(-1))
                 violators += low & (b >= tol)
         keys[c] = best
     return violators
@@ -179,37 +180,31 @@ def _last_chunk_with_max(keys):
 def _last_up_with_key(n, y, grad, flags, chunk, key, sign):
     """The last variable of I_up in ``chunk`` (``y`` of the given sign; 0: any)
     whose ``-y G`` has ``key``; -1 if none (a vectorised pass, not an early exit)."""
-    t0, k0, k1 = _chunk(chunk, n)
-    ys = y[t0 + k0 : t0 + k1]
-    gs = grad[t0 + k0 : t0 + k1]
-    fs = flags[t0 + k0 : t0 + k1]
+    t0, _, count = _chunk(chunk, n)
     last = -1
-    for k in range(k1 - k0):
-        match = ((fs[k] & _IN_UP) != 0) & (ys[k] * sign >= 0) & (_order_key(-ys[k] * gs[k]) == key)
+    for k in range(count):
+        t = t0 + np.uint64(k)
+        match = ((flags[t] & _IN_UP) != 0) & (y[t] * sign >= 0) & (_order_key(-y[t] * grad[t]) == key)
         last = max(last, k if match else -1)
-    return t0 + k0 + last if last >= 0 else -1
+    return np.int64(t0) + last if last >= 0 else -1
 
 
 @jit
-def _last_with_gain(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, key):
+def _last_with_gain(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, key):
     """The last I_low variable in ``chunk`` whose gain has ``key`` (see :func:`_gains`)."""
-    t0, k0, k1 = _chunk(chunk, n)
-    ys = y[t0 + k0 : t0 + k1]
-    gs = grad[t0 + k0 : t0 + k1]
-    qs = qd[t0 + k0 : t0 + k1]
-    fs = flags[t0 + k0 : t0 + k1]
-    rp = row_pos[k0:k1]
-    rn = row_neg[k0:k1]
+    t0, k0, count = _chunk(chunk, n)
     last = -1
-    for k in range(k1 - k0):
-        pos = ys[k] > 0
-        k_pos = rp[k]
-        k_neg = rn[k]
-        b = (g_pos if pos else g_neg) + ys[k] * gs[k]
-        gain = _gain_bits(b, (qd_pos if pos else qd_neg) + qs[k] - 2.0 * (k_pos if pos else k_neg))
-        match = ((fs[k] & _IN_LOW) != 0) & (b > 0) & (gain == key)
+    for k in range(count):
+        t = t0 + np.uint64(k)
+        col = k0 + np.uint64(k)
+        pos = y[t] > 0
+        k_pos = K[s_pos, col]
+        k_neg = K[s_neg, col]
+        b = (g_pos if pos else g_neg) + y[t] * grad[t]
+        gain = _gain_bits(b, (qd_pos if pos else qd_neg) + qd[t] - 2.0 * (k_pos if pos else k_neg))
+        match = ((flags[t] & _IN_LOW) != 0) & (b > 0) & (gain == key)
         last = max(last, k if match else -1)
-    return t0 + k0 + last if last >= 0 else -1
+    return np.int64(t0) + last if last >= 0 else -1
 
 
 @jit
@@ -219,25 +214,25 @@ def _key_value(key):
 
 
 @jit
-def _row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
-    """Where kernel row ``r`` is stored in ``K``, after computing it into the next
-    free place when ``kernel`` allows; -1 when it is missing."""
-    if slot[r] >= 0 or kernel == KERNEL_NONE:
-        return slot[r]
+def _compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
+    """Compute kernel row ``r`` (not stored yet) into the next free row of ``K``
+    when ``kernel`` allows; whether it did."""
+    if kernel == KERNEL_NONE:
+        return False
     slot[r] = n_filled[0]
     n_filled[0] += 1
     kernel_row(XT, r, kernel, gamma, coef0, degree, scratch, K[slot[r]])
-    return slot[r]
+    return True
 
 
 @jit
 def smo_rows(
-    K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, check_shrinking,
+    K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, hand_over_fraction,
     XT, kernel, gamma, coef0, degree,
 ):
     """Run SMO on variables in row order until the gap is below ``tol``,
-    ``max_steps`` updates were made, a kernel row is missing, or (with
-    ``check_shrinking``) few variables would stay active under shrinking.
+    ``max_steps`` updates were made, a kernel row is missing, or few
+    variables would stay active under shrinking.
 
     Parameters
     ----------
@@ -257,9 +252,9 @@ def smo_rows(
     max_steps : int
     nu_mode : bool
         Pairs within one sign of ``y`` (nu-SVC, nu-SVR).
-    check_shrinking : bool
-        Return ``SMO_USE_SHRINKING`` when shrinking would keep fewer than a
-        twentieth of the variables (checked every 100 steps).
+    hand_over_fraction : int
+        Return ``SMO_USE_SHRINKING`` when shrinking would keep fewer than
+        ``m / hand_over_fraction`` variables (checked every 100 steps; 0: never).
     XT, kernel, gamma, coef0, degree
         Missing rows are computed here by :func:`svmkit._core.kernel_blocks.kernel_row`
         from the data transposed (``XT``, features by rows, of ``K``'s type) unless
@@ -279,11 +274,11 @@ def smo_rows(
     gain_keys = np.empty(n_chunks, dtype=np.int64)
     scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
     steps = 0
-    no_row = np.zeros(n, dtype=K.dtype)  # (rows of K that are not computed may hold anything, NaN too)
-    _up_keys(n, y, grad, flags, no_row, no_row, 0.0, 0.0, nu_mode, keys_pos, keys_neg)
+    # (the start: rows of K that are not computed may hold anything, NaN too)
+    _up_keys(n, y, grad, flags, np.zeros((1, n), dtype=K.dtype), 0, 0, 0.0, 0.0, nu_mode, keys_pos, keys_neg)
     while True:
-        check_due = check_shrinking and steps > 0 and steps % _CHECK_PERIOD == 0
-        if check_due and np.sum(kept_by_shrinking(y, upper, alpha, grad, nu_mode)) * _KEEP_FRACTION < m:
+        check_due = hand_over_fraction > 0 and steps > 0 and steps % _CHECK_PERIOD == 0
+        if check_due and np.sum(kept_by_shrinking(y, upper, alpha, grad, nu_mode)) * hand_over_fraction < m:
             return steps, SMO_USE_SHRINKING, np.inf, -1
         chunk_pos, key_pos = _last_chunk_with_max(keys_pos)
         i_pos = _last_up_with_key(n, y, grad, flags, chunk_pos, key_pos, 1.0 if nu_mode else 0.0)
@@ -295,39 +290,39 @@ def smo_rows(
         if i_pos < 0 and i_neg < 0:
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         for i in (i_pos, i_neg):
-            if i >= 0 and _row(K, slot, n_filled, i % n, XT, kernel, gamma, coef0, degree, scratch) < 0:
+            if i >= 0 and slot[i % n] < 0 and not _compute_row(K, slot, n_filled, i % n, XT, kernel, gamma, coef0,
+                                                               degree, scratch):
                 return steps, SMO_NEED_ROW, np.inf, i % n
         # a sign without an i gets b = -inf: the other sign's row stands in for its kernel row
+        # (rows are passed as K and a row number, not as views)
         stand_in_pos = i_pos if i_pos >= 0 else i_neg
         stand_in_neg = i_neg if i_neg >= 0 else i_pos
-        row_pos = K[slot[stand_in_pos % n]]
-        row_neg = K[slot[stand_in_neg % n]]
+        s_pos = slot[stand_in_pos % n]
+        s_neg = slot[stand_in_neg % n]
         g_pos = _key_value(key_pos) if i_pos >= 0 else -np.inf
         g_neg = _key_value(key_neg) if i_neg >= 0 else -np.inf
         qd_pos = qd[stand_in_pos]
         qd_neg = qd[stand_in_neg]
-        violators = _gains(
-            n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys
-        )
+        violators = _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys)
         if violators == 0:
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         chunk, gain = _last_chunk_with_max(gain_keys)
-        j = _last_with_gain(n, y, grad, qd, flags, row_pos, row_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, gain)
-        if _row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch) < 0:
+        j = _last_with_gain(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, gain)
+        if slot[j % n] < 0 and not _compute_row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch):
             return steps, SMO_NEED_ROW, np.inf, j % n
         if steps >= max_steps:
             return steps, SMO_STEP_LIMIT, violation_gap(y, alpha, grad, upper, nu_mode), -1
         steps += 1
         i = i_pos if y[j] > 0 else i_neg
-        row_i = row_pos if y[j] > 0 else row_neg
-        row_j = K[slot[j % n]]
+        s_i = s_pos if y[j] > 0 else s_neg
+        s_j = slot[j % n]
         old_i = alpha[i]
         old_j = alpha[j]
         ui = upper[i]
         uj = upper[j]
-        ai, aj = pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, ui, uj, qd[i] + qd[j] - 2.0 * row_i[j % n])
+        ai, aj = pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, ui, uj, qd[i] + qd[j] - 2.0 * K[s_i, j % n])
         alpha[i] = ai
         alpha[j] = aj
         flags[i] = _side(y[i], ai, ui)
         flags[j] = _side(y[j], aj, uj)
-        _up_keys(n, y, grad, flags, row_i, row_j, y[i] * (ai - old_i), y[j] * (aj - old_j), nu_mode, keys_pos, keys_neg)
+        _up_keys(n, y, grad, flags, K, s_i, s_j, y[i] * (ai - old_i), y[j] * (aj - old_j), nu_mode, keys_pos, keys_neg)
