@@ -64,6 +64,7 @@ _FULL_GRAM_MAX_ROWS = 6144
 # run on one core (SVR on friedman1, n = 5000: 0.67 s full-Gram against 0.27 s blocked)
 _FULL_GRAM_MAX_VARIABLES = 8192
 _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
+_HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/5 of the variables
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
 # several BLAS threads: they run single-threaded (threads then only cost synchronisation).
@@ -438,8 +439,8 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
         budget = min(_STEPS_PER_CALL, max_steps - n_iter)
         if flags is not None:
             steps, status, gap, needed = smo_rows(
-                K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, budget, problem.nu_mode, shrinking,
-                *row_kernel,
+                K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, budget, problem.nu_mode,
+                _HAND_OVER_FRACTION if shrinking else 0, *row_kernel,
             )
         else:
             steps, status, gap, needed = smo(
@@ -478,31 +479,47 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
     variable is updated with the rows that moved, so the caller goes on with all of
     them. Returns ``(steps, unshrunk)``.
 
-    (splice, linear kernel: 90,000 steps with some 100 of its 1,000 variables active.)
+    (splice, linear kernel: some 65 of its 1,000 variables active for most of the fit.)
     """
     m = y.shape[0]
     period = min(m, 1000)
+    target = tol if unshrunk else 10 * tol
     active = np.flatnonzero(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
     steps = 0
     while active.size and steps < max_steps:
         active_rows, local_rows = np.unique(rows[active], return_inverse=True)
-        _fill_rows(K, slot, n_filled, block, active_rows[slot[active_rows] < 0])
+        K_block = _kernel_block(K, slot, block, active_rows)
+        y_active, upper_active = y[active], upper[active]
         alpha_active = alpha[active].copy()
         grad_active = grad[active].copy()
         stretch, gap = _smo_on_block(
-            K[slot[active_rows]][:, active_rows], local_rows, y[active], upper[active], alpha_active, grad_active,
-            tol if unshrunk else 10 * tol, min(period, max_steps - steps), nu_mode,
+            K_block, local_rows, y_active, upper_active, alpha_active, grad_active, target,
+            min(period, max_steps - steps), nu_mode,
         )
         steps += stretch
-        coef = np.zeros(active_rows.shape[0])
-        np.add.at(coef, local_rows, y[active] * (alpha_active - alpha[active]))
+        coef = np.bincount(local_rows, y_active * (alpha_active - alpha[active]), minlength=active_rows.shape[0])
         alpha[active] = alpha_active
-        moved = np.flatnonzero(coef)
-        _add_rows_to_gradient(K, slot, active_rows[moved], coef[moved], rows, y, grad)
-        if gap < (tol if unshrunk else 10 * tol):
+        moved_rows = active_rows[np.flatnonzero(coef)]
+        _fill_rows(K, slot, n_filled, block, moved_rows[slot[moved_rows] < 0])
+        _add_rows_to_gradient(K, slot, moved_rows, coef[coef != 0], rows, y, grad)
+        if gap < target:
             return steps, True
-        active = active[kept_by_shrinking(y[active], upper[active], alpha[active], grad[active], nu_mode)]
+        active = active[kept_by_shrinking(y_active, upper_active, alpha[active], grad[active], nu_mode)]
     return steps, unshrunk
+
+
+def _kernel_block(K, slot, block, data_rows):
+    """``K[data_rows][:, data_rows]`` in C order: rows stored in ``K`` are read from
+    there, the others computed for these columns only (whole rows are computed
+    later, for the variables that move)."""
+    out = np.empty((data_rows.shape[0], data_rows.shape[0]), dtype=K.dtype)
+    stored = slot[data_rows] >= 0
+    in_K = np.flatnonzero(stored)
+    gather_block(K, slot[data_rows[in_K]], data_rows, out, in_K)
+    missing = np.flatnonzero(~stored)
+    if missing.size:
+        out[missing] = block(data_rows[missing], data_rows)
+    return out
 
 
 def _add_rows_to_gradient(K, slot, data_rows, coef, rows, y, grad):
@@ -517,6 +534,8 @@ def _smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu
     (variable ``t`` uses row ``local_rows[t]``); ``alpha`` and ``grad`` updated in place.
     The contiguous passes of :func:`smo_rows` when there is one variable per row, in row
     order; LIBSVM's loop otherwise. Returns the number of steps and the gap reached."""
+    # (a strided block would run the loops' strided compilation: 3x slower per step)
+    K_block = np.ascontiguousarray(K_block)
     n_columns = K_block.shape[0]
     m = local_rows.shape[0]
     slot = np.arange(n_columns, dtype=np.int64)  # all rows are there, in order
@@ -524,7 +543,7 @@ def _smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu
     if m == n_columns and np.array_equal(local_rows, np.arange(m)):
         flags = side_flags(y, alpha, upper)
         steps, _, gap, _ = smo_rows(
-            K_block, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, False,
+            K_block, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, 0,
             *_NO_ROW_KERNEL,
         )
     else:
