@@ -1,0 +1,107 @@
+"""Newton steps on the face of the free multipliers (svmkit._free_face)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.svm import SVC as LibsvmSVC
+
+import svmkit._free_face as free_face
+from svmkit._free_face import free_face_steps
+from svmkit.svm import SVC
+
+
+def _objective(K, y, alpha, p):
+    v = y * alpha
+    return 0.5 * v @ K @ v + p @ alpha
+
+
+def _rank_deficient_state(nu_mode, seed=0):
+    """A feasible point of a C-SVC-like dual on a linear kernel of rank 3 with 8 free multipliers."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 3))
+    K = X @ X.T
+    y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
+    upper = np.full(40, 2.0)
+    alpha = np.where(np.arange(40) < 8, rng.uniform(0.2, 1.8, 40), 0.0)
+    # make y'alpha = 0 (and, in nu mode, equal sums per sign) by scaling each sign's part
+    for sign in (1.0, -1.0):
+        part = y == sign
+        alpha[part] *= 3.0 / alpha[part].sum()
+    p = -np.ones(40) if not nu_mode else np.zeros(40)
+    grad = y * (K @ (y * alpha)) + p
+    return K, y, upper, alpha, grad, p
+
+
+@pytest.mark.parametrize("nu_mode", [False, True])
+def test_steps_lower_the_objective_and_keep_the_problem_feasible(nu_mode):
+    K, y, upper, alpha, grad, p = _rank_deficient_state(nu_mode)
+    before = alpha.copy()
+    steps = free_face_steps(K, np.arange(40), y, upper, alpha, grad, nu_mode)
+    assert steps >= 2
+    assert _objective(K, y, alpha, p) < _objective(K, y, before, p) - 1e-3
+    assert np.all((alpha >= 0) & (alpha <= upper))
+    for sign in (1.0, -1.0):  # the per-sign sums hold in nu mode, hence y'a too
+        part = y == sign
+        assert alpha[part].sum() == pytest.approx(before[part].sum(), abs=1e-10) or not nu_mode
+    assert y @ alpha == pytest.approx(y @ before, abs=1e-10)
+    np.testing.assert_allclose(grad, y * (K @ (y * alpha)) + p, atol=1e-10)
+
+
+def test_newton_step_leaves_the_free_multipliers_optimal_on_their_face():
+    """After the steps the free set fits the rank (at most rank + 1 free) and
+    -y G is the same for all of them (the face's optimality condition, with b)."""
+    K, y, upper, alpha, grad, _ = _rank_deficient_state(False)
+    free_face_steps(K, np.arange(40), y, upper, alpha, grad, False)
+    free = (alpha > 0) & (alpha < upper)
+    values = -y[free] * grad[free]
+    assert values.max() - values.min() < 1e-9
+    assert 2 <= free.sum() <= 4
+
+
+def test_no_step_when_the_free_set_is_too_large(monkeypatch):
+    K, y, upper, alpha, grad, _ = _rank_deficient_state(False)
+    monkeypatch.setattr(free_face, "MAX_FREE", 7)
+    before = alpha.copy()
+    assert free_face_steps(K, np.arange(40), y, upper, alpha, grad, False) == 0
+    np.testing.assert_array_equal(alpha, before)
+
+
+def _zigzag_problem():
+    """Integer features (an exact linear kernel) with more free multipliers than
+    features: SMO alone zig-zags on the singular face."""
+    X, y = make_classification(n_samples=300, n_features=4, n_informative=4, n_redundant=0, flip_y=0.05,
+                               random_state=0)
+    return np.round(X * 4), y
+
+
+def test_solver_reaches_libsvm_objective_in_fewer_steps(monkeypatch):
+    X, y = _zigzag_problem()
+    with_steps = SVC(kernel="linear", C=1.0).fit(X, y)
+    monkeypatch.setattr(free_face, "MAX_FREE", 0)
+    without = SVC(kernel="linear", C=1.0).fit(X, y)
+    oracle = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
+    K_sv = oracle.support_vectors_ @ oracle.support_vectors_.T
+    coef = oracle.dual_coef_[0]
+    expected = np.abs(coef).sum() - 0.5 * coef @ K_sv @ coef
+    assert with_steps.dual_objective_ == pytest.approx(expected, rel=1e-5)
+    assert without.dual_objective_ == pytest.approx(expected, rel=1e-5)
+    assert with_steps.n_iter_.sum() * 3 < without.n_iter_.sum()
+    np.testing.assert_array_equal(with_steps.predict(X), oracle.predict(X))
+
+
+def test_svr_steps_with_two_variables_per_row_reach_the_same_optimum(monkeypatch):
+    """epsilon-SVR: variables t and t + n share kernel row t (local_rows maps them)."""
+    from sklearn.datasets import make_regression
+    from sklearn.svm import SVR as LibsvmSVR
+
+    from svmkit.svm import SVR
+
+    X, y = make_regression(n_samples=300, n_features=3, noise=5.0, random_state=0)
+    X = np.round(X * 4)
+    with_steps = SVR(kernel="linear", C=1.0, epsilon=0.5).fit(X, y)
+    monkeypatch.setattr(free_face, "MAX_FREE", 0)
+    without = SVR(kernel="linear", C=1.0, epsilon=0.5).fit(X, y)
+    assert with_steps.dual_objective_ == pytest.approx(without.dual_objective_, rel=1e-6)
+    assert with_steps.n_iter_ * 2 < without.n_iter_
+    oracle = LibsvmSVR(kernel="linear", C=1.0, epsilon=0.5).fit(X, y)
+    np.testing.assert_allclose(with_steps.predict(X), oracle.predict(X), atol=1e-2)
