@@ -64,10 +64,10 @@ def test_one_vs_one_fit_computes_each_class_block_once_and_matches_libsvm(monkey
     computed = []
     original = ClassBlockGram.block32
 
-    def spy(self, rows, cols=None):
+    def spy(self, rows, cols=None, out=None):
         assert cols is not None and np.unique(y[rows]).size == np.unique(y[cols]).size == 1
         computed.append((y[rows[0]], y[cols[0]]))
-        return original(self, rows, cols)
+        return original(self, rows, cols, out)
 
     monkeypatch.setattr(_class_blocks.ClassBlockGram, "block32", spy)
     ours = SVC(C=10.0, gamma=0.02).fit(X, y)

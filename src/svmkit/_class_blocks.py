@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from ._core.row_cache import copy_rows
-from ._solver import GramBlocks
+from ._solver import GramBlocks, _into
 
 
 class ClassBlockGram(GramBlocks):
@@ -112,15 +112,16 @@ class _PairGram(GramBlocks):
     def diag(self):
         return self._shared.diag()[self._rows]
 
-    def block32(self, rows, cols=None):
-        if cols is not None:
-            return super().block32(rows, cols)
+    def block32(self, rows, cols=None, out=None):
+        if cols is not None:  # from the shared blocks too (the pair's data rows are never gathered)
+            return _into(self.block32(rows)[:, cols], out)
         shared, (a, b), n_a = self._shared, self._classes, self._n_a
         if self._cross is None:
             K_ab = np.asarray(shared.block32(shared.members[a], shared.members[b]), dtype=np.float32)
             self._cross = K_ab, np.ascontiguousarray(K_ab.T)
         K_ab, K_ba = self._cross
-        out = np.empty((rows.shape[0], self.n_rows), dtype=np.float32)
+        if out is None:
+            out = np.empty((rows.shape[0], self.n_rows), dtype=np.float32)
         in_a = rows < n_a
         out_a, out_b = np.flatnonzero(in_a), np.flatnonzero(~in_a)
         rows_a, rows_b = rows[out_a], rows[out_b] - n_a

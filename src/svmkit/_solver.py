@@ -109,6 +109,14 @@ def _rows_per_block(n_columns, itemsize=8):
     return max(1, _BLOCK_BYTES // (itemsize * max(1, n_columns)))
 
 
+def _into(block, out):
+    """``block``, or ``out`` with ``block`` copied into it."""
+    if out is None:
+        return block
+    out[...] = block
+    return out
+
+
 class GramBlocks:
     """Blocks ``K(X[rows], X[cols])`` of the Gram matrix of a kernel on ``X``.
 
@@ -134,12 +142,12 @@ class GramBlocks:
         """The Gram blocks of ``X[rows]`` (rows gathered once, not per block)."""
         return GramBlocks(self.kernel, self.X[rows])
 
-    def block(self, rows, cols=None):
+    def block(self, rows, cols=None, out=None):
         """Return the dense block of kernel values for the given row indices
-        (``cols=None``: every row of ``X``)."""
-        return self._block(self.X, rows, cols)
+        (``cols=None``: every row of ``X``), written into ``out`` if given."""
+        return _into(self._block(self.X, rows, cols), out)
 
-    def block32(self, rows, cols=None):
+    def block32(self, rows, cols=None, out=None):
         """The same block computed in float32 where the kernel allows it.
 
         Kernel rows that are cached in float32 anyway are computed from a dense
@@ -147,7 +155,7 @@ class GramBlocks:
         memory traffic and twice the BLAS and ``exp`` speed of float64.
         """
         if not getattr(self.kernel, "float32_safe", False):
-            return self.block(rows, cols)
+            return self.block(rows, cols, out)
         if self._X32 is None:
             if self._float32_copy_stays_sparse():
                 self._X32 = self.X.astype(np.float32)
@@ -155,7 +163,7 @@ class GramBlocks:
                 self._X32 = self.X.toarray().astype(np.float32)
             else:
                 self._X32 = self.X.astype(np.float32)
-        return self._block(self._X32, rows, cols)
+        return _into(self._block(self._X32, rows, cols), out)
 
     def float32_copy_bytes(self):
         """Memory of the float32 copy of the data that :meth:`block32` makes (0: none)."""
@@ -199,8 +207,8 @@ class PrecomputedGram:
     def subset(self, rows):
         return PrecomputedGram(self.K[np.ix_(rows, rows)])
 
-    def block(self, rows, cols=None):
-        return self.K[rows] if cols is None else self.K[np.ix_(rows, cols)]
+    def block(self, rows, cols=None, out=None):
+        return _into(self.K[rows] if cols is None else self.K[np.ix_(rows, cols)], out)
 
     block32 = block
 
@@ -601,7 +609,7 @@ def _fill_rows(K, slot, n_filled, block, rows):
     chunk = _rows_per_block(K.shape[1])
     for start in range(0, rows.shape[0], chunk):
         part = rows[start : start + chunk]
-        K[first + start : first + start + part.shape[0]] = block(part)
+        block(part, out=K[first + start : first + start + part.shape[0]])
 
 
 class _RowCache:
