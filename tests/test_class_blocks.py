@@ -82,3 +82,17 @@ def test_one_vs_one_fit_computes_each_class_block_once_and_matches_libsvm(monkey
 def test_docstring_example():
     result = doctest.testmod(_class_blocks)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_pair_blocks_with_columns_come_from_the_shared_blocks():
+    """A pair's square blocks (shrunk sub-problems, working sets) match the kernel, and no copy
+    of the pair's data is made or counted against the cache."""
+    X, y = _three_classes()
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    gram = ClassBlockGram(RBFKernel(gamma=0.05), X, members)
+    pair = gram.subset(np.concatenate([members[0], members[2]]))
+    rows = np.array([3, 0, len(members[0]) + 4])
+    pair_rows = X[np.concatenate([members[0], members[2]])][rows]
+    expected = RBFKernel(gamma=0.05)(pair_rows, pair_rows)
+    np.testing.assert_allclose(pair.block32(rows, rows), expected, rtol=1e-6)
+    assert pair.float32_copy_bytes() == 0 and pair._X is None

@@ -499,7 +499,7 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
     steps = 0
     while active.size and steps < max_steps:
         active_rows, local_rows = np.unique(rows[active], return_inverse=True)
-        K_block = _kernel_block(K, slot, block, active_rows)
+        K_block = _square_block(K, slot[active_rows], active_rows, block)  # (whole rows: for those that move)
         y_active, upper_active = y[active], upper[active]
         alpha_active = alpha[active].copy()
         grad_active = grad[active].copy()
@@ -522,17 +522,16 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
     return steps, unshrunk
 
 
-def _kernel_block(K, slot, block, data_rows):
-    """``K[data_rows][:, data_rows]`` in C order: rows stored in ``K`` are read from
-    there, the others computed for these columns only (whole rows are computed
-    later, for the variables that move)."""
-    out = np.empty((data_rows.shape[0], data_rows.shape[0]), dtype=K.dtype)
-    stored = slot[data_rows] >= 0
-    in_K = np.flatnonzero(stored)
-    gather_block(K, slot[data_rows[in_K]], data_rows, out, in_K)
-    missing = np.flatnonzero(~stored)
+def _square_block(buffer, slots, columns, block):
+    """The kernel sub-matrix of ``columns`` (``K[columns][:, columns]``, C order, of
+    ``buffer``'s type): row ``a`` is read from ``buffer[slots[a]]`` where it is stored
+    there (``slots[a] >= 0``), the others are computed for these columns only."""
+    out = np.empty((columns.shape[0], columns.shape[0]), dtype=buffer.dtype)
+    stored = np.flatnonzero(slots >= 0)
+    gather_block(buffer, slots[stored], columns, out, stored)
+    missing = np.flatnonzero(slots < 0)
     if missing.size:
-        out[missing] = block(data_rows[missing], data_rows)
+        out[missing] = block(columns[missing], columns)
     return out
 
 
@@ -779,12 +778,7 @@ class _BlockedSolver:
         if self.compute_ws_block:
             K_ws = np.asarray(self.gram.block32(ws_columns, ws_columns), dtype=np.float32)
         else:
-            K_ws = np.empty((n_columns, n_columns), dtype=np.float32)
-            cached = np.flatnonzero(slots >= 0)
-            gather_block(cache.buffer, slots[cached], ws_columns, K_ws, cached)
-            uncached = np.flatnonzero(slots < 0)
-            if uncached.size:
-                K_ws[uncached] = self.gram.block32(ws_columns[uncached], ws_columns)
+            K_ws = _square_block(cache.buffer, slots, ws_columns, self.gram.block32)
         alpha_ws = self.alpha[ws].copy()
         grad_ws = self.grad[ws].copy()
         y_ws, U_ws = self.y[ws], self.upper[ws]

@@ -134,8 +134,8 @@ def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_n
 def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys):
     """Per chunk the largest key of the gain ``b^2 / a`` of pairing ``t`` (in I_low,
     ``b > 0``) with the ``i`` of its sign, whose kernel row is ``K[s_pos]`` or
-    ``K[s_neg]`` (plain mode: one ``i``, given as the positive one); returns the number of I_low variables with ``b >= tol``
-    (none: the gap is below ``tol``)."""
+    ``K[s_neg]`` (plain mode: one ``i``, given as the positive one); returns the
+    number of I_low variables with ``b >= tol`` (none: the gap is below ``tol``)."""
     violators = 0
     for c in range(keys.shape[0]):
         t0, k0, count = _chunk(c, n)
