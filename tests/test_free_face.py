@@ -1,12 +1,12 @@
-"""Newton steps on the face of the free multipliers (svmkit._free_face)."""
+"""Newton steps on the face of the free multipliers (svmkit._core.free_face)."""
 
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 from sklearn.svm import SVC as LibsvmSVC
 
-import svmkit._free_face as free_face
-from svmkit._free_face import free_face_steps
+import svmkit._solver as solver
+from svmkit._core.free_face import free_face_steps
 from svmkit.svm import SVC
 
 
@@ -32,11 +32,15 @@ def _rank_deficient_state(nu_mode, seed=0):
     return K, y, upper, alpha, grad, p
 
 
+def _steps(K, y, upper, alpha, grad, nu_mode, max_free=256):
+    return free_face_steps(K, np.arange(K.shape[0]), y, upper, alpha, grad, nu_mode, max_free, 10, np.finfo(float).eps)
+
+
 @pytest.mark.parametrize("nu_mode", [False, True])
 def test_steps_lower_the_objective_and_keep_the_problem_feasible(nu_mode):
     K, y, upper, alpha, grad, p = _rank_deficient_state(nu_mode)
     before = alpha.copy()
-    steps = free_face_steps(K, np.arange(40), y, upper, alpha, grad, nu_mode)
+    steps = _steps(K, y, upper, alpha, grad, nu_mode)
     assert steps >= 2
     assert _objective(K, y, alpha, p) < _objective(K, y, before, p) - 1e-3
     assert np.all((alpha >= 0) & (alpha <= upper))
@@ -52,18 +56,17 @@ def test_newton_step_leaves_the_free_multipliers_optimal_on_their_face():
     """After the steps the free set fits the rank (at most rank + 1 free) and
     -y G is the same for all of them (the face's optimality condition, with b)."""
     K, y, upper, alpha, grad, _ = _rank_deficient_state(False)
-    free_face_steps(K, np.arange(40), y, upper, alpha, grad, False)
+    _steps(K, y, upper, alpha, grad, False)
     free = (alpha > 0) & (alpha < upper)
     values = -y[free] * grad[free]
     assert values.max() - values.min() < 1e-9
     assert 2 <= free.sum() <= 4
 
 
-def test_no_step_when_the_free_set_is_too_large(monkeypatch):
+def test_no_step_when_the_free_set_is_too_large():
     K, y, upper, alpha, grad, _ = _rank_deficient_state(False)
-    monkeypatch.setattr(free_face, "MAX_FREE", 7)
     before = alpha.copy()
-    assert free_face_steps(K, np.arange(40), y, upper, alpha, grad, False) == 0
+    assert _steps(K, y, upper, alpha, grad, False, max_free=7) == 0
     np.testing.assert_array_equal(alpha, before)
 
 
@@ -78,7 +81,7 @@ def _zigzag_problem():
 def test_solver_reaches_libsvm_objective_in_fewer_steps(monkeypatch):
     X, y = _zigzag_problem()
     with_steps = SVC(kernel="linear", C=1.0).fit(X, y)
-    monkeypatch.setattr(free_face, "MAX_FREE", 0)
+    monkeypatch.setattr(solver, "_FACE_MAX_FREE", 0)
     without = SVC(kernel="linear", C=1.0).fit(X, y)
     oracle = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
     K_sv = oracle.support_vectors_ @ oracle.support_vectors_.T
@@ -100,9 +103,44 @@ def test_svr_steps_with_two_variables_per_row_reach_the_same_optimum(monkeypatch
     X, y = make_regression(n_samples=300, n_features=3, noise=5.0, random_state=0)
     X = np.round(X * 4)
     with_steps = SVR(kernel="linear", C=1.0, epsilon=0.5).fit(X, y)
-    monkeypatch.setattr(free_face, "MAX_FREE", 0)
+    monkeypatch.setattr(solver, "_FACE_MAX_FREE", 0)
     without = SVR(kernel="linear", C=1.0, epsilon=0.5).fit(X, y)
     assert with_steps.dual_objective_ == pytest.approx(without.dual_objective_, rel=1e-6)
     assert with_steps.n_iter_ * 2 < without.n_iter_
     oracle = LibsvmSVR(kernel="linear", C=1.0, epsilon=0.5).fit(X, y)
     np.testing.assert_allclose(with_steps.predict(X), oracle.predict(X), atol=1e-2)
+
+
+@pytest.mark.parametrize("n, rank", [(12, 12), (30, 7), (40, 1)])
+def test_pivoted_cholesky_agrees_with_lapack(n, rank):
+    """Same pivot order and rank as LAPACK's dpstrf, and P'MP = R'R on the leading rows."""
+    from scipy.linalg import lapack
+
+    from svmkit._core.free_face import _pivoted_cholesky
+
+    X = np.random.default_rng(n).normal(size=(n, rank))
+    M = X @ X.T
+    tol = n * np.finfo(np.float32).eps * M.diagonal().max()
+    R, order, found = _pivoted_cholesky(M, tol)
+    _, piv, expected_rank, _ = lapack.dpstrf(M, tol=tol, lower=0)
+    assert found == expected_rank == rank
+    np.testing.assert_array_equal(order[:rank], piv[:rank] - 1)
+    R_top = np.triu(R[:rank])
+    np.testing.assert_allclose(R_top.T @ R_top, M[np.ix_(order, order)], atol=1e-10 * M.diagonal().max())
+
+
+def test_face_direction_is_flat_or_newton():
+    """With a gradient part in the null space the direction is flat (M x = 0) and descends;
+    with the gradient in the range of M it solves M x = -g."""
+    from svmkit._core.free_face import _face_direction
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(9, 4))
+    M = X @ X.T
+    in_range = M @ rng.normal(size=9)
+    x = _face_direction(M, in_range, np.finfo(float).eps)
+    np.testing.assert_allclose(M @ x, -in_range, atol=1e-9)
+    off_range = in_range + np.linalg.svd(X)[0][:, -1]  # plus a null-space vector of M
+    x = _face_direction(M, off_range, np.finfo(float).eps)
+    np.testing.assert_allclose(M @ x, 0.0, atol=1e-9)
+    assert off_range @ x < -0.1

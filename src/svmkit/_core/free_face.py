@@ -1,0 +1,262 @@
+"""Newton steps on the face of the free multipliers, between stretches of SMO.
+
+SMO moves two multipliers at a time. When the set of free multipliers
+(``0 < a_t < U_t``) has nearly settled but their sub-matrix ``Q_FF`` is badly
+conditioned or singular, it zig-zags for tens of thousands of steps: a linear
+kernel on ``d`` features has rank at most ``d``, so with more than ``d`` free
+multipliers ``Q_FF`` is singular (splice, linear kernel, 60 features: some 63
+free multipliers, and 90,000 SMO steps to bring the gap from 0.02 to 1e-3).
+
+On the face where the bounded multipliers stay put and the equality
+constraints hold, write a step of the free multipliers as ``d = y * u``: the
+dual objective along it is ``f(a + t d) = f(a) + t h'u + t^2/2 u'K_FF u`` with
+``h = y * G_F``, and the constraints say that ``u`` sums to 0 (in nu mode: over
+each sign of ``y``). One multiplier of each sum, its pivot, takes minus the sum
+of the others, ``u = Z x``, so the face has the reduced matrix ``M = Z'K_FF Z``
+and reduced gradient ``Z'h``, both formed without a factorisation. A Cholesky
+factorisation with pivoting, ``P'MP = R'R``, stops at the numerical rank ``r``
+of ``M`` (pivots below ``n eps max(diag M)``, ``eps`` that of the kernel values)
+and gives a basis ``[-R11^-1 R12; I]`` of its null space:
+
+* if the reduced gradient ``g`` has a part in that null space (flat directions,
+  no curvature), ``x = -N N'g`` is a descent direction inside it: the objective
+  falls linearly, and the step runs until a multiplier reaches its bound, which
+  leaves the free set (a multiplier too many for the rank of ``Q_FF``);
+* otherwise ``x`` is the Newton step from the first ``r`` pivoted columns,
+  which minimises over the face in one step, shortened where a bound comes first.
+
+Every step is an exact line search on the dual objective inside the feasible
+set, so the objective never rises and SMO's convergence is untouched; the
+gradient is updated exactly. A step on 70 free multipliers takes some 100 us
+here, against some 800 us with NumPy's QR and eigendecomposition (the first
+version), so the solver tries up to 30 steps after every stretch of SMO on a
+shrunk problem (splice, linear kernel: 17,400 SMO steps instead of 35,500 when
+they were tried only after a stretch that left the free set unchanged, and
+151,000 without them).
+"""
+
+import numpy as np
+
+from ._jit import jit
+
+_NO_STEP = 0
+_AT_BOUND = 1
+_NEWTON = 2
+
+
+@jit
+def free_face_steps(K, local_rows, y, upper, alpha, grad, nu_mode, max_free, max_steps, eps):
+    """Up to ``max_steps`` steps on the face of the free multipliers, ``alpha`` and
+    ``grad`` updated in place; stops after a full Newton step, or when no step
+    lowers the objective, or when the free multipliers are fewer than 2 or more
+    than ``max_free``. Returns the number of steps taken.
+
+    Variable ``t`` uses row and column ``local_rows[t]`` of ``K`` (a symmetric
+    block of kernel values in which the rank is judged with precision ``eps``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0], [2.0], [3.0]])  # rank 1: three free multipliers are one too many
+    >>> K = X @ X.T
+    >>> y = np.array([1.0, -1.0, 1.0])
+    >>> alpha = np.array([0.5, 0.75, 0.25])
+    >>> grad = y * (K @ (y * alpha)) - 1.0
+    >>> int(free_face_steps(K, np.arange(3), y, np.ones(3), alpha, grad, False, 256, 10, 2.2e-16))
+    2
+    >>> bool(np.allclose(grad, y * (K @ (y * alpha)) - 1.0)), float(y @ alpha)
+    (True, 0.0)
+    """
+    steps = 0
+    while steps < max_steps:
+        outcome = _face_step(K, local_rows, y, upper, alpha, grad, nu_mode, max_free, eps)
+        if outcome == _NO_STEP:
+            break
+        steps += 1
+        if outcome == _NEWTON:
+            break
+    return steps
+
+
+@jit
+def _face_step(K, local_rows, y, upper, alpha, grad, nu_mode, max_free, eps):
+    """One step (see the module notes): ``_AT_BOUND``, ``_NEWTON`` or ``_NO_STEP``."""
+    m = alpha.shape[0]
+    free = np.empty(m, dtype=np.int64)
+    k = 0
+    for t in range(m):
+        if 0 < alpha[t] < upper[t]:
+            free[k] = t
+            k += 1
+    if k < 2 or k > max_free:
+        return _NO_STEP
+    free = free[:k]
+    K_free = np.empty((k, k))
+    h = np.empty(k)
+    pivot_of = np.empty(k, dtype=np.int64)
+    first = np.full(2, -1)  # the pivot of each sum: the first free multiplier of each sign (one sum: all)
+    for a in range(k):
+        t = free[a]
+        row = local_rows[t]
+        for b in range(k):
+            K_free[a, b] = K[row, local_rows[free[b]]]
+        h[a] = y[t] * grad[t]
+        group = 1 if (nu_mode and y[t] < 0) else 0
+        if first[group] < 0:
+            first[group] = a
+        pivot_of[a] = first[group]
+    moving = np.flatnonzero(pivot_of != np.arange(k))  # the coordinates x of u = Z x
+    n = moving.shape[0]
+    if n == 0:
+        return _NO_STEP
+    M = np.empty((n, n))
+    reduced = np.empty(n)
+    for a in range(n):
+        i, p = moving[a], pivot_of[moving[a]]
+        reduced[a] = h[i] - h[p]
+        for b in range(n):
+            j, q = moving[b], pivot_of[moving[b]]
+            M[a, b] = K_free[i, j] - K_free[i, q] - K_free[p, j] + K_free[p, q]
+    x = _face_direction(M, reduced, eps)
+    u = np.zeros(k)
+    for a in range(n):
+        u[moving[a]] += x[a]
+        u[pivot_of[moving[a]]] -= x[a]
+    slope = h @ u
+    if not slope < 0:
+        return _NO_STEP
+    curvature = u @ (K_free @ u)
+    t_minimum = -slope / curvature if curvature > 1e-12 * -slope else np.inf
+    # the longest step inside the box: the first multiplier to reach a bound
+    t_bound = np.inf
+    first_at_bound = -1
+    for a in range(k):
+        d = y[free[a]] * u[a]
+        room = (upper[free[a]] - alpha[free[a]]) / d if d > 0 else (-alpha[free[a]] / d if d < 0 else np.inf)
+        if room < t_bound:
+            t_bound = room
+            first_at_bound = a
+    at_bound = t_bound <= t_minimum
+    step = t_bound if at_bound else t_minimum
+    if not (np.isfinite(step) and step > 0):
+        return _NO_STEP
+    coef = np.empty(k)  # y_t times the change of alpha_t
+    for a in range(k):
+        t = free[a]
+        d = y[t] * u[a]
+        new = min(max(alpha[t] + step * d, 0.0), upper[t])
+        if at_bound and a == first_at_bound:
+            new = upper[t] if d > 0 else 0.0
+        coef[a] = y[t] * (new - alpha[t])
+        alpha[t] = new
+    for a in range(k):
+        if coef[a] != 0.0:
+            row = local_rows[free[a]]
+            for t in range(m):
+                grad[t] += y[t] * coef[a] * K[row, local_rows[t]]
+    return _AT_BOUND if at_bound else _NEWTON
+
+
+@jit
+def _face_direction(M, reduced, eps):
+    """The step ``x`` on a face with the positive semi-definite reduced matrix ``M``:
+    a descent direction in the null space of ``M`` where the reduced gradient has a
+    part there, else the Newton step."""
+    n = M.shape[0]
+    R, order, rank = _pivoted_cholesky(M, n * eps * max(np.max(np.diag(M)), 0.0))
+    g = reduced[order]
+    x = np.zeros(n)
+    if rank < n:
+        # the null space of P'MP is spanned by the columns of N = [-W; I], W = R11^-1 R12:
+        # the flat descent direction is -N N'g, with N'g = g2 - W'g1 (zero when g is in
+        # the range of M, as at the optimum of the face)
+        W = _solve_upper_rows(R, rank, n)
+        z = g[rank:] - W.T @ g[:rank]
+        if np.linalg.norm(z) > 1e-9 * np.linalg.norm(g):
+            x[order] = np.concatenate((W @ z, -z))
+            return x
+    if rank > 0:
+        x[order[:rank]] = -_solve_upper(R, _solve_upper_transposed(R, g[:rank].copy(), rank), rank)
+    return x
+
+
+@jit
+def _pivoted_cholesky(M, tol):
+    """``(R, order, rank)`` with ``M[order][:, order] = R'R`` in its first ``rank`` rows
+    (upper triangular ``R``), stopping where the largest remaining pivot is at most ``tol``
+    (LAPACK's ``dpstrf``, here to stay in compiled code)."""
+    n = M.shape[0]
+    A = M.copy()  # only its upper triangle is read and written
+    order = np.arange(n)
+    pivot_row = np.empty(n)  # (a copy: the update loop then reads and writes different arrays, and vectorises)
+    for j in range(n):
+        p = j
+        for c in range(j + 1, n):
+            if A[c, c] > A[p, p]:
+                p = c
+        if not A[p, p] > tol:
+            return A, order, j
+        if p != j:  # the symmetric swap of j and p, in the upper triangle
+            for r in range(j):
+                A[r, j], A[r, p] = A[r, p], A[r, j]
+            A[j, j], A[p, p] = A[p, p], A[j, j]
+            for c in range(j + 1, p):
+                A[j, c], A[c, p] = A[c, p], A[j, c]
+            for c in range(p + 1, n):
+                A[j, c], A[p, c] = A[p, c], A[j, c]
+            order[j], order[p] = order[p], order[j]
+        pivot = np.sqrt(A[j, j])
+        A[j, j] = pivot
+        for c in range(j + 1, n):
+            A[j, c] /= pivot
+            pivot_row[c] = A[j, c]
+        for r in range(j + 1, n):  # the Schur complement
+            factor = pivot_row[r]
+            row = np.uint64(r)
+            for k in range(n - r):  # (unsigned indices need no wrap-around test: the loop vectorises)
+                c = row + np.uint64(k)
+                A[row, c] -= factor * pivot_row[c]
+    return A, order, n
+
+
+@jit
+def _solve_upper_rows(R, rank, n):
+    """``W = R11^-1 R12`` for the first ``rank`` rows of ``R`` (``R12``: their columns from
+    ``rank`` to ``n``), solved a row of ``W`` at a time (loops along rows, which vectorise)."""
+    width = n - rank
+    W = np.empty((rank, width))
+    for r in range(rank - 1, -1, -1):
+        out = np.uint64(r)
+        for k in range(width):
+            W[out, np.uint64(k)] = R[out, np.uint64(rank + k)]
+        for c in range(r + 1, rank):
+            factor = R[r, c]
+            done = np.uint64(c)
+            for k in range(width):
+                W[out, np.uint64(k)] -= factor * W[done, np.uint64(k)]
+        scale = 1.0 / R[r, r]
+        for k in range(width):
+            W[out, np.uint64(k)] *= scale
+    return W
+
+
+@jit
+def _solve_upper(R, b, rank):
+    """``R11^-1 b`` for the leading ``rank x rank`` upper triangle of ``R`` (in place in ``b``)."""
+    for r in range(rank - 1, -1, -1):
+        s = b[r]
+        for c in range(r + 1, rank):
+            s -= R[r, c] * b[c]
+        b[r] = s / R[r, r]
+    return b
+
+
+@jit
+def _solve_upper_transposed(R, b, rank):
+    """``R11^-T b`` (in place in ``b``)."""
+    for r in range(rank):
+        s = b[r]
+        for c in range(r):
+            s -= R[c, r] * b[c]
+        b[r] = s / R[r, r]
+    return b
