@@ -52,7 +52,7 @@ def test_shared_blocks_only_where_they_fit_half_the_cache():
     gram = GramBlocks(RBFKernel(gamma=0.05), X)
     shared, per_worker = shared_class_blocks(gram, members, pairs, cache_size=200, n_workers=2)
     sizes = np.array([m.shape[0] for m in members])
-    shared_mb = (4 * np.sum(sizes**2) + 2 * 8 * max(sizes[a] * sizes[b] for a, b in pairs)) / 2**20
+    shared_mb = (4 * np.sum(sizes**2) + 2 * 4 * max(sizes[a] * sizes[b] for a, b in pairs)) / 2**20
     assert isinstance(shared, ClassBlockGram) and per_worker == pytest.approx((200 - shared_mb) / 2)
     too_small = 2 * shared_mb * 0.99
     assert shared_class_blocks(gram, members, pairs, cache_size=too_small, n_workers=2) == (gram, too_small / 2)

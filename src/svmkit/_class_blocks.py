@@ -16,7 +16,7 @@ import threading
 
 import numpy as np
 
-from ._core.row_cache import copy_rows
+from ._core.row_cache import copy_columns, copy_rows
 from ._solver import GramBlocks, _into
 
 
@@ -82,6 +82,10 @@ class _PairGram(GramBlocks):
     """The Gram blocks of the rows of classes ``a`` and ``b``; whole float32 rows are assembled
     from the shared within-class blocks and the pair's cross block."""
 
+    # once the cross block is computed, every row is a copy: the solver takes them all at
+    # once, with no return to Python per block of rows (usps RBF fit 263 ms instead of 295)
+    rows_are_copies = True
+
     def __init__(self, shared, a, b):
         # every float32 block comes from the shared blocks; the pair's data rows are gathered
         # only for a float64 block (a fit of usps gathers 45 x 4 MB less)
@@ -119,9 +123,8 @@ class _PairGram(GramBlocks):
             return _into(self.block32(rows)[:, cols], out)
         shared, (a, b), n_a = self._shared, self._classes, self._n_a
         if self._cross is None:
-            K_ab = np.asarray(shared.block32(shared.members[a], shared.members[b]), dtype=np.float32)
-            self._cross = K_ab, np.ascontiguousarray(K_ab.T)
-        K_ab, K_ba = self._cross
+            self._cross = np.asarray(shared.block32(shared.members[a], shared.members[b]), dtype=np.float32)
+        K_ab = self._cross
         if out is None:
             out = np.empty((rows.shape[0], self.n_rows), dtype=np.float32)
         in_a = rows < n_a
@@ -129,7 +132,7 @@ class _PairGram(GramBlocks):
         rows_a, rows_b = rows[out_a], rows[out_b] - n_a
         copy_rows(shared.class_block(a), rows_a, out, out_a, 0)
         copy_rows(K_ab, rows_a, out, out_a, n_a)
-        copy_rows(K_ba, rows_b, out, out_b, 0)
+        copy_columns(K_ab, rows_b, out, out_b, 0)  # the rows of K_ba, read from K_ab
         copy_rows(shared.class_block(b), rows_b, out, out_b, n_a)
         return out
 
@@ -148,7 +151,7 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
         return gram, cache_size / n_workers
     sizes = np.array([rows.shape[0] for rows in members], dtype=np.int64)
     class_bytes = 4 * int(np.sum(sizes**2))
-    cross_bytes = 8 * max(int(sizes[a] * sizes[b]) for a, b in problems)  # the block and its transpose
+    cross_bytes = 4 * max(int(sizes[a] * sizes[b]) for a, b in problems)
     shared_bytes = class_bytes + n_workers * cross_bytes
     if shared_bytes > cache_size * 2**20 / 2:
         return gram, cache_size / n_workers

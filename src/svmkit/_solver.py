@@ -126,6 +126,10 @@ class GramBlocks:
     ``X`` are computed once, not for every block.
     """
 
+    #: Whether the full-Gram solver computes every row before SMO instead of the rows
+    #: it asks for: true where rows are copies of blocks computed already.
+    rows_are_copies = False
+
     def __init__(self, kernel, X):
         self.kernel = kernel
         self.X = X
@@ -198,6 +202,8 @@ class GramBlocks:
 
 class PrecomputedGram:
     """Blocks of a Gram matrix that the user computed (``kernel='precomputed'``)."""
+
+    rows_are_copies = False  # (copies of the user's matrix, but the solver needs only some)
 
     def __init__(self, K):
         self.K = K
@@ -438,7 +444,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
     alpha_synced = alpha.copy()  # (smo_rows keeps every gradient up to date, so alpha stays the reference)
-    if n <= prefetch:
+    if n <= prefetch or gram.rows_are_copies:
         _fill_rows(K, slot, n_filled, block, np.flatnonzero(slot < 0))
     # variables in row order (every formulation here): SMO with contiguous passes; when
     # shrinking would leave few variables active, those are solved alone (_solve_shrunk)

@@ -1,5 +1,11 @@
-"""Operations on a cache of whole kernel rows (float32, one row per slot)."""
+"""Operations on a cache of whole kernel rows (float32, one row per slot).
 
+The loops index with unsigned integers: a signed index gets a wrap-around test
+for negative values, which keeps LLVM from vectorising the loop (copy_rows ran
+at 5 GB/s instead of 9.4, the weighted row sums five times slower).
+"""
+
+import numpy as np
 from numba import prange
 
 from ._jit import jit, parallel_jit
@@ -11,10 +17,10 @@ def gather_block(buffer, slots, columns, out, out_rows):
     sub-matrix of a working set, read from the cache (NumPy's ``np.ix_``
     indexing takes about twice as long)."""
     for a in range(slots.shape[0]):
-        row = buffer[slots[a]]
-        target = out[out_rows[a]]
+        source = np.uint64(slots[a])
+        target = np.uint64(out_rows[a])
         for b in range(columns.shape[0]):
-            target[b] = row[columns[b]]
+            out[target, np.uint64(b)] = buffer[source, np.uint64(columns[b])]
 
 
 @jit
@@ -23,11 +29,34 @@ def copy_rows(source, source_rows, out, out_rows, first_column):
     ``w``-column ``source``: kernel rows assembled from stored blocks in one pass (NumPy's
     fancy indexing copies twice)."""
     width = source.shape[1]
+    first = np.uint64(first_column)
     for a in range(source_rows.shape[0]):
-        row = source[source_rows[a]]
-        target = out[out_rows[a]]
+        row = np.uint64(source_rows[a])
+        target = np.uint64(out_rows[a])
         for b in range(width):
-            target[first_column + b] = row[b]
+            out[target, first + np.uint64(b)] = source[row, np.uint64(b)]
+
+
+_TILE = 32  # rows of the source read together by copy_columns (a tile stays in the first-level cache)
+
+
+@jit
+def copy_columns(source, source_columns, out, out_rows, first_column):
+    """``out[out_rows[a], first_column:first_column + h] = source[:, source_columns[a]]`` for an
+    ``h``-row ``source``: rows of the transposed block without forming the transpose,
+    ``_TILE`` source rows at a time (0.49 ms for 1100 x 700 float32 values, against
+    0.74 ms for NumPy's transposing copy)."""
+    height = source.shape[0]
+    first = np.uint64(first_column)
+    for start in range(0, height, _TILE):
+        base = np.uint64(start)
+        count = min(_TILE, height - start)
+        for a in range(source_columns.shape[0]):
+            column = np.uint64(source_columns[a])
+            target = np.uint64(out_rows[a])
+            for k in range(count):
+                t = base + np.uint64(k)
+                out[target, first + t] = source[t, column]
 
 
 _CHUNK = 2048  # columns per chunk: a chunk of ``out`` stays in the first-level cache
@@ -39,18 +68,22 @@ def _add_rows_to_chunk(buffer, slots, weights, out, start, stop):
     rows at a time, so that the chunk of ``out`` is loaded and stored once per
     four rows (the loop is bound by memory, not arithmetic)."""
     n_rows = slots.shape[0]
+    first = np.uint64(start)
     k = 0
     while k + 4 <= n_rows:
         w0, w1, w2, w3 = weights[k], weights[k + 1], weights[k + 2], weights[k + 3]
-        r0, r1, r2, r3 = buffer[slots[k]], buffer[slots[k + 1]], buffer[slots[k + 2]], buffer[slots[k + 3]]
-        for t in range(start, stop):
-            out[t] += w0 * r0[t] + w1 * r1[t] + w2 * r2[t] + w3 * r3[t]
+        r0, r1 = np.uint64(slots[k]), np.uint64(slots[k + 1])
+        r2, r3 = np.uint64(slots[k + 2]), np.uint64(slots[k + 3])
+        for i in range(stop - start):
+            t = first + np.uint64(i)
+            out[t] += w0 * buffer[r0, t] + w1 * buffer[r1, t] + w2 * buffer[r2, t] + w3 * buffer[r3, t]
         k += 4
     for last in range(k, n_rows):
         w = weights[last]
-        row = buffer[slots[last]]
-        for t in range(start, stop):
-            out[t] += w * row[t]
+        row = np.uint64(slots[last])
+        for i in range(stop - start):
+            t = first + np.uint64(i)
+            out[t] += w * buffer[row, t]
 
 
 @parallel_jit
