@@ -59,24 +59,48 @@ def test_shared_blocks_only_where_they_fit_half_the_cache():
     assert shared_class_blocks(gram, members, [(0, None), (1, None)], 200, 2)[0] is gram  # one-vs-rest
 
 
-def test_one_vs_one_fit_computes_each_class_block_once_and_matches_libsvm(monkeypatch):
-    X, y = _three_classes()
+@pytest.mark.parametrize("n_samples, dtype", [(1200, np.float32), (300, np.float64)])
+def test_one_vs_one_fit_computes_each_class_block_once_and_matches_libsvm(monkeypatch, n_samples, dtype):
+    """Pairs of 800 rows keep a float32 Gram matrix, pairs of 200 a float64 one: either way
+    the kernel values come from blocks computed once, in the solver's type."""
+    X, y = _three_classes(n_samples=n_samples)
     computed = []
-    original = ClassBlockGram.block32
+    original = ClassBlockGram.cross_block
 
-    def spy(self, rows, cols=None, out=None):
-        assert cols is not None and np.unique(y[rows]).size == np.unique(y[cols]).size == 1
-        computed.append((y[rows[0]], y[cols[0]]))
-        return original(self, rows, cols, out)
+    def spy(self, a, b, block_dtype):
+        computed.append((a, b, np.dtype(block_dtype)))
+        return original(self, a, b, block_dtype)
 
-    monkeypatch.setattr(_class_blocks.ClassBlockGram, "block32", spy)
+    monkeypatch.setattr(_class_blocks.ClassBlockGram, "cross_block", spy)
     ours = SVC(C=10.0, gamma=0.02).fit(X, y)
     # each within-class block once, and one cross block per pair: no other kernel values
-    assert sorted(computed) == [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    assert sorted(computed) == [(a, b, np.dtype(dtype)) for a, b in [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]]
     oracle = LibsvmSVC(C=10.0, gamma=0.02).fit(X, y)
     objectives = np.array([m.dual_objective for m in ours.binary_models_])
     np.testing.assert_allclose(objectives, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": 0.02}), rtol=1e-4)
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.995
+
+
+def test_float64_pair_rows_equal_the_directly_computed_rows():
+    X, y = _three_classes(n_samples=300)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    gram = ClassBlockGram(RBFKernel(gamma=0.05), X, members)
+    rows = np.concatenate([members[1], members[0]])
+    wanted = np.random.default_rng(1).permutation(rows.shape[0])[:40]
+    block = gram.subset(rows).block(wanted)
+    assert block.dtype == np.float64
+    np.testing.assert_allclose(block, GramBlocks(RBFKernel(gamma=0.05), X[rows]).block(wanted), rtol=1e-13)
+
+
+def test_small_pairs_count_float64_blocks_against_the_cache():
+    X, y = _three_classes(n_samples=300)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    gram = GramBlocks(RBFKernel(gamma=0.05), X)
+    _, per_worker = shared_class_blocks(gram, members, pairs, cache_size=200, n_workers=2)
+    sizes = np.array([m.shape[0] for m in members])
+    shared_mb = (8 * np.sum(sizes**2) + 2 * 8 * max(sizes[a] * sizes[b] for a, b in pairs)) / 2**20
+    assert per_worker == pytest.approx((200 - shared_mb) / 2)
 
 
 def test_docstring_example():

@@ -217,3 +217,23 @@ def test_prediction_in_parallel_blocks_equals_one_block(monkeypatch):
     monkeypatch.setattr(svmkit.svm._base, "_PREDICT_BLOCK_BYTES", 8 * model.support_.shape[0] * 70)
     model.n_jobs = 2
     np.testing.assert_allclose(model.decision_function(X), whole, rtol=1e-12, atol=1e-12)
+
+
+def test_small_multiclass_fits_run_on_one_thread(monkeypatch):
+    """Below _PARALLEL_FIT_VALUES Gram values in all, n_jobs=2 still fits on one thread
+    (threads would only contend for the GIL); above, on two, with the same result."""
+    import svmkit.svm._svc as svc_module
+
+    workers = []
+    original = svc_module.map_in_threads
+
+    def spy(function, items, n_workers):
+        workers.append(n_workers)
+        return original(function, items, n_workers)
+
+    monkeypatch.setattr(svc_module, "map_in_threads", spy)
+    one = SVC(n_jobs=2).fit(X_iris, y_iris)  # 3 pairs of 100 rows: 30,000 values
+    monkeypatch.setattr(svc_module, "_PARALLEL_FIT_VALUES", 30_000)
+    two = SVC(n_jobs=2).fit(X_iris, y_iris)
+    assert workers == [1, 2]
+    np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)

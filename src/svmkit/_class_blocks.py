@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from ._core.row_cache import copy_columns, copy_rows
-from ._solver import GramBlocks, _into
+from ._solver import _FLOAT64_GRAM_BYTES, GramBlocks, _into
 
 
 class ClassBlockGram(GramBlocks):
@@ -49,7 +49,7 @@ class ClassBlockGram(GramBlocks):
         for k, rows in enumerate(members):
             self._class_of[rows] = k
         self._diag = None
-        self._class_blocks = [None] * len(members)
+        self._class_blocks = [{} for _ in members]  # by dtype
         self._locks = [threading.Lock() for _ in members]  # problems run in worker threads
 
     def subset(self, rows):
@@ -70,25 +70,32 @@ class ClassBlockGram(GramBlocks):
             self._diag = super().diag()
         return self._diag
 
-    def class_block(self, k):
-        """``K(X_k, X_k)`` in float32 for the rows ``X_k`` of class ``k`` (computed on first use)."""
+    def class_block(self, k, dtype=np.float32):
+        """``K(X_k, X_k)`` for the rows ``X_k`` of class ``k``, in float32 (the solver's large
+        Gram matrices) or float64 (its small ones), computed on first use."""
+        dtype = np.dtype(dtype)
         with self._locks[k]:
-            if self._class_blocks[k] is None:
-                self._class_blocks[k] = np.asarray(self.block32(self.members[k], self.members[k]), dtype=np.float32)
-            return self._class_blocks[k]
+            if dtype not in self._class_blocks[k]:
+                self._class_blocks[k][dtype] = self.cross_block(k, k, dtype)
+            return self._class_blocks[k][dtype]
+
+    def cross_block(self, a, b, dtype):
+        """``K(X_a, X_b)`` in ``dtype`` (float32 values computed as :meth:`block32` does)."""
+        compute = self.block32 if dtype == np.float32 else self.block
+        return np.asarray(compute(self.members[a], self.members[b]), dtype=dtype)
 
 
 class _PairGram(GramBlocks):
-    """The Gram blocks of the rows of classes ``a`` and ``b``; whole float32 rows are assembled
-    from the shared within-class blocks and the pair's cross block."""
+    """The Gram blocks of the rows of classes ``a`` and ``b``; whole rows (float32 or float64)
+    are assembled from the shared within-class blocks and the pair's cross block."""
 
     # once the cross block is computed, every row is a copy: the solver takes them all at
     # once, with no return to Python per block of rows (usps RBF fit 263 ms instead of 295)
     rows_are_copies = True
 
     def __init__(self, shared, a, b):
-        # every float32 block comes from the shared blocks; the pair's data rows are gathered
-        # only for a float64 block (a fit of usps gathers 45 x 4 MB less)
+        # every block comes from the shared blocks; the pair's data rows are gathered only if
+        # ``X`` is asked for (a fit of usps gathers 45 x 4 MB less)
         self.kernel = shared.kernel
         self._X = None
         self._sq_norms = {}
@@ -96,7 +103,7 @@ class _PairGram(GramBlocks):
         self._classes = (a, b)
         self._rows = np.concatenate([shared.members[a], shared.members[b]])
         self._n_a = shared.members[a].shape[0]
-        self._cross = None
+        self._cross = {}  # K_ab by dtype
 
     @property
     def X(self):
@@ -118,22 +125,30 @@ class _PairGram(GramBlocks):
     def float32_copy_bytes(self):
         return 0  # no float32 copy of the pair's data is made (see block32)
 
+    def block(self, rows, cols=None, out=None):
+        return self._assembled(rows, cols, out, np.dtype(np.float64))
+
     def block32(self, rows, cols=None, out=None):
-        if cols is not None:  # from the shared blocks too (the pair's data rows are never gathered)
-            return _into(self.block32(rows)[:, cols], out)
+        return self._assembled(rows, cols, out, np.dtype(np.float32))
+
+    def _assembled(self, rows, cols, out, dtype):
+        """Rows of the pair's Gram matrix copied from the shared blocks (with ``cols``: those
+        columns of them; the pair's data rows are never gathered)."""
+        if cols is not None:
+            return _into(self._assembled(rows, None, None, dtype)[:, cols], out)
         shared, (a, b), n_a = self._shared, self._classes, self._n_a
-        if self._cross is None:
-            self._cross = np.asarray(shared.block32(shared.members[a], shared.members[b]), dtype=np.float32)
-        K_ab = self._cross
+        if dtype not in self._cross:
+            self._cross[dtype] = shared.cross_block(a, b, dtype)
+        K_ab = self._cross[dtype]
         if out is None:
-            out = np.empty((rows.shape[0], self.n_rows), dtype=np.float32)
+            out = np.empty((rows.shape[0], self.n_rows), dtype=dtype)
         in_a = rows < n_a
         out_a, out_b = np.flatnonzero(in_a), np.flatnonzero(~in_a)
         rows_a, rows_b = rows[out_a], rows[out_b] - n_a
-        copy_rows(shared.class_block(a), rows_a, out, out_a, 0)
+        copy_rows(shared.class_block(a, dtype), rows_a, out, out_a, 0)
         copy_rows(K_ab, rows_a, out, out_a, n_a)
         copy_columns(K_ab, rows_b, out, out_b, 0)  # the rows of K_ba, read from K_ab
-        copy_rows(shared.class_block(b), rows_b, out, out_b, n_a)
+        copy_rows(shared.class_block(b, dtype), rows_b, out, out_b, n_a)
         return out
 
 
@@ -150,8 +165,14 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
     if type(gram) is not GramBlocks or not getattr(kernel, "float32_safe", False) or not one_vs_one:
         return gram, cache_size / n_workers
     sizes = np.array([rows.shape[0] for rows in members], dtype=np.int64)
-    class_bytes = 4 * int(np.sum(sizes**2))
-    cross_bytes = 4 * max(int(sizes[a] * sizes[b]) for a, b in problems)
+    # the solver keeps a small Gram matrix in float64: the blocks of such pairs are float64
+    value_bytes = {(a, b): 8 if 8 * (sizes[a] + sizes[b]) ** 2 <= _FLOAT64_GRAM_BYTES else 4 for a, b in problems}
+    class_value_bytes = np.zeros(len(members), dtype=np.int64)  # 4, 8 or both (12)
+    for pair, nbytes in value_bytes.items():
+        for k in pair:
+            class_value_bytes[k] |= nbytes
+    class_bytes = int(np.sum(class_value_bytes * sizes**2))
+    cross_bytes = max(nbytes * int(sizes[a] * sizes[b]) for (a, b), nbytes in value_bytes.items())
     shared_bytes = class_bytes + n_workers * cross_bytes
     if shared_bytes > cache_size * 2**20 / 2:
         return gram, cache_size / n_workers

@@ -449,7 +449,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     # variables in row order (every formulation here): SMO with contiguous passes; when
     # shrinking would leave few variables active, those are solved alone (_solve_shrunk)
     flags = side_flags(y, alpha, upper) if _in_row_order(rows, n) else None
-    row_kernel = _compiled_row_kernel(gram, dtype)
+    row_kernel = _NO_ROW_KERNEL if gram.rows_are_copies else _compiled_row_kernel(gram, dtype)
     n_iter = 0
     unshrunk = False  # whether the gap came within 10 tol during shrinking (see _solve_shrunk)
     while True:
