@@ -77,12 +77,25 @@ _SMALL_BLAS_WORK = 400_000
 # per fit; make_classification, RBF, n = 3000: 27 vs 40 ms at d = 8, 65 vs 84 ms at d = 20,
 # equal at d = 32, slower from d = 48; n = 1500 and 4000: equal or faster up to d = 28)
 _COMPILED_ROW_FEATURES = 24
-_threadpools = ThreadpoolController()
+_blas_libraries = ThreadpoolController().select(user_api="blas").lib_controllers
 
 
+@contextlib.contextmanager
 def single_threaded_blas():
-    """Context in which BLAS runs on one thread (for thin blocks, or inside worker threads)."""
-    return _threadpools.limit(limits=1, user_api="blas")
+    """Context in which BLAS runs on one thread (for thin blocks, or inside worker threads).
+
+    The BLAS libraries are found once: threadpoolctl's ``limit`` lists every library on
+    each entry, some 100 us, which a multiclass fit of many small problems paid per problem
+    (digits, 45 problems: 4.5 ms of a 50 ms fit).
+    """
+    saved = [(library, library.num_threads) for library in _blas_libraries]
+    for library, _ in saved:
+        library.set_num_threads(1)
+    try:
+        yield
+    finally:
+        for library, n_threads in saved:
+            library.set_num_threads(n_threads)
 
 
 # The blocked solver's arrays per variable: float64 alpha, gradient, y, bound, linear
@@ -325,6 +338,8 @@ def _row_dot(gram, rows, cols, coef):
 def _start_coefficients(problem):
     """Data rows with a non-zero start multiplier and their weights ``sum y_t a0_t``."""
     moved = np.flatnonzero(problem.alpha0)
+    if moved.size == 0:  # (C-SVC and epsilon-SVR start at 0)
+        return moved, np.zeros(0)
     sv_rows, inverse = np.unique(problem.rows[moved], return_inverse=True)
     coef = np.zeros(sv_rows.shape[0])
     np.add.at(coef, inverse, problem.y[moved] * problem.alpha0[moved])
@@ -411,6 +426,8 @@ def solve_dual(
 
 def _rows_in_order_of_use(rows):
     """The distinct data rows in the order they first occur, and each variable's position among them."""
+    if rows.shape[0] and np.bincount(rows).max() == 1:  # no row twice (C-SVC, one-class, nu-SVC)
+        return rows, np.arange(rows.shape[0], dtype=np.int64)
     distinct, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     order = np.argsort(first)
     position = np.empty_like(order)
@@ -508,7 +525,7 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
     active = np.flatnonzero(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
     steps = 0
     while active.size and steps < max_steps:
-        active_rows, local_rows = np.unique(rows[active], return_inverse=True)
+        active_rows, local_rows = _distinct_rows(rows[active])
         K_block = _square_block(K, slot[active_rows], active_rows, block)  # (whole rows: for those that move)
         y_active, upper_active = y[active], upper[active]
         alpha_active = alpha[active].copy()
@@ -532,6 +549,14 @@ def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, ma
             return steps, True
         active = active[kept_by_shrinking(y_active, upper_active, alpha[active], grad[active], nu_mode)]
     return steps, unshrunk
+
+
+def _distinct_rows(rows):
+    """``np.unique(rows, return_inverse=True)``, at once for rows that are increasing already
+    (a shrunk C-SVC or one-class problem: one variable per row, in row order)."""
+    if np.all(rows[1:] > rows[:-1]):
+        return rows, np.arange(rows.shape[0])
+    return np.unique(rows, return_inverse=True)
 
 
 def _square_block(buffer, slots, columns, block):
