@@ -49,6 +49,10 @@ class ClassBlockGram(GramBlocks):
         for k, rows in enumerate(members):
             self._class_of[rows] = k
         self._diag = None
+        # the data grouped by class, each class one slice: blocks read views, not gathered rows
+        bounds = np.cumsum([0] + [rows.shape[0] for rows in members])
+        self._grouped = GramBlocks(kernel, X[np.concatenate(members)])
+        self._slices = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
         self._class_blocks = [{} for _ in members]  # by dtype
         self._locks = [threading.Lock() for _ in members]  # problems run in worker threads
 
@@ -81,8 +85,8 @@ class ClassBlockGram(GramBlocks):
 
     def cross_block(self, a, b, dtype):
         """``K(X_a, X_b)`` in ``dtype`` (float32 values computed as :meth:`block32` does)."""
-        compute = self.block32 if dtype == np.float32 else self.block
-        return np.asarray(compute(self.members[a], self.members[b]), dtype=dtype)
+        compute = self._grouped.block32 if dtype == np.float32 else self._grouped.block
+        return np.asarray(compute(self._slices[a], self._slices[b]), dtype=dtype)
 
 
 class _PairGram(GramBlocks):
