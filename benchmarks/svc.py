@@ -27,10 +27,17 @@ a9a-dense      the same as a dense array                             RBF C=1 gam
 usps           7291 x 256 dense, 10 classes, test 2007               RBF C=10 gamma='scale' (numeric); linear C=1
 splice         1000 x 60 unscaled, test 2175                         RBF C=1 gamma='scale' (numeric); linear C=1
 svmguide1      3089 x 4 scaled to [-1, 1] (svm-scale), test 4000     RBF C=2 gamma=2; linear C=2
+digits         scikit-learn's copy, 1797 x 64, 10 classes, standar-  RBF C=1 gamma='scale' (numeric); linear C=1
+               dised; a stratified quarter (seed 0) is the test
+cancer         scikit-learn's breast cancer, 569 x 30, standardised;  RBF C=1 gamma='scale' (numeric); linear C=1
+               a stratified quarter (seed 0) is the test
 synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gamma=0.05
                standardised; n = --synthetic-sizes, test 10% of n
                (at most 10,000 rows); fit time ~ a n^b is fitted
 =============  ===================================================  ===========================
+
+digits and cancer ship with scikit-learn (no files needed): small problems, where per-problem
+overheads count (digits has 45 one-vs-one problems of some 360 rows).
 
 A last line times a small problem (200 x 10, median of 50 fits in a warm process).
 
@@ -75,7 +82,7 @@ from _common import (  # noqa: E402
 )
 
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
-ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "synthetic")
+ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "digits", "cancer", "synthetic")
 DEFAULT_SIZES = (2000, 5000, 10000, 20000, 50000, 100000, 200000)
 SYNTHETIC_TOTAL = 200_000 + 10_000  # rows generated once; every size takes a prefix (nested series)
 
@@ -177,6 +184,16 @@ def real_cases(name, data_dir, kernels, cache):
         X_train, y_train, X_test, y_test = split
         X_train, X_test = scale_like_svm_scale(X_train, X_test)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 2.0, 2.0), ("linear", 2.0, None)], kernels)
+    if name in ("digits", "cancer"):
+        from sklearn.datasets import load_breast_cancer, load_digits
+        from sklearn.model_selection import train_test_split
+
+        X, y = (load_digits if name == "digits" else load_breast_cancer)(return_X_y=True)
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+        mean, std = X_train.mean(axis=0), X_train.std(axis=0)
+        std[std == 0] = 1.0
+        X_train, X_test = (X_train - mean) / std, (X_test - mean) / std
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
     raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(ALL_DATASETS)}")
 
 

@@ -33,9 +33,11 @@ from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 _PREDICT_BLOCK_BYTES = 2 * 2**20
 _PREDICT_MIN_ROWS = 64  # but blocks of at least this many rows, for efficient BLAS products
 _DENSE_SV_BYTES = 256 * 2**20  # largest dense copy of sparse support vectors made for prediction
-# fewer kernel values than this are computed by one worker (with the BLAS threads): splice, 1.5
-# million values, 6-7.6 ms instead of 7.8-9.3 ms with two workers; synthetic n = 10,000, 3.1 million,
-# 11 instead of 13-14.5 ms; above, two workers win (usps 4.5 million: 52 instead of 59 ms)
+# fewer kernel values than this are computed by one worker, with BLAS on one thread: a product of
+# a few million values on two BLAS threads waits for the second core, which on a shared machine
+# may be away for milliseconds (synthetic n = 10,000, 3.1 million values, median of 15: 190 ms with
+# two BLAS threads, 21-24 ms with one, 23-27 ms with two workers; splice 1.5 million: 18-28,
+# 14-16 and 17-20 ms); above, two workers win (usps 4.5 million: 52 instead of 59 ms)
 _PARALLEL_PREDICT_VALUES = 2**22
 
 
@@ -232,7 +234,12 @@ class BaseKernelSVM(BaseEstimator):
                     block = from_sq_norms(X_rows, support_vectors, row_sq_norms(X_rows), sv_norms)
             out[rows] = block @ coef
 
-        map_in_threads(decide_block, range(0, n_rows, step), n_workers)
+        if n_workers == 1:
+            with single_threaded_blas():
+                for start in range(0, n_rows, step):
+                    decide_block(start)
+        else:
+            map_in_threads(decide_block, range(0, n_rows, step), n_workers)
         out += intercept
         return out
 
