@@ -45,14 +45,17 @@ def test_rows_that_are_not_two_whole_classes_get_plain_blocks():
         assert type(gram.subset(rows)) is GramBlocks
 
 
-def test_shared_blocks_only_where_they_fit_half_the_cache():
-    X, y = _three_classes()
+@pytest.mark.parametrize("n_samples, value_bytes", [(1200, 4), (300, 8)])
+def test_shared_blocks_only_where_they_fit_half_the_cache(n_samples, value_bytes):
+    """Pairs of 800 rows share float32 blocks, pairs of 200 (a float64 Gram matrix) float64 ones."""
+    X, y = _three_classes(n_samples=n_samples)
     members = [np.flatnonzero(y == k) for k in range(3)]
     pairs = [(0, 1), (0, 2), (1, 2)]
     gram = GramBlocks(RBFKernel(gamma=0.05), X)
     shared, per_worker = shared_class_blocks(gram, members, pairs, cache_size=200, n_workers=2)
     sizes = np.array([m.shape[0] for m in members])
-    shared_mb = (4 * np.sum(sizes**2) + 2 * 4 * max(sizes[a] * sizes[b] for a, b in pairs)) / 2**20
+    cross = max(sizes[a] * sizes[b] for a, b in pairs)
+    shared_mb = value_bytes * (np.sum(sizes**2) + 2 * cross) / 2**20
     assert isinstance(shared, ClassBlockGram) and per_worker == pytest.approx((200 - shared_mb) / 2)
     too_small = 2 * shared_mb * 0.99
     assert shared_class_blocks(gram, members, pairs, cache_size=too_small, n_workers=2) == (gram, too_small / 2)
@@ -90,17 +93,6 @@ def test_float64_pair_rows_equal_the_directly_computed_rows():
     block = gram.subset(rows).block(wanted)
     assert block.dtype == np.float64
     np.testing.assert_allclose(block, GramBlocks(RBFKernel(gamma=0.05), X[rows]).block(wanted), rtol=1e-13)
-
-
-def test_small_pairs_count_float64_blocks_against_the_cache():
-    X, y = _three_classes(n_samples=300)
-    members = [np.flatnonzero(y == k) for k in range(3)]
-    pairs = [(0, 1), (0, 2), (1, 2)]
-    gram = GramBlocks(RBFKernel(gamma=0.05), X)
-    _, per_worker = shared_class_blocks(gram, members, pairs, cache_size=200, n_workers=2)
-    sizes = np.array([m.shape[0] for m in members])
-    shared_mb = (8 * np.sum(sizes**2) + 2 * 8 * max(sizes[a] * sizes[b] for a, b in pairs)) / 2**20
-    assert per_worker == pytest.approx((200 - shared_mb) / 2)
 
 
 def test_docstring_example():
