@@ -96,10 +96,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     n_jobs : int or None, default=None
         Threads that solve the two-class problems of a multiclass fit in
         parallel: None or -1 for every core, 1 for one at a time. They share
-        ``cache_size``. Fits whose Gram matrices hold fewer than 2**23 values in
-        all run on one thread (threads there only contend for the interpreter's
-        lock). A callable kernel and ``callback`` are then called from
-        several threads at once. (BLAS threads are limited with ``OMP_NUM_THREADS`` /
+        ``cache_size``. A callable kernel and ``callback`` are then called from
+        several threads at once. Fits whose Gram matrices hold fewer than 2**23
+        values in all run on one thread (threads there only contend for the
+        interpreter's lock). (BLAS threads are limited with ``OMP_NUM_THREADS`` /
         ``OPENBLAS_NUM_THREADS``; numba's with ``NUMBA_NUM_THREADS``.)
 
     Attributes
