@@ -190,9 +190,7 @@ def real_cases(name, data_dir, kernels, cache):
 
         X, y = (load_digits if name == "digits" else load_breast_cancer)(return_X_y=True)
         X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
-        mean, std = X_train.mean(axis=0), X_train.std(axis=0)
-        std[std == 0] = 1.0
-        X_train, X_test = (X_train - mean) / std, (X_test - mean) / std
+        X_train, X_test = _standardised(X_train, X_test)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
     raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(ALL_DATASETS)}")
 
@@ -210,11 +208,15 @@ def synthetic_case(pool, n):
     n_test = max(1, min(n // 10, 10_000))
     if n + n_test > X.shape[0]:
         raise ValueError(f"synthetic size {n} exceeds the generated pool ({X.shape[0] - 10_000} rows)")
-    X_train, y_train = X[:n], y[:n]
-    X_test, y_test = X[-n_test:], y[-n_test:]
+    X_train, X_test = _standardised(X[:n], X[-n_test:])
+    return Case("synthetic", X_train, y[:n], X_test, y[-n_test:], "rbf", 1.0, 0.05)
+
+
+def _standardised(X_train, X_test):
+    """Both scaled with the training columns' mean and standard deviation (constant columns: 1)."""
     mean, std = X_train.mean(axis=0), X_train.std(axis=0)
     std[std == 0] = 1.0
-    return Case("synthetic", (X_train - mean) / std, y_train, (X_test - mean) / std, y_test, "rbf", 1.0, 0.05)
+    return (X_train - mean) / std, (X_test - mean) / std
 
 
 # -- running -----------------------------------------------------------------------

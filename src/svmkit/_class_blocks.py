@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from ._core.row_cache import copy_columns, copy_rows
-from ._solver import _FLOAT64_GRAM_BYTES, GramBlocks, _into
+from ._solver import GramBlocks, _into, full_gram_dtype
 
 
 class ClassBlockGram(GramBlocks):
@@ -102,7 +102,6 @@ class _PairGram(GramBlocks):
         # ``X`` is asked for (a fit of usps gathers 45 x 4 MB less)
         self.kernel = shared.kernel
         self._X = None
-        self._sq_norms = {}
         self._shared = shared
         self._classes = (a, b)
         self._rows = np.concatenate([shared.members[a], shared.members[b]])
@@ -170,7 +169,7 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
         return gram, cache_size / n_workers
     sizes = np.array([rows.shape[0] for rows in members], dtype=np.int64)
     # the solver keeps a small Gram matrix in float64: the blocks of such pairs are float64
-    value_bytes = {(a, b): 8 if 8 * (sizes[a] + sizes[b]) ** 2 <= _FLOAT64_GRAM_BYTES else 4 for a, b in problems}
+    value_bytes = {(a, b): full_gram_dtype(sizes[a] + sizes[b]).itemsize for a, b in problems}
     class_value_bytes = np.zeros(len(members), dtype=np.int64)  # 4, 8 or both (12)
     for pair, nbytes in value_bytes.items():
         for k in pair:

@@ -3,6 +3,7 @@ the solver call and chunked kernel evaluation at prediction time."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import numbers
 import os
@@ -234,11 +235,8 @@ class BaseKernelSVM(BaseEstimator):
                     block = from_sq_norms(X_rows, support_vectors, row_sq_norms(X_rows), sv_norms)
             out[rows] = block @ coef
 
-        if n_workers == 1:
-            with single_threaded_blas():
-                for start in range(0, n_rows, step):
-                    decide_block(start)
-        else:
+        # (workers run BLAS on one thread; so does a single worker, see _PARALLEL_PREDICT_VALUES)
+        with single_threaded_blas() if n_workers == 1 else contextlib.nullcontext():
             map_in_threads(decide_block, range(0, n_rows, step), n_workers)
         out += intercept
         return out
