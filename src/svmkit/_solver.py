@@ -36,11 +36,10 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
-from ._core.free_face import free_face_steps
-from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, kept_by_shrinking, rows_to_prefetch, smo, violation_gap
+from ._core.row_cache import add_weighted_rows, gather_block
+from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, rows_to_prefetch, smo, violation_gap
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF
-from ._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
+from ._core.full_gram import SMO_NEED_ROWS, full_gram_smo, smo_on_block
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
@@ -102,9 +101,6 @@ def single_threaded_blas():
 # term, violation scores and gradient update, int64 row, and masks.
 _BYTES_PER_VARIABLE = 96
 _WS_BLOCK_FEATURES = 512  # most features for which the blocked solver computes its q x q block
-# Fewer values than this are added on one thread: starting numba's parallel loop costs more
-# (usps, linear kernel: 44 updates of about 70 rows x 1,400 columns took 0.9 ms each on two threads)
-_PARALLEL_ROW_VALUES = 2**20
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
 
 
@@ -112,11 +108,7 @@ def _add_weighted_rows(buffer, slots, weights, out):
     """``out += weights @ buffer[slots]``: over all cores when called from the main
     thread for enough values; on the calling thread alone in worker threads (one-vs-one
     problems solved in parallel), which must not launch numba's parallel loops at once."""
-    large = slots.shape[0] * out.shape[0] >= _PARALLEL_ROW_VALUES
-    if large and threading.current_thread() is threading.main_thread():
-        add_weighted_rows(buffer, slots, weights, out)
-    else:
-        add_weighted_rows_serial(buffer, slots, weights, out)
+    add_weighted_rows(buffer, slots, weights, out, threading.current_thread() is threading.main_thread())
 
 
 def _rows_per_block(n_columns, itemsize=8):
@@ -463,105 +455,69 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     if sv_rows.size:
         _fill_rows(K, slot, n_filled, block, sv_rows)
         _add_rows_to_gradient(K, slot, sv_rows, coef, rows, y, grad)
-    active = np.arange(m, dtype=np.int64)
-    state = np.array([m, min(m, 1000), 0], dtype=np.int64)
-    alpha_synced = alpha.copy()  # (smo_rows keeps every gradient up to date, so alpha stays the reference)
     if n <= prefetch or gram.rows_are_copies:
         _fill_rows(K, slot, n_filled, block, np.flatnonzero(slot < 0))
-    # variables in row order (every formulation here): SMO with contiguous passes; when
-    # shrinking would leave few variables active, those are solved alone (_solve_shrunk)
-    flags = side_flags(y, alpha, upper) if _in_row_order(rows, n) else None
-    row_kernel = _NO_ROW_KERNEL if gram.rows_are_copies else _compiled_row_kernel(gram, dtype)
+    if _in_row_order(rows, n):
+        return _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, alpha, grad, tol, max_steps,
+                                   shrinking, prefetch, progress)
+    # LIBSVM's loop, with its shrinking: variables that do not follow the kernel rows
+    active = np.arange(m, dtype=np.int64)
+    state = np.array([m, min(m, 1000), 0], dtype=np.int64)
+    alpha_synced = alpha.copy()
     n_iter = 0
-    unshrunk = False  # whether the gap came within 10 tol during shrinking (see _solve_shrunk)
     while True:
-        budget = min(_STEPS_PER_CALL, max_steps - n_iter)
-        if flags is not None:
-            steps, status, gap, needed = smo_rows(
-                K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, budget, problem.nu_mode,
-                _HAND_OVER_FRACTION if shrinking else 0, *row_kernel,
-            )
-        else:
-            steps, status, gap, needed = smo(
-                K, slot, rows, y, upper, alpha_synced, qd, alpha, grad, active, state, tol, budget, problem.nu_mode,
-                shrinking,
-            )
+        steps, status, gap, needed = smo(
+            K, slot, rows, y, upper, alpha_synced, qd, alpha, grad, active, state, tol,
+            min(_STEPS_PER_CALL, max_steps - n_iter), problem.nu_mode, shrinking,
+        )
         n_iter += steps
-        if status == SMO_USE_SHRINKING:
-            steps, unshrunk = _solve_shrunk(
-                K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, max_steps - n_iter, problem.nu_mode,
-                unshrunk,
-            )
-            n_iter += steps
-            flags = side_flags(y, alpha, upper)
-            continue
         if status == SMO_NEED_ROW:
-            wanted = rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, prefetch)
-            _fill_rows(K, slot, n_filled, block, wanted)
+            _fill_rows(K, slot, n_filled, block, rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, prefetch))
             continue
         progress.report(n_iter, gap, int(state[0]))
-        if status == SMO_OPTIMAL:
-            result = OPTIMAL
+        if status == SMO_OPTIMAL or n_iter >= max_steps:
             break
-        if n_iter >= max_steps:
-            result = ITERATION_LIMIT
-            break
-    progress.report(n_iter, gap, m, force=True)
-    return DualSolution(alpha, grad, float(gap), n_iter, result, "full-gram")
+    return _full_gram_solution(alpha, grad, gap, n_iter, status, progress, m)
 
 
-def _solve_shrunk(K, slot, n_filled, block, rows, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk):
-    """LIBSVM's shrinking with contiguous passes: SMO on the variables that shrinking
-    keeps, copied into a sub-problem of their own, shrunk again every ``min(m, 1000)``
-    steps, until they are optimal or (the first time) the gap comes within 10 tol, when
-    LIBSVM brings every variable back. Each stretch that ends above the target is
-    followed by Newton steps on the face of the free multipliers
-    (:mod:`svmkit._core.free_face`; splice, linear kernel: 17,400 SMO steps instead
-    of 35,500 when they followed only a stretch that left the free set unchanged,
-    fit 68 ms instead of 72). After each stretch the gradient of every variable is
-    updated with the rows that moved, so the caller goes on with all of them.
-    Returns ``(steps, unshrunk)``.
-
-    (splice, linear kernel: some 65 of its 1,000 variables active for most of the fit.)
-    """
-    m = y.shape[0]
-    period = min(m, 1000)
-    target = tol if unshrunk else 10 * tol
-    active = np.flatnonzero(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
-    steps = 0
-    while active.size and steps < max_steps:
-        active_rows, local_rows = _distinct_rows(rows[active])
-        K_block = _square_block(K, slot[active_rows], active_rows, block)  # (whole rows: for those that move)
-        y_active, upper_active = y[active], upper[active]
-        alpha_active = alpha[active].copy()
-        grad_active = grad[active].copy()
-        stretch, gap = _smo_on_block(
-            K_block, local_rows, y_active, upper_active, alpha_active, grad_active, target,
-            min(period, max_steps - steps), nu_mode,
+def _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, alpha, grad, tol, max_steps, shrinking,
+                        prefetch, progress):
+    """The full-Gram solver for variables in row order (every formulation here): SMO
+    with contiguous passes, and when shrinking would leave few variables active,
+    those solved as a sub-problem of their own, all in one compiled call
+    (:func:`svmkit._core.full_gram.full_gram_smo`) that returns for rows it
+    cannot compute and for progress reports."""
+    m = problem.rows.shape[0]
+    state = np.zeros(2, dtype=np.int64)
+    wanted = np.empty(K.shape[1], dtype=np.int64)
+    eps = np.finfo(K.dtype).eps
+    may_fork = threading.current_thread() is threading.main_thread()
+    row_kernel = _NO_ROW_KERNEL if gram.rows_are_copies else _compiled_row_kernel(gram, K.dtype)
+    n_iter = 0
+    while True:
+        steps, status, gap, count = full_gram_smo(
+            K, slot, n_filled, y, upper, qd, alpha, grad, state, tol, _STEPS_PER_CALL, max_steps - n_iter,
+            problem.nu_mode, _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE, _FACE_MAX_STEPS, eps, may_fork,
+            *row_kernel, wanted,
         )
-        steps += stretch
-        if gap >= target:
-            free_face_steps(
-                K_block, local_rows, y_active, upper_active, alpha_active, grad_active, nu_mode, _FACE_MAX_FREE,
-                _FACE_MAX_STEPS, np.finfo(K_block.dtype).eps,
-            )
-        coef = np.bincount(local_rows, y_active * (alpha_active - alpha[active]), minlength=active_rows.shape[0])
-        alpha[active] = alpha_active
-        moved_rows = active_rows[np.flatnonzero(coef)]
-        _fill_rows(K, slot, n_filled, block, moved_rows[slot[moved_rows] < 0])
-        _add_rows_to_gradient(K, slot, moved_rows, coef[coef != 0], rows, y, grad)
-        if gap < target:
-            return steps, True
-        active = active[kept_by_shrinking(y_active, upper_active, alpha[active], grad[active], nu_mode)]
-    return steps, unshrunk
+        n_iter += steps
+        if status == SMO_NEED_ROW:
+            _fill_rows(K, slot, n_filled, block,
+                       rows_to_prefetch(wanted[0], problem.rows, y, upper, alpha, grad, slot, prefetch))
+            continue
+        if status == SMO_NEED_ROWS:
+            _fill_rows(K, slot, n_filled, block, wanted[:count].copy())
+            continue
+        progress.report(n_iter, gap, m)
+        if status == SMO_OPTIMAL or n_iter >= max_steps:
+            break
+    return _full_gram_solution(alpha, grad, gap, n_iter, status, progress, m)
 
 
-def _distinct_rows(rows):
-    """``np.unique(rows, return_inverse=True)``, at once for rows that are increasing already
-    (a shrunk C-SVC or one-class problem: one variable per row, in row order)."""
-    if np.all(rows[1:] > rows[:-1]):
-        return rows, np.arange(rows.shape[0])
-    return np.unique(rows, return_inverse=True)
+def _full_gram_solution(alpha, grad, gap, n_iter, status, progress, m):
+    progress.report(n_iter, gap, m, force=True)
+    return DualSolution(alpha, grad, float(gap), n_iter, OPTIMAL if status == SMO_OPTIMAL else ITERATION_LIMIT,
+                        "full-gram")
 
 
 def _square_block(buffer, slots, columns, block):
@@ -582,33 +538,6 @@ def _add_rows_to_gradient(K, slot, data_rows, coef, rows, y, grad):
     column_sum = np.zeros(K.shape[1])
     _add_weighted_rows(K, slot[data_rows], coef, column_sum)
     grad += y * column_sum[rows]
-
-
-def _smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_mode):
-    """SMO without shrinking on a sub-problem whose kernel rows are all in ``K_block``
-    (variable ``t`` uses row ``local_rows[t]``); ``alpha`` and ``grad`` updated in place.
-    The contiguous passes of :func:`smo_rows` when there is one variable per row, in row
-    order; LIBSVM's loop otherwise. Returns the number of steps and the gap reached."""
-    # (a strided block would run the loops' strided compilation: 3x slower per step)
-    K_block = np.ascontiguousarray(K_block)
-    n_columns = K_block.shape[0]
-    m = local_rows.shape[0]
-    slot = np.arange(n_columns, dtype=np.int64)  # all rows are there, in order
-    qd = np.diagonal(K_block)[local_rows].astype(np.float64)
-    if m == n_columns and np.array_equal(local_rows, np.arange(m)):
-        flags = side_flags(y, alpha, upper)
-        steps, _, gap, _ = smo_rows(
-            K_block, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, 0,
-            *_NO_ROW_KERNEL,
-        )
-    else:
-        active = np.arange(m, dtype=np.int64)
-        state = np.array([m, m, 0], dtype=np.int64)
-        steps, _, gap, _ = smo(
-            K_block, slot, local_rows.astype(np.int64), y, upper, alpha.copy(), qd, alpha, grad, active, state,
-            tol, max_steps, nu_mode, False,
-        )
-    return steps, gap
 
 
 _NO_ROW_KERNEL = (np.empty((0, 0), dtype=np.float32), KERNEL_NONE, 0.0, 0.0, 1)  # rows come from the caller
@@ -828,7 +757,9 @@ class _BlockedSolver:
         local_gap = violation_gap(y_ws, alpha_ws, grad_ws, U_ws, nu_mode)
         local_tol = max(self.tol, 0.1 * local_gap)
         budget = min(max(20 * ws.shape[0], 1000), self.max_steps)
-        steps, _ = _smo_on_block(K_ws, local_rows, y_ws, U_ws, alpha_ws, grad_ws, local_tol, budget, nu_mode)
+        # (a strided block would run the loops' strided compilation: 3x slower per step)
+        steps, _ = smo_on_block(np.ascontiguousarray(K_ws), local_rows, y_ws, U_ws, alpha_ws, grad_ws, local_tol, budget,
+                                nu_mode)
         delta = alpha_ws - self.alpha[ws]
         moved = np.flatnonzero(delta)
         if moved.size == 0:

@@ -26,7 +26,7 @@ that of the rows computed, in one contiguous stretch.
 import numpy as np
 
 from ._jit import jit
-from .row_cache import add_weighted_rows_serial
+from .row_cache import add_weighted_rows
 
 SMO_OPTIMAL = 0
 SMO_STEP_LIMIT = 1
@@ -205,7 +205,7 @@ def _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active,
     if n_active < alpha.shape[0] and moved.shape[0] > 0:
         column_sum = np.zeros(K.shape[1])
         change = y[moved] * (alpha[moved] - alpha_synced[moved])
-        add_weighted_rows_serial(K, slot[rows[moved]], change, column_sum)
+        add_weighted_rows(K, slot[rows[moved]], change, column_sum, False)
         for t in active[n_active:]:
             grad[t] += y[t] * column_sum[rows[t]]
     alpha_synced[moved] = alpha[moved]

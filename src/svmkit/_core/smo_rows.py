@@ -214,7 +214,7 @@ def _key_value(key):
 
 
 @jit
-def _compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
+def compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
     """Compute kernel row ``r`` (not stored yet) into the next free row of ``K``
     when ``kernel`` allows; whether it did."""
     if kernel == KERNEL_NONE:
@@ -290,7 +290,7 @@ def smo_rows(
         if i_pos < 0 and i_neg < 0:
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         for i in (i_pos, i_neg):
-            if i >= 0 and slot[i % n] < 0 and not _compute_row(K, slot, n_filled, i % n, XT, kernel, gamma, coef0,
+            if i >= 0 and slot[i % n] < 0 and not compute_row(K, slot, n_filled, i % n, XT, kernel, gamma, coef0,
                                                                degree, scratch):
                 return steps, SMO_NEED_ROW, np.inf, i % n
         # a sign without an i gets b = -inf: the other sign's row stands in for its kernel row
@@ -308,7 +308,7 @@ def smo_rows(
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         chunk, gain = _last_chunk_with_max(gain_keys)
         j = _last_with_gain(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, gain)
-        if slot[j % n] < 0 and not _compute_row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch):
+        if slot[j % n] < 0 and not compute_row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch):
             return steps, SMO_NEED_ROW, np.inf, j % n
         if steps >= max_steps:
             return steps, SMO_STEP_LIMIT, violation_gap(y, alpha, grad, upper, nu_mode), -1
