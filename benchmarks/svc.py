@@ -27,6 +27,8 @@ a9a-dense      the same as a dense array                             RBF C=1 gam
 usps           7291 x 256 dense, 10 classes, test 2007               RBF C=10 gamma='scale' (numeric); linear C=1
 splice         1000 x 60 unscaled, test 2175                         RBF C=1 gamma='scale' (numeric); linear C=1
 svmguide1      3089 x 4 scaled to [-1, 1] (svm-scale), test 4000     RBF C=2 gamma=2; linear C=2
+heart          heart_scale, LIBSVM's example: 270 x 13 scaled to     RBF C=1 gamma='scale' (numeric); linear C=1
+               [-1, 1]; a stratified quarter (seed 0) is the test
 digits         scikit-learn's copy, 1797 x 64, 10 classes, standar-  RBF C=1 gamma='scale' (numeric); linear C=1
                dised; a stratified quarter (seed 0) is the test
 cancer         scikit-learn's breast cancer, 569 x 30, standardised;  RBF C=1 gamma='scale' (numeric); linear C=1
@@ -36,8 +38,8 @@ synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gam
                (at most 10,000 rows); fit time ~ a n^b is fitted
 =============  ===================================================  ===========================
 
-digits and cancer ship with scikit-learn (no files needed): small problems, where per-problem
-overheads count (digits has 45 one-vs-one problems of some 360 rows).
+heart, digits and cancer are small problems, where per-problem overheads count (digits has 45
+one-vs-one problems of some 270 rows); digits and cancer ship with scikit-learn (no files needed).
 
 A last line times a small problem (200 x 10, median of 50 fits in a warm process).
 
@@ -82,7 +84,7 @@ from _common import (  # noqa: E402
 )
 
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
-ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "digits", "cancer", "synthetic")
+ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "synthetic")
 DEFAULT_SIZES = (2000, 5000, 10000, 20000, 50000, 100000, 200000)
 SYNTHETIC_TOTAL = 200_000 + 10_000  # rows generated once; every size takes a prefix (nested series)
 
@@ -184,12 +186,21 @@ def real_cases(name, data_dir, kernels, cache):
         X_train, y_train, X_test, y_test = split
         X_train, X_test = scale_like_svm_scale(X_train, X_test)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 2.0, 2.0), ("linear", 2.0, None)], kernels)
+    if name == "heart":
+        from sklearn.datasets import load_svmlight_file
+
+        path = Path(data_dir) / "heart_scale"
+        if not path.exists():
+            print(f"  missing {path}: skipped")
+            return []
+        X, y = load_svmlight_file(str(path), n_features=13)
+        X_train, X_test, y_train, y_test = _quarter_held_out(X.toarray(), y)  # (scaled to [-1, 1] already)
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
     if name in ("digits", "cancer"):
         from sklearn.datasets import load_breast_cancer, load_digits
-        from sklearn.model_selection import train_test_split
 
         X, y = (load_digits if name == "digits" else load_breast_cancer)(return_X_y=True)
-        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+        X_train, X_test, y_train, y_test = _quarter_held_out(X, y)
         X_train, X_test = _standardised(X_train, X_test)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
     raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(ALL_DATASETS)}")
@@ -210,6 +221,13 @@ def synthetic_case(pool, n):
         raise ValueError(f"synthetic size {n} exceeds the generated pool ({X.shape[0] - 10_000} rows)")
     X_train, X_test = _standardised(X[:n], X[-n_test:])
     return Case("synthetic", X_train, y[:n], X_test, y[-n_test:], "rbf", 1.0, 0.05)
+
+
+def _quarter_held_out(X, y):
+    """``(X_train, X_test, y_train, y_test)`` with a stratified quarter (seed 0) held out."""
+    from sklearn.model_selection import train_test_split
+
+    return train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
 
 
 def _standardised(X_train, X_test):

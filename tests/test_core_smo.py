@@ -2,6 +2,9 @@
 LIBSVM's loop (:func:`svmkit._core.smo.smo`), compiled kernel rows and ``exp``
 against NumPy."""
 
+import doctest
+import sys
+
 import numpy as np
 import pytest
 
@@ -18,6 +21,7 @@ from svmkit._core.kernel_blocks import (
 )
 from svmkit._core._jit import jit
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
+from svmkit._core.row_cache import add_weighted_rows
 from svmkit._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, smo
 from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
 
@@ -239,3 +243,13 @@ def test_compiled_rows_and_python_blocks_reach_the_same_solution(monkeypatch):
     blocks = SVC(C=2.0, gamma=0.7, tol=1e-6).fit(X, y)
     assert compiled.dual_objective_ == pytest.approx(blocks.dual_objective_, rel=1e-6)
     np.testing.assert_allclose(compiled.decision_function(X), blocks.decision_function(X), atol=1e-4)
+
+
+@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows])
+def test_docstring_examples_of_compiled_functions(function):
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner()
+    module = sys.modules[function.py_func.__module__]
+    for test in finder.find(function.py_func, globs=dict(vars(module))):
+        runner.run(test)
+    assert runner.tries > 0 and runner.failures == 0

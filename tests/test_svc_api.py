@@ -90,6 +90,21 @@ def test_pandas_input_and_feature_names():
     np.testing.assert_array_equal(model.predict(frame), SVC().fit(X_iris, y_iris).predict(X_iris))
 
 
+def test_plain_arrays_skip_validation_with_the_same_result():
+    """Finite C-ordered float64 data and numeric labels go past scikit-learn's checks: the
+    fit equals that of the same data as lists, labels +1.0/-1.0 are classes, and a refit
+    on an array forgets the column names of an earlier DataFrame."""
+    pd = pytest.importorskip("pandas")
+    y = np.where(y_iris == 0, 1.0, -1.0)
+    plain = SVC().fit(X_iris, y)
+    listed = SVC().fit(X_iris.tolist(), y.tolist())
+    np.testing.assert_array_equal(plain.classes_, [-1.0, 1.0])
+    np.testing.assert_array_equal(plain.dual_coef_, listed.dual_coef_)
+    model = SVC().fit(pd.DataFrame(X_iris[:, :3], columns=["a", "b", "c"]), y_iris)
+    model.fit(X_iris, y_iris)
+    assert model.n_features_in_ == 4 and not hasattr(model, "feature_names_in_")
+
+
 def test_precomputed_and_callable_kernels_equal_the_named_kernel():
     X, y = make_classification(n_samples=120, n_features=5, random_state=4)
     X_test = X[:30]
@@ -174,6 +189,11 @@ def test_max_iter_warns_with_the_gap_reached():
         ({"tol": 0}, X_iris, y_iris, "tol must be > 0"),
         ({"multiclass": "crammer"}, X_iris, y_iris, "multiclass must be"),
         ({}, X_iris[:2], [0.5, 1.5], "Unknown label type: continuous"),
+        # plain arrays, which skip scikit-learn's validation when they need none
+        ({}, X_iris[:2], np.array([0.5, 1.5]), "Unknown label type: continuous"),
+        ({}, X_iris[:3], np.array([0.0, np.nan, 1.0]), "y contains NaN"),
+        ({}, X_iris[:3], np.array([0, 1]), "inconsistent numbers of samples"),
+        ({}, np.empty((0, 4)), np.array([], dtype=int), "0 sample"),
     ],
 )
 def test_bad_input_raises_a_clear_error(params, X, y, message):
@@ -237,3 +257,12 @@ def test_small_multiclass_fits_run_on_one_thread(monkeypatch):
     two = SVC(n_jobs=2).fit(X_iris, y_iris)
     assert workers == [1, 2]
     np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
+
+
+def test_binary_model_docstring_examples():
+    import doctest
+
+    from svmkit.svm import _binary
+
+    result = doctest.testmod(_binary)
+    assert result.attempted > 0 and result.failed == 0

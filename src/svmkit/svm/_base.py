@@ -52,6 +52,26 @@ def resolve_n_jobs(n_jobs):
     return int(n_jobs)
 
 
+def _is_plain_training_data(X, y):
+    """Whether ``validate_data(X, y)`` would return ``X`` and ``y`` unchanged: ``X`` a finite,
+    C-ordered float64 matrix of at least one row and column, ``y`` a finite 1-D numeric array
+    with one value per row (``y=None`` is left to ``validate_data``, which refuses it where
+    the estimator needs ``y``)."""
+    return (
+        type(y) is np.ndarray
+        and y.ndim == 1
+        and y.dtype.kind in "biuf"
+        and type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] == y.shape[0] > 0
+        and X.shape[1] > 0
+        and bool(np.isfinite(X).all())
+        and (y.dtype.kind != "f" or bool(np.isfinite(y).all()))
+    )
+
+
 def map_in_threads(function, items, n_workers):
     """``[function(item) for item in items]`` on up to ``n_workers`` threads.
 
@@ -106,7 +126,11 @@ class BaseKernelSVM(BaseEstimator):
     def _validate_train_X(self, X, y, y_numeric=False):
         """Validated training ``(X, y)``; with ``y=None`` (one-class) ``y`` is not checked."""
         settings = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True)
-        if y is None:
+        if _is_plain_training_data(X, y):  # (what validate_data returns unchanged; its checks cost 0.3 ms)
+            self.n_features_in_ = X.shape[1]
+            if hasattr(self, "feature_names_in_"):  # (fitted on a DataFrame before)
+                del self.feature_names_in_
+        elif y is None:
             X = validate_data(self, X, y=None, **settings)
         else:
             X, y = validate_data(self, X, y, y_numeric=y_numeric, **settings)

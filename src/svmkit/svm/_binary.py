@@ -10,6 +10,7 @@ leave-one-out bound and a per-point KKT report.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -89,6 +90,15 @@ class KKTReport:
         return "\n".join(lines)
 
 
+class Objectives(NamedTuple):
+    """What :meth:`BinaryModel.objectives` returns."""
+
+    margin: float
+    dual: float
+    primal: float
+    gap: float
+
+
 @dataclass
 class BinaryModel:
     """One fitted two-class problem ``f(x) = sum_i alpha_i y_i K(x_i, x) + b``.
@@ -153,23 +163,41 @@ class BinaryModel:
     @property
     def margin(self):
         """Geometric width of the margin, ``2 / ||w||``, in feature space."""
-        return 2.0 / np.sqrt(self.w_norm_squared) if self.w_norm_squared > 0 else np.inf
+        return self.objectives().margin
 
     @property
     def dual_objective(self):
         """``sum a_i - 1/2 a'Qa`` (to be maximised)."""
-        return float(self.alpha.sum() - 0.5 * self.w_norm_squared)
+        return self.objectives().dual
 
     @property
     def primal_objective(self):
         """``1/2 ||w||^2 + sum_i C_i xi_i`` (hard margin: ``1/2 ||w||^2``)."""
-        finite = np.isfinite(self.upper)
-        return float(0.5 * self.w_norm_squared + self.upper[finite] @ self.slack[finite])
+        return self.objectives().primal
 
     @property
     def duality_gap(self):
         """``primal - dual``: non-negative, zero at the exact optimum."""
-        return self.primal_objective - self.dual_objective
+        return self.objectives().gap
+
+    def objectives(self):
+        """:attr:`margin`, the dual and primal objectives and the duality gap, computed
+        together (one ``||w||^2``, one pass over the slacks).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from svmkit import SVC
+        >>> model = SVC(C=np.inf, kernel="linear").fit([[-1.0], [1.0]], [0, 1]).binary_models_[0]
+        >>> model.objectives()
+        Objectives(margin=2.0, dual=0.5, primal=0.5, gap=0.0)
+        """
+        w_norm_squared = self.w_norm_squared
+        finite = np.isfinite(self.upper)
+        dual = float(self.alpha.sum() - 0.5 * w_norm_squared)
+        primal = float(0.5 * w_norm_squared + self.upper[finite] @ self.slack[finite])
+        margin = 2.0 / np.sqrt(w_norm_squared) if w_norm_squared > 0 else np.inf
+        return Objectives(float(margin), dual, primal, primal - dual)
 
     @property
     def loo_bound(self):

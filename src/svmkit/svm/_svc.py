@@ -30,6 +30,14 @@ from ._separability import NotSeparableError, is_separable
 _PARALLEL_FIT_VALUES = 2**23
 
 
+def _are_class_labels(y):
+    """Whether ``check_classification_targets`` would accept ``y`` for certain: a 1-D array of
+    integers, or of floats with integer values (LIBSVM files' labels +1.0 and -1.0)."""
+    if y.ndim != 1 or y.dtype.kind not in "biuf":
+        return False
+    return y.dtype.kind != "f" or bool(np.all(y == y.astype(np.int64)))
+
+
 class SVC(ClassifierMixin, BaseKernelSVM):
     """C-support vector classifier solved in the dual by SMO.
 
@@ -249,7 +257,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """
         self._check_params()
         X, y = self._validate_train_X(X, y)
-        if not (y.ndim == 1 and y.dtype.kind in "biu"):  # integer labels: classes already (0.35 ms saved)
+        if not _are_class_labels(y):  # (scikit-learn's check costs 0.35 ms)
             check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
@@ -375,61 +383,62 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         return fit_and_decide
 
     def _set_libsvm_attributes(self, X, y_index):
-        """support_, dual_coef_, intercept_, ... in scikit-learn's (LIBSVM's) layout."""
-        n_classes = self.classes_.shape[0]
-        is_sv = np.zeros(X.shape[0], dtype=bool)
-        for model in self.binary_models_:
-            is_sv[model.support] = True
-        support = np.concatenate([np.flatnonzero(is_sv & (y_index == k)) for k in range(n_classes)])
-        position = np.full(X.shape[0], -1)
+        """support_, dual_coef_, intercept_, ... in scikit-learn's (LIBSVM's) layout.
+
+        The models' arrays are concatenated and scattered at once, not problem by problem
+        (digits, 45 problems: 3.9 ms before).
+        """
+        models = self.binary_models_
+        n_classes, n_problems, n = self.classes_.shape[0], len(models), X.shape[0]
+        supports = [model.support for model in models]
+        sv_rows = np.concatenate(supports)
+        sv_coef = np.concatenate([model.dual_coef for model in models])
+        sv_problem = np.repeat(np.arange(n_problems), [rows.shape[0] for rows in supports])
+        is_sv = np.zeros(n, dtype=bool)
+        is_sv[sv_rows] = True
+        support = np.flatnonzero(is_sv)
+        support = support[np.argsort(y_index[support], kind="stable")]  # by class, then row
+        position = np.full(n, -1)
         position[support] = np.arange(support.shape[0])
         self.support_ = support.astype(np.int32)
-        self.n_support_ = np.array([np.sum(y_index[support] == k) for k in range(n_classes)], dtype=np.int32)
+        self.n_support_ = np.bincount(y_index[support], minlength=n_classes).astype(np.int32)
         if self._precomputed:
             self.support_vectors_ = np.empty((0, X.shape[1]))
         else:
             self.support_vectors_ = X[support]
         # problem_coef_[s, p]: coefficient of support vector s in problem p
-        problem_coef = np.zeros((support.shape[0], len(self.binary_models_)))
-        for p, model in enumerate(self.binary_models_):
-            problem_coef[position[model.support], p] = model.dual_coef
+        problem_coef = np.zeros((support.shape[0], n_problems))
+        problem_coef[position[sv_rows], sv_problem] = sv_coef
         self._problem_coef = problem_coef
         if n_classes == 2 or self.multiclass == "ovr":
             self.dual_coef_ = problem_coef.T.copy()
-        else:
+        else:  # LIBSVM: a support vector of class i has its coefficient of pair (i, j) in row j - 1 if i < j, else j
+            first = np.array([model.positive_class for model in models])[sv_problem]
+            second = np.array([model.negative_class for model in models])[sv_problem]
+            row = np.where(y_index[sv_rows] == first, second - 1, first)
             self.dual_coef_ = np.zeros((n_classes - 1, support.shape[0]))
-            for p, model in enumerate(self.binary_models_):
-                i, j = model.positive_class, model.negative_class
-                in_i = y_index[support] == i
-                in_j = y_index[support] == j
-                self.dual_coef_[j - 1, in_i] = problem_coef[in_i, p]
-                self.dual_coef_[i, in_j] = problem_coef[in_j, p]
-        self.intercept_ = np.array([m.intercept for m in self.binary_models_])
-        self.n_iter_ = np.array([m.n_iter for m in self.binary_models_], dtype=np.int64)
-        self.fit_status_ = int(any(m.status != 0 for m in self.binary_models_))
-        self.loo_bound_ = float(support.shape[0] / X.shape[0])
+            self.dual_coef_[row, position[sv_rows]] = sv_coef
+        self.intercept_ = np.array([m.intercept for m in models])
+        self.n_iter_ = np.array([m.n_iter for m in models], dtype=np.int64)
+        self.fit_status_ = int(any(m.status != 0 for m in models))
+        self.loo_bound_ = float(support.shape[0] / n)
 
-        n = X.shape[0]
         if n_classes == 2:
-            model = self.binary_models_[0]
+            model = models[0]
             self.alpha_ = np.zeros(n)
             self.alpha_[model.indices] = model.alpha
             self.slack_ = np.full(n, np.nan)
             self.slack_[model.indices] = model.slack
-            self.margin_ = model.margin
-            self.dual_objective_ = model.dual_objective
-            self.primal_objective_ = model.primal_objective
-            self.duality_gap_ = model.duality_gap
+            self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = model.objectives()
         else:
-            self.alpha_ = np.zeros((len(self.binary_models_), n))
-            self.slack_ = np.full((len(self.binary_models_), n), np.nan)
-            for p, model in enumerate(self.binary_models_):
-                self.alpha_[p, model.indices] = model.alpha
-                self.slack_[p, model.indices] = model.slack
-            self.margin_ = np.array([m.margin for m in self.binary_models_])
-            self.dual_objective_ = np.array([m.dual_objective for m in self.binary_models_])
-            self.primal_objective_ = np.array([m.primal_objective for m in self.binary_models_])
-            self.duality_gap_ = np.array([m.duality_gap for m in self.binary_models_])
+            problem_of_row = np.repeat(np.arange(n_problems), [model.indices.shape[0] for model in models])
+            rows = np.concatenate([model.indices for model in models])
+            self.alpha_ = np.zeros((n_problems, n))
+            self.alpha_[problem_of_row, rows] = np.concatenate([model.alpha for model in models])
+            self.slack_ = np.full((n_problems, n), np.nan)
+            self.slack_[problem_of_row, rows] = np.concatenate([model.slack for model in models])
+            objectives = np.array([model.objectives() for model in models])
+            self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = objectives.T.copy()
 
     # -- theory ---------------------------------------------------------------
     def kkt_report(self, problem=None):
