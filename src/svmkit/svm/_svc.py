@@ -11,10 +11,11 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._class_blocks import shared_class_blocks
+from .._core.multiclass import one_vs_one_votes, ovr_scores
 from ..kernels import LinearKernel
 from ._base import BaseKernelSVM, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel
@@ -491,7 +492,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         if self.classes_.shape[0] == 2:
             return decisions[:, 0]
         if self.multiclass == "ovo" and self.decision_function_shape == "ovr":
-            return _ovr_decision_function(decisions < 0, -decisions, self.classes_.shape[0])
+            return ovr_scores(decisions, *self._pair_classes(), self.classes_.shape[0])
         return decisions
 
     def predict(self, X):
@@ -503,12 +504,13 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return self.classes_[(decisions[:, 0] > 0).astype(int)]
         if self.multiclass == "ovr":
             return self.classes_[np.argmax(decisions, axis=1)]
-        votes = np.zeros((decisions.shape[0], n_classes), dtype=np.int64)
-        for p, model in enumerate(self.binary_models_):
-            wins = decisions[:, p] > 0
-            votes[wins, model.positive_class] += 1
-            votes[~wins, model.negative_class] += 1
+        votes = one_vs_one_votes(decisions, *self._pair_classes(), n_classes)
         return self.classes_[np.argmax(votes, axis=1)]
+
+    def _pair_classes(self):
+        """The first and second class of each one-vs-one problem (int64 arrays)."""
+        first = np.array([model.positive_class for model in self.binary_models_], dtype=np.int64)
+        return first, np.array([model.negative_class for model in self.binary_models_], dtype=np.int64)
 
     # -- probabilities ----------------------------------------------------------
     def _check_probability(self):
