@@ -266,3 +266,14 @@ def test_binary_model_docstring_examples():
 
     result = doctest.testmod(_binary)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_class_by_class_products_equal_the_dense_coefficient_product():
+    """One-vs-one decisions computed one class of support vectors at a time (each class's
+    rows of dual_coef_ against its own problems) equal ``K(X, SV) @ problem coefficients``."""
+    X, y = make_classification(n_samples=300, n_features=5, n_informative=4, n_redundant=0, n_classes=4,
+                               n_clusters_per_class=1, random_state=7)
+    model = SVC(C=3.0, gamma=0.5).fit(X, y)
+    K = RBFKernel(gamma=0.5)(X[:50], model.support_vectors_)
+    np.testing.assert_allclose(model._class_by_class_products()(K), K @ model._problem_coef, rtol=1e-12, atol=1e-12)
+    assert np.count_nonzero(model.n_support_) == 4

@@ -215,11 +215,12 @@ class BaseKernelSVM(BaseEstimator):
             )
         return solution
 
-    def _kernel_decision(self, X, coef, intercept):
+    def _kernel_decision(self, X, coef, intercept, combine=None):
         """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k).
 
         Rows are taken in memory-bounded blocks, spread over the cores (the
-        kernel's BLAS products and ``exp`` release the GIL).
+        kernel's BLAS products and ``exp`` release the GIL). ``combine``, if given,
+        computes ``block @ coef`` from a block of kernel rows in its own way.
         """
         if isinstance(self.kernel_, LinearKernel):
             # sum_s c_s <x, x_s> = <x, w> with w = sum_s c_s x_s: O(d) per row, not O(n_SV d)
@@ -257,7 +258,7 @@ class BaseKernelSVM(BaseEstimator):
                     block = self.kernel_(X_rows, support_vectors)
                 else:
                     block = from_sq_norms(X_rows, support_vectors, row_sq_norms(X_rows), sv_norms)
-            out[rows] = block @ coef
+            out[rows] = block @ coef if combine is None else combine(block)
 
         # (workers run BLAS on one thread; so does a single worker, see _PARALLEL_PREDICT_VALUES)
         with single_threaded_blas() if n_workers == 1 else contextlib.nullcontext():
