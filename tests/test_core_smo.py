@@ -253,3 +253,27 @@ def test_docstring_examples_of_compiled_functions(function):
     for test in finder.find(function.py_func, globs=dict(vars(module))):
         runner.run(test)
     assert runner.tries > 0 and runner.failures == 0
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_variables_out_of_row_order_take_libsvms_loop_to_the_same_optimum(shrinking):
+    """An epsilon-SVR dual with its variables interleaved (a_0, a*_0, a_1, a*_1, ...) is not in
+    row order: the full-Gram solver runs LIBSVM's loop on it and must reach the optimum of
+    the usual order, variable for variable."""
+    from svmkit._solver import GramBlocks, solve_dual
+    from svmkit.kernels import RBFKernel
+    from svmkit.svm._formulations import epsilon_svr_dual
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(150, 3))
+    z = np.sin(X[:, 0]) + 0.1 * rng.normal(size=150)
+    gram = GramBlocks(RBFKernel(gamma=0.5), X)
+    usual = epsilon_svr_dual(np.arange(150), z, np.full(150, 2.0), 0.1)
+    order = np.arange(300).reshape(2, 150).T.ravel()  # 0, 150, 1, 151, ...
+    interleaved = type(usual)(usual.rows[order], usual.y[order], usual.p[order], usual.upper[order],
+                              usual.alpha0[order])
+    expected = solve_dual(gram, usual, tol=1e-8, shrinking=shrinking)
+    solution = solve_dual(gram, interleaved, tol=1e-8, shrinking=shrinking)
+    assert expected.strategy == solution.strategy == "full-gram"
+    np.testing.assert_allclose(solution.alpha, expected.alpha[order], atol=1e-6)
+    np.testing.assert_allclose(solution.grad, expected.grad[order], atol=1e-6)
