@@ -37,9 +37,10 @@ _DENSE_SV_BYTES = 256 * 2**20  # largest dense copy of sparse support vectors ma
 # fewer kernel values than this are computed by one worker, with BLAS on one thread: a product of
 # a few million values on two BLAS threads waits for the second core, which on a shared machine
 # may be away for milliseconds (synthetic n = 10,000, 3.1 million values, median of 15: 190 ms with
-# two BLAS threads, 21-24 ms with one, 23-27 ms with two workers; splice 1.5 million: 18-28,
-# 14-16 and 17-20 ms); above, two workers win (usps 4.5 million: 52 instead of 59 ms)
-_PARALLEL_PREDICT_VALUES = 2**22
+# two BLAS threads, 21-24 ms with one); two workers, each with one BLAS thread, win from about a
+# million values (alternating, medians of 31-41: splice 1.5 million values 6.3-6.8 ms against 8.0
+# with one worker, synthetic n = 10,000 8.2 against 10.1 ms; digits, 0.3 million: 2.9 against 2.1)
+_PARALLEL_PREDICT_VALUES = 2**20
 
 
 def resolve_n_jobs(n_jobs):
@@ -101,7 +102,7 @@ class BaseKernelSVM(BaseEstimator):
 
     def __sklearn_is_fitted__(self):
         """Whether a fit has set the decision function (what ``check_is_fitted`` asks; its
-        default scan of every attribute name cost 15 us per prediction)."""
+        default scan of every attribute name cost 40 us per prediction)."""
         return hasattr(self, "intercept_")
 
     def _check_common_params(self):
@@ -149,7 +150,8 @@ class BaseKernelSVM(BaseEstimator):
         return X, y
 
     def _validate_test_X(self, X):
-        check_is_fitted(self)
+        if not self.__sklearn_is_fitted__():  # (check_is_fitted itself costs 10 us a call)
+            check_is_fitted(self)  # raises NotFittedError
         if not self._is_valid_test_array(X):  # (scikit-learn's checks cost 0.16 ms a call)
             X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
         if self._precomputed and X.shape[1] != self.shape_fit_[0]:
