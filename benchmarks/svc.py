@@ -2,7 +2,7 @@
 
 All three estimators get the same data, C, numeric gamma, tol (1e-3) and
 cache_size (200 MB), and run interleaved in one process (rep 1: svmkit,
-sklearn, sklearnex; rep 2: ...), after a warm-up fit of each on a small subset
+sklearn, sklearnex; rep 2: ...), after warm-up fits of each on small subsets
 (numba compilation, thread pools and library loading are not timed). For every
 dataset and library the script prints
 
@@ -247,16 +247,23 @@ def make_estimator(cls, case, args, **overrides):
 
 
 def warm_up(classes, case, args):
-    """One small fit and prediction per library (and a blocked-solver fit for svmkit), untimed."""
+    """Untimed fits and predictions of each library on small subsets: for svmkit also a subset
+    whose Gram matrix the solver keeps in float32 and a blocked-solver fit, so that every
+    compiled variant a timed fit uses is loaded from numba's cache beforehand (loading one
+    takes 0.05-0.1 s in a fresh process)."""
     labels = np.unique(case.y_train)
-    rows = np.concatenate([np.flatnonzero(case.y_train == label)[:60] for label in labels])
-    X, y = case.X_train[rows], case.y_train[rows]
+
+    def subset(per_class):
+        rows = np.concatenate([np.flatnonzero(case.y_train == label)[:per_class] for label in labels])
+        return case.X_train[rows], case.y_train[rows]
+
     X_test = case.X_test[:50]
     for library, cls in classes.items():
-        variants = [{}]
+        runs = [(subset(60), {})]
         if library == "svmkit":
-            variants.append({"cache_size": 0.05})  # too small for the Gram matrix: blocked decomposition
-        for overrides in variants:
+            runs.append((subset(60), {"cache_size": 0.05}))  # too small for the Gram matrix: blocked decomposition
+            runs.append((subset(400), {}))  # (two classes over 724 rows: a float32 Gram matrix)
+        for (X, y), overrides in runs:
             try:
                 make_estimator(cls, case, args, **overrides).fit(X, y).decision_function(X_test)
             except Exception as error:  # noqa: BLE001
