@@ -277,3 +277,44 @@ def test_class_by_class_products_equal_the_dense_coefficient_product():
     K = RBFKernel(gamma=0.5)(X[:50], model.support_vectors_)
     np.testing.assert_allclose(model._class_by_class_products()(K), K @ model._problem_coef, rtol=1e-12, atol=1e-12)
     assert np.count_nonzero(model.n_support_) == 4
+
+
+def _square_in_a_forked_child(queue):
+    from svmkit.svm._base import map_in_threads
+
+    queue.put(map_in_threads(lambda x: x * x, range(6), 2))
+
+
+def test_map_in_threads_keeps_order_raises_and_runs_nested_maps_in_turn():
+    import multiprocessing
+    import threading
+
+    from svmkit.svm._base import map_in_threads
+
+    assert map_in_threads(lambda x: 3 * x, range(50), 2) == [3 * x for x in range(50)]
+
+    def fail_on_seven(x):
+        if x == 7:
+            raise ValueError("item 7")
+        return x
+
+    with pytest.raises(ValueError, match="item 7"):
+        map_in_threads(fail_on_seven, range(20), 2)
+
+    def outer(x):  # a map inside a worker runs on that worker, in turn (no wait on the pool)
+        here = threading.get_ident()
+        return map_in_threads(lambda y: (x + y, threading.get_ident() == here), range(3), 2)
+
+    nested = map_in_threads(outer, range(4), 2)
+    assert nested == [[(x + y, True) for y in range(3)] for x in range(4)]
+    # a forked child starts threads of its own (the parent's pool has none there: without
+    # that, its tasks would wait forever)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_square_in_a_forked_child, args=(queue,), daemon=True)
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == [0, 1, 4, 9, 16, 25]

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import numbers
 import os
+import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -78,13 +79,70 @@ def map_in_threads(function, items, n_workers):
 
     The compiled solver, BLAS and NumPy's ``exp`` release the GIL, so
     independent two-class problems run in parallel; BLAS is kept to one thread
-    meanwhile so that the workers do not oversubscribe the cores.
+    meanwhile so that the workers do not oversubscribe the cores. The threads
+    are started once per process (:func:`_worker_pool`); each of ``n_workers``
+    tasks takes the next item until none is left. Called from one of those
+    threads, the items run on it in turn.
+
+    Examples
+    --------
+    >>> map_in_threads(lambda x: x * x, [1, 2, 3, 4], 2)
+    [1, 4, 9, 16]
     """
+    items = list(items)
     n_workers = min(n_workers, len(items))
-    if n_workers <= 1:
+    if n_workers <= 1 or getattr(_in_worker, "flag", False):
         return [function(item) for item in items]
-    with single_threaded_blas(), ThreadPoolExecutor(n_workers) as pool:
-        return list(pool.map(function, items))
+    results = [None] * len(items)
+    positions = iter(range(len(items)))
+    lock = threading.Lock()
+
+    def take_items():
+        while True:
+            with lock:
+                k = next(positions, None)
+            if k is None:
+                return
+            results[k] = function(items[k])
+
+    with single_threaded_blas():
+        pool = _worker_pool(n_workers)
+        for task in [pool.submit(take_items) for _ in range(n_workers)]:
+            task.result()  # (raises what a task raised)
+    return results
+
+
+_pool = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+_in_worker = threading.local()
+
+
+def _worker_pool(n_workers):
+    """The process's worker threads, at least ``n_workers`` of them: started once, not per call
+    (starting two threads cost 0.3-0.8 ms of a 6 ms prediction of 1.5 million kernel values)."""
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool_size < n_workers:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(n_workers, thread_name_prefix="svmkit", initializer=_mark_worker)
+            _pool_size = n_workers
+        return _pool
+
+
+def _mark_worker():
+    _in_worker.flag = True
+
+
+def _forget_pool():
+    """In a forked child the pool's threads do not exist (tasks submitted there would wait
+    forever): start new ones when needed."""
+    global _pool, _pool_size, _pool_lock
+    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _enable_logging():
