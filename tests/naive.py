@@ -35,3 +35,20 @@ def quadratic_feature_map(U):
     u1, u2 = U[:, 0], U[:, 1]
     r2 = np.sqrt(2.0)
     return np.column_stack([u1**2, u2**2, r2 * u1, r2 * u2, r2 * u1 * u2, np.ones_like(u1)])
+
+
+def intercept_by_masks(y, alpha, grad, upper):
+    """LIBSVM's ``-rho`` with NumPy masks: the mean of ``-y G`` over free multipliers, else
+    minus the midpoint of the interval the KKT conditions leave for ``rho``."""
+    yg = y * grad
+    free = (alpha > 0) & (alpha < upper)
+    if free.any():
+        return -float(yg[free].mean())
+    at_upper, at_zero = alpha >= upper, alpha <= 0
+    lower_side = (at_upper & (y > 0)) | (at_zero & (y < 0))
+    upper_side = (at_upper & (y < 0)) | (at_zero & (y > 0))
+    lower = yg[lower_side].max() if lower_side.any() else -np.inf
+    higher = yg[upper_side].min() if upper_side.any() else np.inf
+    lower = higher if not np.isfinite(lower) else lower
+    higher = lower if not np.isfinite(higher) else higher
+    return -float(0.5 * (lower + higher)) if np.isfinite(lower) else 0.0

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import svmkit._solver
-from naive import gram_by_loops, linear_pair, poly_pair, rbf_pair
+from naive import gram_by_loops, intercept_by_masks, linear_pair, poly_pair, rbf_pair
 from svmkit import SVC
 from svmkit._core.kernel_blocks import (
     KERNEL_LINEAR,
@@ -21,8 +21,8 @@ from svmkit._core.kernel_blocks import (
 )
 from svmkit._core._jit import jit
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
-from svmkit._core.row_cache import add_weighted_rows
-from svmkit._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, smo
+from svmkit._core.row_cache import add_weighted_rows_serial
+from svmkit._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, smo
 from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
 
 NO_ROWS = svmkit._solver._NO_ROW_KERNEL
@@ -181,7 +181,7 @@ def test_full_gram_loop_with_shrunk_sub_problems_reaches_the_unshrunk_optimum(mi
         while True:
             steps, status, gap, count = full_gram_smo(
                 K, slot, filled, y, upper, np.ones(1200), alpha, grad, state, 1e-4, 10**7, 10**7, False,
-                hand_over, 256, 30, 2.2e-16, False, *NO_ROWS, wanted,
+                hand_over, 256, 30, 2.2e-16, *NO_ROWS, wanted,
             )
             if status not in (SMO_NEED_ROW, SMO_NEED_ROWS):
                 return alpha, grad, gap, state, asked
@@ -245,7 +245,7 @@ def test_compiled_rows_and_python_blocks_reach_the_same_solution(monkeypatch):
     np.testing.assert_allclose(compiled.decision_function(X), blocks.decision_function(X), atol=1e-4)
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows])
+@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient])
 def test_docstring_examples_of_compiled_functions(function):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner()
@@ -277,3 +277,21 @@ def test_variables_out_of_row_order_take_libsvms_loop_to_the_same_optimum(shrink
     assert expected.strategy == solution.strategy == "full-gram"
     np.testing.assert_allclose(solution.alpha, expected.alpha[order], atol=1e-6)
     np.testing.assert_allclose(solution.grad, expected.grad[order], atol=1e-6)
+
+
+def test_bias_from_the_gradient_equals_the_mask_reference():
+    """Free multipliers, none free (at zero, at C, at infinite C), zero bounds (both sides)."""
+    rng = np.random.default_rng(8)
+    n_without_free = 0
+    for case in range(3000):
+        m = int(rng.integers(1, 25))
+        y = rng.choice([-1.0, 1.0], m)
+        upper = rng.choice([0.0, 1.0, 2.0, np.inf], m)
+        alpha = np.where(rng.random(m) < 0.5, 0.0, np.minimum(upper, rng.choice([0.5, 1.0, 2.0], m)))
+        if case % 2:  # every multiplier at a bound
+            alpha = np.where((alpha > 0) & np.isfinite(upper), upper, 0.0)
+            n_without_free += 1
+        grad = rng.normal(size=m)
+        expected = intercept_by_masks(y, alpha, grad, upper)
+        assert bias_from_gradient(y, alpha, grad, upper) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert n_without_free == 1500

@@ -2,9 +2,7 @@
 
 import numpy as np
 
-from svmkit._core.row_cache import (
-    _add_weighted_rows_parallel, add_weighted_rows, copy_columns, copy_rows, gather_block,
-)
+from svmkit._core.row_cache import add_weighted_rows, add_weighted_rows_serial, copy_columns, copy_rows, gather_block
 
 RNG = np.random.default_rng(0)
 BUFFER = RNG.normal(size=(7, 2500)).astype(np.float32)  # more columns than one chunk of the row sums
@@ -34,8 +32,7 @@ def test_weighted_row_sums_in_float64():
     slots = np.array([6, 1, 1, 3, 0, 2])  # four rows at a time and a rest of two
     weights = RNG.normal(size=6)
     expected = 1.5 + weights @ BUFFER[slots].astype(np.float64)
-    serial = lambda *args: add_weighted_rows(*args, True)  # (too few values to fork)  # noqa: E731
-    for add in (serial, _add_weighted_rows_parallel):
+    for add in (add_weighted_rows, add_weighted_rows_serial):
         out = np.full(2500, 1.5)
         add(BUFFER, slots, weights, out)
         np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)

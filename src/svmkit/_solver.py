@@ -36,8 +36,8 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-from ._core.row_cache import add_weighted_rows, gather_block
-from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, rows_to_prefetch, smo, violation_gap
+from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
+from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, bias_from_gradient, rows_to_prefetch, smo, violation_gap
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF
 from ._core.full_gram import SMO_NEED_ROWS, full_gram_smo, smo_on_block
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
@@ -68,6 +68,8 @@ _HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/
 _FACE_MAX_FREE = 256  # most free multipliers for Newton steps on their face (a factorisation costs k^3)
 _FACE_MAX_STEPS = 30  # such steps in a row (each one that stops at a bound frees one more row of the face)
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
+_NO_STEP_LIMIT = 2**63 - 1
+_EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (np.finfo costs 5 us a call)
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
 # several BLAS threads: they run single-threaded (threads then only cost synchronisation).
 _SMALL_BLAS_WORK = 400_000
@@ -79,28 +81,48 @@ _COMPILED_ROW_FEATURES = 24
 _blas_libraries = ThreadpoolController().select(user_api="blas").lib_controllers
 
 
+_single_thread_depth = 0  # how many single_threaded_blas contexts are open
+
+
 @contextlib.contextmanager
 def single_threaded_blas():
     """Context in which BLAS runs on one thread (for thin blocks, or inside worker threads).
 
     The BLAS libraries are found once: threadpoolctl's ``limit`` lists every library on
     each entry, some 100 us, which a multiclass fit of many small problems paid per problem
-    (digits, 45 problems: 4.5 ms of a 50 ms fit).
+    (digits, 45 problems: 4.5 ms of a 50 ms fit). Inside another such context (a worker
+    thread, a problem of a multiclass fit) nothing is set.
     """
+    global _single_thread_depth
+    if _single_thread_depth:
+        yield
+        return
     saved = [(library, library.num_threads) for library in _blas_libraries]
     for library, _ in saved:
         library.set_num_threads(1)
+    _single_thread_depth += 1
     try:
         yield
     finally:
+        _single_thread_depth -= 1
         for library, n_threads in saved:
             library.set_num_threads(n_threads)
+
+
+def blas_threads_for(n_rows, n_features):
+    """The BLAS context for the kernel blocks of a problem of ``n_rows`` rows: one thread
+    for thin blocks (below ``_SMALL_BLAS_WORK`` values of data, where several threads only
+    cost synchronisation), else all."""
+    return single_threaded_blas() if n_rows * n_features < _SMALL_BLAS_WORK else contextlib.nullcontext()
 
 
 # The blocked solver's arrays per variable: float64 alpha, gradient, y, bound, linear
 # term, violation scores and gradient update, int64 row, and masks.
 _BYTES_PER_VARIABLE = 96
 _WS_BLOCK_FEATURES = 512  # most features for which the blocked solver computes its q x q block
+# Fewer values than this are added on one thread: starting numba's parallel loop costs more
+# (usps, linear kernel: 44 updates of about 70 rows x 1,400 columns took 0.9 ms each on two threads)
+_PARALLEL_ROW_VALUES = 2**20
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
 
 
@@ -108,7 +130,11 @@ def _add_weighted_rows(buffer, slots, weights, out):
     """``out += weights @ buffer[slots]``: over all cores when called from the main
     thread for enough values; on the calling thread alone in worker threads (one-vs-one
     problems solved in parallel), which must not launch numba's parallel loops at once."""
-    add_weighted_rows(buffer, slots, weights, out, threading.current_thread() is threading.main_thread())
+    large = slots.shape[0] * out.shape[0] >= _PARALLEL_ROW_VALUES
+    if large and threading.current_thread() is threading.main_thread():
+        add_weighted_rows(buffer, slots, weights, out)
+    else:
+        add_weighted_rows_serial(buffer, slots, weights, out)
 
 
 def _rows_per_block(n_columns, itemsize=8):
@@ -389,7 +415,7 @@ def solve_dual(
     DualSolution
     """
     m = problem.rows.shape[0]
-    max_steps = np.iinfo(np.int64).max if max_iter is None or max_iter < 0 else int(max_iter)
+    max_steps = _NO_STEP_LIMIT if max_iter is None or max_iter < 0 else int(max_iter)
     progress = _Progress(verbose, callback, m)
     # from here on the rows of the problem are numbered 0..n_data-1, in the order of their first
     # variable (one-vs-one problems: LIBSVM's order, the rows of one class, then the other's)
@@ -400,8 +426,7 @@ def solve_dual(
     budget = cache_size * 2**20
     n_data = data_rows.shape[0]
     n_features = gram.n_features if isinstance(gram, GramBlocks) else 1
-    thin = n_data * n_features < _SMALL_BLAS_WORK
-    with single_threaded_blas() if thin else contextlib.nullcontext():
+    with blas_threads_for(n_data, n_features):
         if n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and n_data * n_data * 4 <= budget:
             # float64 while the matrix is small (up to 724 rows); above, float32 (LIBSVM's
             # precision for its cache): half the memory touched, and rows computed from the
@@ -410,7 +435,7 @@ def solve_dual(
             # thin rows are cheap, but each return from the compiled solver costs a fixed
             # overhead: at least 32 rows a time (svmguide1, d = 4: nu-SVC and one-class 15 %
             # faster than with 8); wide rows in BLAS-friendly blocks of up to 128
-            prefetch = int(np.clip(2 * n_features, 32, _PREFETCH_ROWS))
+            prefetch = min(max(2 * n_features, 32), _PREFETCH_ROWS)
             return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, progress)
         return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
 
@@ -490,14 +515,13 @@ def _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, a
     m = problem.rows.shape[0]
     state = np.zeros(2, dtype=np.int64)
     wanted = np.empty(K.shape[1], dtype=np.int64)
-    eps = np.finfo(K.dtype).eps
-    may_fork = threading.current_thread() is threading.main_thread()
+    eps = _EPS[K.dtype]
     row_kernel = _NO_ROW_KERNEL if gram.rows_are_copies else _compiled_row_kernel(gram, K.dtype)
     n_iter = 0
     while True:
         steps, status, gap, count = full_gram_smo(
             K, slot, n_filled, y, upper, qd, alpha, grad, state, tol, _STEPS_PER_CALL, max_steps - n_iter,
-            problem.nu_mode, _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE, _FACE_MAX_STEPS, eps, may_fork,
+            problem.nu_mode, _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE, _FACE_MAX_STEPS, eps,
             *row_kernel, wanted,
         )
         n_iter += steps
@@ -788,21 +812,7 @@ def intercept_from_gradient(y, alpha, grad, upper):
 
     The average over free multipliers (``0 < a_t < U_t``) of ``-y_t G_t``
     (the seeds' ``y_i - sum_j a_j y_j K_ij`` for C-SVC); with no free
-    multiplier, the midpoint of the interval allowed by the KKT conditions.
+    multiplier, the midpoint of the interval allowed by the KKT conditions
+    (computed in one compiled pass, :func:`svmkit._core.smo.bias_from_gradient`).
     """
-    yg = y * grad
-    free = (alpha > 0) & (alpha < upper)
-    if free.any():
-        return -float(yg[free].mean())
-    at_upper = alpha >= upper
-    at_lower = alpha <= 0
-    # rho must satisfy: rho >= yG on {upper, y=+1} u {lower, y=-1}; rho <= yG on the rest
-    lower_side = (at_upper & (y > 0)) | (at_lower & (y < 0))
-    upper_side = (at_upper & (y < 0)) | (at_lower & (y > 0))
-    lb = yg[lower_side].max() if lower_side.any() else -np.inf
-    ub = yg[upper_side].min() if upper_side.any() else np.inf
-    if not np.isfinite(lb):
-        lb = ub
-    if not np.isfinite(ub):
-        ub = lb
-    return -float(0.5 * (lb + ub)) if np.isfinite(lb) else 0.0
+    return float(bias_from_gradient(y, alpha, grad, upper))

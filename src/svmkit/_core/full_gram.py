@@ -15,7 +15,7 @@ import numpy as np
 from ._jit import jit
 from .free_face import free_face_steps
 from .kernel_blocks import KERNEL_NONE
-from .row_cache import add_weighted_rows, gather_block
+from .row_cache import add_weighted_rows_serial, gather_block
 from .smo import smo, kept_by_shrinking
 from .smo_rows import SMO_USE_SHRINKING, compute_row, side_flags, smo_rows
 
@@ -26,7 +26,7 @@ SMO_NEED_ROWS = 4
 @jit
 def full_gram_smo(
     K, slot, n_filled, y, upper, qd, alpha, grad, state, tol, budget, max_steps, nu_mode,
-    hand_over_fraction, face_max_free, face_max_steps, eps, may_fork, XT, kernel, gamma, coef0, degree, wanted,
+    hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, wanted,
 ):
     """SMO on variables in row order (variable ``t`` uses row ``t % n``), with
     shrunk sub-problems once shrinking would keep fewer than ``m /
@@ -48,8 +48,6 @@ def full_gram_smo(
         Steps in this call, at most.
     face_max_free, face_max_steps, eps
         Limits and precision of :func:`svmkit._core.free_face.free_face_steps`.
-    may_fork : bool
-        Whether large gradient updates may run on all cores (not from a worker thread).
     XT, kernel, gamma, coef0, degree
         As :func:`smo_rows`: missing rows are computed here where ``kernel`` allows.
     wanted : int64 array, shape (n,)
@@ -73,7 +71,7 @@ def full_gram_smo(
     >>> out = full_gram_smo(
     ...     K, np.arange(4), np.array([4]), y, np.full(4, 10.0), np.diagonal(K).copy(), alpha, grad,
     ...     np.zeros(2, dtype=np.int64), 1e-6, 1000, 1000, False, 5, 256, 30,
-    ...     2.2e-16, False, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(4, dtype=np.int64))
+    ...     2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(4, dtype=np.int64))
     >>> alpha.round(6)  # the margin 1 <= x <= 3, w = 1, b = -2
     array([0. , 0.5, 0.5, 0. ])
     """
@@ -93,7 +91,7 @@ def full_gram_smo(
                 return steps, SMO_NEED_ROWS, np.inf, count
             stretch, unshrunk = solve_shrunk(
                 K, slot, active, y, upper, alpha, grad, tol, max_steps - steps, nu_mode, state[0] == 1,
-                face_max_free, face_max_steps, eps, may_fork,
+                face_max_free, face_max_steps, eps,
             )
             steps += stretch
             state[0] = 1 if unshrunk else 0
@@ -113,7 +111,6 @@ def full_gram_smo(
 @jit
 def solve_shrunk(
     K, slot, active, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk, face_max_free, face_max_steps, eps,
-    may_fork,
 ):
     """LIBSVM's shrinking with contiguous passes: SMO on the ``active`` variables
     (those shrinking keeps, whose kernel rows must all be in ``K``), copied into
@@ -158,7 +155,7 @@ def solve_shrunk(
             alpha[active[a]] = alpha_active[a]
         moved = np.flatnonzero(coef)
         column_sum = np.zeros(n)
-        add_weighted_rows(K, slot[active_rows[moved]], coef[moved], column_sum, may_fork)
+        add_weighted_rows_serial(K, slot[active_rows[moved]], coef[moved], column_sum)
         for t in range(m):
             grad[t] += y[t] * column_sum[t % n]
         if gap < target:

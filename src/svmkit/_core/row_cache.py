@@ -86,37 +86,31 @@ def _add_rows_to_chunk(buffer, slots, weights, out, start, stop):
             out[t] += w * buffer[row, t]
 
 
-# Fewer values than this are added on one thread: starting numba's parallel loop costs more
-# (usps, linear kernel: 44 updates of about 70 rows x 1,400 columns took 0.9 ms each on two threads)
-_PARALLEL_ROW_VALUES = 2**20
+@parallel_jit
+def add_weighted_rows(buffer, slots, weights, out):
+    """``out += sum_k weights[k] * buffer[slots[k], :]`` in float64, chunks of
+    columns split over threads. Call it from Python, from one thread at a time:
+    numba's workqueue threading layer (the fallback when neither TBB nor OpenMP is
+    available) aborts on concurrent launches, and compiled code that calls a
+    parallel function crashes when it is loaded from numba's cache (compiled code
+    calls :func:`add_weighted_rows_serial`)."""
+    n = out.shape[0]
+    for c in prange((n + _CHUNK - 1) // _CHUNK):
+        _add_rows_to_chunk(buffer, slots, weights, out, c * _CHUNK, min((c + 1) * _CHUNK, n))
 
 
 @jit
-def add_weighted_rows(buffer, slots, weights, out, may_fork):
-    """``out += sum_k weights[k] * buffer[slots[k], :]`` in float64: over all cores
-    for enough values when ``may_fork``, else on the calling thread. Worker threads
-    pass ``may_fork=False``: numba's workqueue threading layer (the fallback when
-    neither TBB nor OpenMP is available) aborts on concurrent parallel launches.
+def add_weighted_rows_serial(buffer, slots, weights, out):
+    """The same on the calling thread alone.
 
     Examples
     --------
     >>> import numpy as np
     >>> out = np.zeros(3)
-    >>> add_weighted_rows(np.arange(6.0).reshape(2, 3), np.array([1, 0]), np.array([1.0, 2.0]), out, False)
+    >>> add_weighted_rows_serial(np.arange(6.0).reshape(2, 3), np.array([1, 0]), np.array([1.0, 2.0]), out)
     >>> out
     array([3., 6., 9.])
     """
-    if may_fork and slots.shape[0] * out.shape[0] >= _PARALLEL_ROW_VALUES:
-        _add_weighted_rows_parallel(buffer, slots, weights, out)
-        return
     n = out.shape[0]
     for start in range(0, n, _CHUNK):
         _add_rows_to_chunk(buffer, slots, weights, out, start, min(start + _CHUNK, n))
-
-
-@parallel_jit
-def _add_weighted_rows_parallel(buffer, slots, weights, out):
-    """The same with chunks of columns split over threads."""
-    n = out.shape[0]
-    for c in prange((n + _CHUNK - 1) // _CHUNK):
-        _add_rows_to_chunk(buffer, slots, weights, out, c * _CHUNK, min((c + 1) * _CHUNK, n))

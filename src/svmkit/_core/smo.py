@@ -26,7 +26,7 @@ that of the rows computed, in one contiguous stretch.
 import numpy as np
 
 from ._jit import jit
-from .row_cache import add_weighted_rows
+from .row_cache import add_weighted_rows_serial
 
 SMO_OPTIMAL = 0
 SMO_STEP_LIMIT = 1
@@ -205,7 +205,7 @@ def _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active,
     if n_active < alpha.shape[0] and moved.shape[0] > 0:
         column_sum = np.zeros(K.shape[1])
         change = y[moved] * (alpha[moved] - alpha_synced[moved])
-        add_weighted_rows(K, slot[rows[moved]], change, column_sum, False)
+        add_weighted_rows_serial(K, slot[rows[moved]], change, column_sum)
         for t in active[n_active:]:
             grad[t] += y[t] * column_sum[rows[t]]
     alpha_synced[moved] = alpha[moved]
@@ -464,3 +464,43 @@ def rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, n_rows):
     picked[needed] = True
     picked[top_row[:count]] = True
     return np.flatnonzero(picked)
+
+
+@jit
+def bias_from_gradient(y, alpha, grad, upper):
+    """LIBSVM's ``-rho`` from the gradient ``G`` at the solution, in one pass: the average
+    of ``-y_t G_t`` over the free multipliers (``0 < a_t < U_t``); with none, minus the
+    midpoint of the interval of ``rho`` that the KKT conditions allow (``rho >= y G`` for
+    multipliers at the upper bound with ``y = +1`` and at zero with ``y = -1``, ``rho <=
+    y G`` for the others); 0 when nothing bounds it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([1.0, -1.0, 1.0])
+    >>> float(bias_from_gradient(y, np.array([0.5, 0.5, 0.0]), np.array([-1.0, -3.0, 2.0]), np.ones(3)))
+    -1.0
+    """
+    total = 0.0
+    n_free = 0
+    lower = -np.inf
+    higher = np.inf
+    for t in range(y.shape[0]):
+        yg = y[t] * grad[t]
+        at_upper = alpha[t] >= upper[t]
+        at_zero = alpha[t] <= 0
+        if not (at_upper or at_zero):
+            total += yg
+            n_free += 1
+            continue
+        if (at_upper and y[t] > 0) or (at_zero and y[t] < 0):
+            lower = max(lower, yg)
+        if (at_upper and y[t] < 0) or (at_zero and y[t] > 0):  # (both where U_t = 0)
+            higher = min(higher, yg)
+    if n_free:
+        return -total / n_free
+    if not np.isfinite(lower):
+        lower = higher
+    if not np.isfinite(higher):
+        higher = lower
+    return -0.5 * (lower + higher) if np.isfinite(lower) else 0.0

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._class_blocks import shared_class_blocks
 from .._core.multiclass import one_vs_one_votes, ovr_scores
+from .._solver import blas_threads_for
 from ..kernels import LinearKernel
 from ._base import BaseKernelSVM, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel
@@ -297,7 +298,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 labels = np.where(y_index[indices] == positive, 1.0, -1.0)
             return self._fit_binary(problem_gram, X, indices, labels, upper[indices], positive, negative, cache_size)
 
-        self.binary_models_ = models = map_in_threads(fit_problem, problems, n_workers)
+        # (each problem sets its BLAS threads too: done once here for problems of thin blocks)
+        with blas_threads_for(max(sizes), 1 if self._precomputed else X.shape[1]):
+            self.binary_models_ = models = map_in_threads(fit_problem, problems, n_workers)
         self.problem_classes_ = [
             (classes[m.positive_class], classes[m.negative_class] if m.negative_class is not None else "rest")
             for m in models
