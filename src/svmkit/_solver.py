@@ -782,8 +782,8 @@ class _BlockedSolver:
         local_tol = max(self.tol, 0.1 * local_gap)
         budget = min(max(20 * ws.shape[0], 1000), self.max_steps)
         # (a strided block would run the loops' strided compilation: 3x slower per step)
-        steps, _ = smo_on_block(np.ascontiguousarray(K_ws), local_rows, y_ws, U_ws, alpha_ws, grad_ws, local_tol, budget,
-                                nu_mode)
+        K_ws = np.ascontiguousarray(K_ws)
+        steps, _ = smo_on_block(K_ws, local_rows, y_ws, U_ws, alpha_ws, grad_ws, local_tol, budget, nu_mode)
         delta = alpha_ws - self.alpha[ws]
         moved = np.flatnonzero(delta)
         if moved.size == 0:

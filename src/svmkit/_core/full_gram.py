@@ -23,6 +23,7 @@ from .smo_rows import SMO_USE_SHRINKING, compute_row, side_flags, smo_rows
 #: sub-problem can start (the caller computes them and calls again).
 SMO_NEED_ROWS = 4
 
+
 @jit
 def full_gram_smo(
     K, slot, n_filled, y, upper, qd, alpha, grad, state, tol, budget, max_steps, nu_mode,
