@@ -293,13 +293,21 @@ def test_map_in_threads_keeps_order_raises_and_runs_nested_maps_in_turn():
 
     assert map_in_threads(lambda x: 3 * x, range(50), 2) == [3 * x for x in range(50)]
 
+    done = []
+
     def fail_on_seven(x):
         if x == 7:
             raise ValueError("item 7")
+        threading.Event().wait(0.001)  # (lets the other task run)
+        done.append(x)
         return x
 
     with pytest.raises(ValueError, match="item 7"):
-        map_in_threads(fail_on_seven, range(20), 2)
+        map_in_threads(fail_on_seven, range(200), 2)
+    count = len(done)
+    assert count < 199  # the tasks stop taking items after the failure ...
+    threading.Event().wait(0.05)
+    assert len(done) == count  # ... and none runs on after the call
 
     def outer(x):  # a map inside a worker runs on that worker, in turn (no wait on the pool)
         here = threading.get_ident()

@@ -9,7 +9,7 @@ import numbers
 import os
 import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 import scipy.sparse as sp
@@ -96,18 +96,25 @@ def map_in_threads(function, items, n_workers):
     results = [None] * len(items)
     positions = iter(range(len(items)))
     lock = threading.Lock()
+    failed = threading.Event()
 
     def take_items():
-        while True:
+        while not failed.is_set():
             with lock:
                 k = next(positions, None)
             if k is None:
                 return
-            results[k] = function(items[k])
+            try:
+                results[k] = function(items[k])
+            except BaseException:
+                failed.set()  # (the other tasks take no further item)
+                raise
 
     with single_threaded_blas():
         pool = _worker_pool(n_workers)
-        for task in [pool.submit(take_items) for _ in range(n_workers)]:
+        tasks = [pool.submit(take_items) for _ in range(n_workers)]
+        wait(tasks)  # all of them, also when one failed: none runs on after the call
+        for task in tasks:
             task.result()  # (raises what a task raised)
     return results
 
