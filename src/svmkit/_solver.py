@@ -530,7 +530,7 @@ def _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, a
                        rows_to_prefetch(wanted[0], problem.rows, y, upper, alpha, grad, slot, prefetch))
             continue
         if status == SMO_NEED_ROWS:
-            _fill_rows(K, slot, n_filled, block, wanted[:count].copy())
+            _fill_rows(K, slot, n_filled, block, wanted[:count])
             continue
         progress.report(n_iter, gap, m)
         if status == SMO_OPTIMAL or n_iter >= max_steps:

@@ -3,7 +3,6 @@ the solver call and chunked kernel evaluation at prediction time."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import numbers
 import os
@@ -54,22 +53,31 @@ def resolve_n_jobs(n_jobs):
     return int(n_jobs)
 
 
+def _is_plain_matrix(X):
+    """Whether ``X`` is a finite, C-ordered float64 matrix with at least one row (what
+    ``validate_data`` returns unchanged, as far as ``X`` itself goes)."""
+    return (
+        type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] > 0
+        and bool(np.isfinite(X).all())
+    )
+
+
 def _is_plain_training_data(X, y):
-    """Whether ``validate_data(X, y)`` would return ``X`` and ``y`` unchanged: ``X`` a finite,
-    C-ordered float64 matrix of at least one row and column, ``y`` a finite 1-D numeric array
-    with one value per row (``y=None`` is left to ``validate_data``, which refuses it where
-    the estimator needs ``y``)."""
+    """Whether ``validate_data(X, y)`` would return ``X`` and ``y`` unchanged: ``X`` a plain
+    matrix (:func:`_is_plain_matrix`) with at least one column, ``y`` a finite 1-D numeric
+    array with one value per row (``y=None`` is left to ``validate_data``, which refuses it
+    where the estimator needs ``y``)."""
     return (
         type(y) is np.ndarray
         and y.ndim == 1
         and y.dtype.kind in "biuf"
-        and type(X) is np.ndarray
-        and X.dtype == np.float64
-        and X.ndim == 2
-        and X.flags.c_contiguous
-        and X.shape[0] == y.shape[0] > 0
+        and _is_plain_matrix(X)
+        and X.shape[0] == y.shape[0]
         and X.shape[1] > 0
-        and bool(np.isfinite(X).all())
         and (y.dtype.kind != "f" or bool(np.isfinite(y).all()))
     )
 
@@ -231,14 +239,9 @@ class BaseKernelSVM(BaseEstimator):
         a finite C-ordered float64 matrix with the fitted number of columns (and the
         estimator was fitted without feature names)."""
         return (
-            type(X) is np.ndarray
-            and X.dtype == np.float64
-            and X.ndim == 2
-            and X.flags.c_contiguous
-            and X.shape[0] > 0
+            _is_plain_matrix(X)
             and X.shape[1] == self.n_features_in_
             and not hasattr(self, "feature_names_in_")
-            and bool(np.isfinite(X).all())
         )
 
     @staticmethod
@@ -333,7 +336,7 @@ class BaseKernelSVM(BaseEstimator):
             out[rows] = block @ coef if combine is None else combine(block)
 
         # (workers run BLAS on one thread; so does a single worker, see _PARALLEL_PREDICT_VALUES)
-        with single_threaded_blas() if n_workers == 1 else contextlib.nullcontext():
+        with single_threaded_blas():
             map_in_threads(decide_block, range(0, n_rows, step), n_workers)
         out += intercept
         return out

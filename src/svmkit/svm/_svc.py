@@ -417,8 +417,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         if n_classes == 2 or self.multiclass == "ovr":
             self.dual_coef_ = problem_coef.T.copy()
         else:  # LIBSVM: a support vector of class i has its coefficient of pair (i, j) in row j - 1 if i < j, else j
-            first = np.array([model.positive_class for model in models])[sv_problem]
-            second = np.array([model.negative_class for model in models])[sv_problem]
+            first, second = (classes[sv_problem] for classes in self._pair_classes())
             row = np.where(y_index[sv_rows] == first, second - 1, first)
             self.dual_coef_ = np.zeros((n_classes - 1, support.shape[0]))
             self.dual_coef_[row, position[sv_rows]] = sv_coef
