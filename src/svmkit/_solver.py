@@ -584,8 +584,7 @@ def _compiled_row_kernel(gram, dtype):
 
 def _in_row_order(rows, n_columns):
     """Whether variable ``t`` uses kernel row ``t % n_columns`` (one or two variables per row)."""
-    m = rows.shape[0]
-    return m % n_columns == 0 and np.array_equal(rows, np.tile(np.arange(n_columns), m // n_columns))
+    return rows.shape[0] % n_columns == 0 and bool((rows.reshape(-1, n_columns) == np.arange(n_columns)).all())
 
 
 def _violator_sets(y, alpha, upper):

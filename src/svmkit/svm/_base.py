@@ -247,6 +247,8 @@ class BaseKernelSVM(BaseEstimator):
     @staticmethod
     def _check_weights(sample_weight, X):
         """Sample weights as float64, one per sample, non-negative (None: all ones)."""
+        if sample_weight is None:  # (scikit-learn's check costs 0.1 ms)
+            return np.ones(X.shape[0])
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if np.any(sample_weight < 0):
             raise ValueError("sample_weight must be non-negative.")
