@@ -2,7 +2,10 @@
 
 All three estimators get the same data, C, numeric gamma, tol (1e-3) and
 cache_size (200 MB), and run interleaved in one process (rep 1: svmkit,
-sklearn, sklearnex; rep 2: ...), after warm-up fits of each on small subsets
+sklearn, sklearnex; rep 2: sklearn, sklearnex, svmkit; ...: the order rotates,
+so that each library follows each other one equally often: right after a
+oneDAL call, whose OpenMP threads stay busy for a while on this 2-core machine,
+a fit of 1 ms took 0.2 ms longer), after warm-up fits of each on small subsets
 (numba compilation, thread pools and library loading are not timed). For every
 dataset and library the script prints
 
@@ -13,8 +16,14 @@ dataset and library the script prints
   one-vs-one layout) with the kernel formula, and its relative difference to
   scikit-learn's (positive: a larger, i.e. better, dual value);
 * the number of support vectors, the test accuracy and the peak memory of a fit
-  (RSS sampled every 5 ms plus the kernel's high-water mark, minus the RSS
-  before the fit; the largest over the repetitions).
+  (the kernel's high-water mark of RSS, reset before the fit, where Linux allows
+  it; else RSS sampled every 5 ms; minus the RSS before the fit; the largest
+  over the repetitions).
+
+Garbage is collected once per dataset, after the warm-up, not before each timed
+call: a full collection evicts the caches, and the fit after one took 0.7-0.8 ms
+longer with every library (heart_scale: svmkit 0.96 -> 1.69 ms, scikit-learn
+2.99 -> 3.83 ms), which made the ratios of small problems look closer to 1.
 
 If a library's first fit of a dataset takes longer than ``--max-seconds``, its
 other repetitions are skipped and the single time is reported ("fits" = 1).
@@ -54,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gc
 import shlex
 import sys
 import traceback
@@ -286,13 +296,15 @@ def run_case(case, classes, args, skip=None):
     for library, reason in dict(skip).items():
         case.results[library] = {"error": f"skipped ({reason})"}
     warm_up({library: classes[library] for library in libraries}, case, args)
+    gc.collect()
     times = {library: {"fit": [], "predict": [], "memory": []} for library in libraries}
     last = {}
     active = list(libraries)
     errors = {}
     dispatch = None
     for rep in range(args.repeats):
-        for library in list(active):
+        shift = rep % len(active) if active else 0
+        for library in active[shift:] + active[:shift]:
             model = make_estimator(classes[library], case, args)
             try:
                 if library == "sklearnex" and rep == 0:
@@ -373,8 +385,8 @@ def case_rows(case):
             relative = f"{(result['objective'] - reference['objective']) / abs(reference['objective']):+.1e}"
         rows.append([
             case.dataset, case.shape_text, case.params_text, name, result["fits"],
-            fmt(result["fit"]), _ratio(result, reference, "fit"), _ratio(result, onedal, "fit"),
-            fmt(result["predict"]), _ratio(result, reference, "predict"), _ratio(result, onedal, "predict"),
+            fmt(result["fit"], ".3g"), _ratio(result, reference, "fit"), _ratio(result, onedal, "fit"),
+            fmt(result["predict"], ".3g"), _ratio(result, reference, "predict"), _ratio(result, onedal, "predict"),
             f"{result['objective']:.8g}", relative, result["n_sv"], f"{100 * result['accuracy']:.2f}",
             fmt(result["memory"], ".1f"),
         ])
