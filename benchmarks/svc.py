@@ -2,10 +2,11 @@
 
 All three estimators get the same data, C, numeric gamma, tol (1e-3) and
 cache_size (200 MB), and run interleaved in one process (rep 1: svmkit,
-sklearn, sklearnex; rep 2: sklearn, sklearnex, svmkit; ...: the order rotates,
-so that each library follows each other one equally often: right after a
-oneDAL call, whose OpenMP threads stay busy for a while on this 2-core machine,
-a fit of 1 ms took 0.2 ms longer), after warm-up fits of each on small subsets
+sklearn, sklearnex; rep 2: svmkit, sklearnex, sklearn; rep 3 as rep 1, ...: the
+calls of each library follow those of each other one equally often, across the
+repetitions too; right after a oneDAL call, whose OpenMP threads stay busy for
+a while on this 2-core machine, a fit of 1 ms took 0.2 ms longer), after
+warm-up fits of each on small subsets
 (numba compilation, thread pools and library loading are not timed). For every
 dataset and library the script prints
 
@@ -303,8 +304,8 @@ def run_case(case, classes, args, skip=None):
     errors = {}
     dispatch = None
     for rep in range(args.repeats):
-        shift = rep % len(active) if active else 0
-        for library in active[shift:] + active[:shift]:
+        # (with three libraries a b c: a b c | a c b | a b c ..., every ordered pair adjacent once in two reps)
+        for library in list(active) if rep % 2 == 0 else active[:1] + active[:0:-1]:
             model = make_estimator(classes[library], case, args)
             try:
                 if library == "sklearnex" and rep == 0:
