@@ -136,9 +136,9 @@ class PeakRSS:
     Where the kernel allows it, the high-water mark VmHWM is reset on entry
     and read on exit: the exact peak, with nothing running beside the code.
     Elsewhere a daemon thread reads VmRSS from ``/proc/self/status`` every
-    ``interval`` seconds (it competes with the measured code for the GIL and
-    a core: it made fits of 1-5 ms take 0.5-0.9 ms longer, so it is only the
-    fallback). ``peak_mb`` is the peak minus the RSS on entry (``baseline_mb``).
+    ``interval`` seconds (native code that holds the GIL can starve it, so its
+    peak may be low; it cost fits of 1-3 ms some 0.03 ms). ``peak_mb`` is the
+    peak minus the RSS on entry (``baseline_mb``).
     No garbage collection is forced on entry: a full collection evicts the caches,
     and made the next fit of 1-5 ms take 0.7-0.8 ms longer, with any library.
     """
