@@ -389,15 +389,19 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _set_libsvm_attributes(self, X, y_index):
         """support_, dual_coef_, intercept_, ... in scikit-learn's (LIBSVM's) layout.
 
-        The models' arrays are concatenated and scattered at once, not problem by problem
-        (digits, 45 problems: 3.9 ms before).
+        The models' variables are concatenated once and scattered at once, not problem by
+        problem (digits, 45 problems: 3.9 ms, then 2.2 ms while each model's support and
+        coefficients were asked for, now 1.5 ms).
         """
         models = self.binary_models_
         n_classes, n_problems, n = self.classes_.shape[0], len(models), X.shape[0]
-        supports = [model.support for model in models]
-        sv_rows = np.concatenate(supports)
-        sv_coef = np.concatenate([model.dual_coef for model in models])
-        sv_problem = np.repeat(np.arange(n_problems), [rows.shape[0] for rows in supports])
+        # every problem's variables one after another: problem, data row, multiplier, label
+        problem_of_row = np.repeat(np.arange(n_problems), [model.indices.shape[0] for model in models])
+        rows = np.concatenate([model.indices for model in models])
+        alpha = np.concatenate([model.alpha for model in models])
+        is_support = alpha > 0
+        sv_rows, sv_problem = rows[is_support], problem_of_row[is_support]
+        sv_coef = alpha[is_support] * np.concatenate([model.y for model in models])[is_support]
         is_sv = np.zeros(n, dtype=bool)
         is_sv[sv_rows] = True
         support = np.flatnonzero(is_sv)
@@ -426,20 +430,14 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.fit_status_ = int(any(m.status != 0 for m in models))
         self.loo_bound_ = float(support.shape[0] / n)
 
-        if n_classes == 2:
-            model = models[0]
-            self.alpha_ = np.zeros(n)
-            self.alpha_[model.indices] = model.alpha
-            self.slack_ = np.full(n, np.nan)
-            self.slack_[model.indices] = model.slack
-            self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = model.objectives()
+        self.alpha_ = np.zeros((n_problems, n))
+        self.alpha_[problem_of_row, rows] = alpha
+        self.slack_ = np.full((n_problems, n), np.nan)
+        self.slack_[problem_of_row, rows] = np.concatenate([model.slack for model in models])
+        if n_classes == 2:  # one problem: its own arrays and numbers
+            self.alpha_, self.slack_ = self.alpha_[0], self.slack_[0]
+            self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = models[0].objectives()
         else:
-            problem_of_row = np.repeat(np.arange(n_problems), [model.indices.shape[0] for model in models])
-            rows = np.concatenate([model.indices for model in models])
-            self.alpha_ = np.zeros((n_problems, n))
-            self.alpha_[problem_of_row, rows] = np.concatenate([model.alpha for model in models])
-            self.slack_ = np.full((n_problems, n), np.nan)
-            self.slack_[problem_of_row, rows] = np.concatenate([model.slack for model in models])
             objectives = np.array([model.objectives() for model in models])
             self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = objectives.T.copy()
 
