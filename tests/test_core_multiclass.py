@@ -1,13 +1,12 @@
 """Class scores from one-vs-one decisions (svmkit._core.multiclass) against scikit-learn and a loop."""
 
-import doctest
 from itertools import combinations
 
 import numpy as np
 import pytest
+from compiled_doctests import run_docstring_examples
 from sklearn.utils.multiclass import _ovr_decision_function
 
-from svmkit._core import multiclass
 from svmkit._core.multiclass import one_vs_one_votes, ovr_scores
 
 N_CLASSES = 5
@@ -38,7 +37,5 @@ def test_votes_follow_libsvm_positive_for_the_first_class():
 
 @pytest.mark.parametrize("function", [one_vs_one_votes, ovr_scores])
 def test_docstring_examples(function):
-    runner = doctest.DocTestRunner()
-    for test in doctest.DocTestFinder().find(function.py_func, globs=dict(vars(multiclass))):
-        runner.run(test)
-    assert runner.tries > 0 and runner.failures == 0
+    tries, failures = run_docstring_examples(function)
+    assert tries > 0 and failures == 0

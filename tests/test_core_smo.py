@@ -2,13 +2,12 @@
 LIBSVM's loop (:func:`svmkit._core.smo.smo`), compiled kernel rows and ``exp``
 against NumPy."""
 
-import doctest
-import sys
 
 import numpy as np
 import pytest
 
 import svmkit._solver
+from compiled_doctests import run_docstring_examples
 from naive import gram_by_loops, intercept_by_masks, linear_pair, poly_pair, rbf_pair
 from svmkit import SVC
 from svmkit._core.kernel_blocks import (
@@ -247,12 +246,8 @@ def test_compiled_rows_and_python_blocks_reach_the_same_solution(monkeypatch):
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient])
 def test_docstring_examples_of_compiled_functions(function):
-    finder = doctest.DocTestFinder()
-    runner = doctest.DocTestRunner()
-    module = sys.modules[function.py_func.__module__]
-    for test in finder.find(function.py_func, globs=dict(vars(module))):
-        runner.run(test)
-    assert runner.tries > 0 and runner.failures == 0
+    tries, failures = run_docstring_examples(function)
+    assert tries > 0 and failures == 0
 
 
 @pytest.mark.parametrize("shrinking", [True, False])
