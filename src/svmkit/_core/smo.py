@@ -471,8 +471,8 @@ def bias_from_gradient(y, alpha, grad, upper):
     """LIBSVM's ``-rho`` from the gradient ``G`` at the solution, in one pass: the average
     of ``-y_t G_t`` over the free multipliers (``0 < a_t < U_t``); with none, minus the
     midpoint of the interval of ``rho`` that the KKT conditions allow (``rho >= y G`` for
-    multipliers at the upper bound with ``y = +1`` and at zero with ``y = -1``, ``rho <=
-    y G`` for the others); 0 when nothing bounds it.
+    multipliers outside I_up: at the upper bound with ``y = +1``, at zero with ``y = -1``;
+    ``rho <= y G`` outside I_low); 0 when nothing bounds it.
 
     Examples
     --------
@@ -487,15 +487,14 @@ def bias_from_gradient(y, alpha, grad, upper):
     higher = np.inf
     for t in range(y.shape[0]):
         yg = y[t] * grad[t]
-        at_upper = alpha[t] >= upper[t]
-        at_zero = alpha[t] <= 0
-        if not (at_upper or at_zero):
+        in_up, in_low = membership(y[t], alpha[t], upper[t])
+        if in_up and in_low:  # free
             total += yg
             n_free += 1
             continue
-        if (at_upper and y[t] > 0) or (at_zero and y[t] < 0):
+        if not in_up:
             lower = max(lower, yg)
-        if (at_upper and y[t] < 0) or (at_zero and y[t] > 0):  # (both where U_t = 0)
+        if not in_low:  # (both where U_t = 0)
             higher = min(higher, yg)
     if n_free:
         return -total / n_free
