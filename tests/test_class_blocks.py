@@ -1,15 +1,23 @@
 """The within-class kernel blocks shared by one-vs-one problems (svmkit._class_blocks)."""
 
 import doctest
+import warnings
 
 import numpy as np
 import pytest
+from compiled_doctests import run_docstring_examples
+from sklearn.base import clone
 from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC as LibsvmSVC
+from sklearn.svm import NuSVC as LibsvmNuSVC
 
-from svmkit import SVC
+from svmkit import SVC, NuSVC
 from svmkit import _class_blocks
-from svmkit._class_blocks import ClassBlockGram, shared_class_blocks
+from svmkit._class_blocks import ClassBlockGram, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
+from svmkit._core.pairs import assemble_pair_gram, solve_pairs
+from svmkit.svm import _svc as svc_module
+from svmkit.svm._formulations import c_svc_dual
 from svmkit._solver import GramBlocks
 from svmkit.kernels import RBFKernel
 from test_svc_libsvm import libsvm_pair_objectives
@@ -63,25 +71,121 @@ def test_shared_blocks_only_where_they_fit_half_the_cache(n_samples, value_bytes
 
 
 @pytest.mark.parametrize("n_samples, dtype", [(1200, np.float32), (300, np.float64)])
-def test_one_vs_one_fit_computes_each_class_block_once_and_matches_libsvm(monkeypatch, n_samples, dtype):
-    """Pairs of 800 rows keep a float32 Gram matrix, pairs of 200 a float64 one: either way
-    the kernel values come from blocks computed once, in the solver's type."""
+def test_one_vs_one_fit_computes_each_kernel_value_once_and_matches_libsvm(monkeypatch, n_samples, dtype):
+    """Pairs of 800 rows keep a float32 Gram matrix (blocks shared by the pairs solved one by
+    one), pairs of 200 a float64 one (class strips, the pairs solved in one call): either way
+    each kernel value of a class against itself or a later class is computed once, in the
+    solver's type, and no other."""
     X, y = _three_classes(n_samples=n_samples)
     computed = []
-    original = ClassBlockGram.cross_block
+    original = GramBlocks._block
 
-    def spy(self, a, b, block_dtype):
-        computed.append((a, b, np.dtype(block_dtype)))
-        return original(self, a, b, block_dtype)
+    def spy(self, data, rows, cols):
+        block = original(self, data, rows, cols)
+        computed.append((block.size, np.dtype(data.dtype)))
+        return block
 
-    monkeypatch.setattr(_class_blocks.ClassBlockGram, "cross_block", spy)
+    monkeypatch.setattr(GramBlocks, "_block", spy)
     ours = SVC(C=10.0, gamma=0.02).fit(X, y)
-    # each within-class block once, and one cross block per pair: no other kernel values
-    assert sorted(computed) == [(a, b, np.dtype(dtype)) for a, b in [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]]
+    sizes = np.bincount(y)
+    assert sum(size for size, _ in computed) == sum(sizes[a] * sizes[b] for a in range(3) for b in range(a, 3))
+    assert {value_type for _, value_type in computed} == {np.dtype(dtype)}
     oracle = LibsvmSVC(C=10.0, gamma=0.02).fit(X, y)
     objectives = np.array([m.dual_objective for m in ours.binary_models_])
     np.testing.assert_allclose(objectives, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": 0.02}), rtol=1e-4)
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.995
+
+
+def test_class_strips_hold_each_class_against_itself_and_the_later_classes():
+    X, y = _three_classes(n_samples=300)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    kernel = RBFKernel(gamma=0.05)
+    strips = ClassBlockGram(kernel, X, members).class_strips()
+    for k, strip in enumerate(strips):
+        later = np.concatenate(members[k:])
+        assert strip.dtype == np.float64
+        np.testing.assert_allclose(strip, kernel(X[members[k]], X[later]), rtol=1e-13)
+    gram = ClassBlockGram(kernel, X, members)
+    assert gram.class_strip_bytes() == sum(strip.nbytes for strip in strips)
+
+
+def _fit_both_ways(monkeypatch, estimator, X, y):
+    """The fit with the pairs in one call, from class strips that hold the values of the
+    shared blocks; and the fit with the pairs solved one by one."""
+    calls = []
+    with monkeypatch.context() as patch:
+        patch.setattr(_class_blocks, "solve_pairs", lambda *args: calls.append(1) or solve_pairs(*args))
+        patch.setattr(
+            ClassBlockGram, "class_strips",
+            lambda self: [np.hstack([self.cross_block(a, b, np.float64) for b in range(a, len(self.members))])
+                          for a in range(len(self.members))],
+        )
+        in_one_call = clone(estimator).fit(X, y)
+    assert len(calls) == 1
+    with monkeypatch.context() as patch:
+        patch.setattr(svc_module, "pairs_fit_in_one_call", lambda *args: False)
+        one_by_one = clone(estimator).fit(X, y)
+    return in_one_call, one_by_one
+
+
+@pytest.mark.parametrize("estimator", [
+    SVC(C=10.0, gamma=0.02), SVC(kernel="linear", C=0.1), NuSVC(nu=0.2, gamma=0.02), SVC(C=1.0, max_iter=20),
+], ids=["rbf", "linear", "nu", "max_iter"])
+def test_pairs_in_one_call_are_the_pairs_solved_one_by_one(monkeypatch, estimator):
+    """The same kernel values give the same multipliers, bias, steps and status, bit for bit."""
+    X, y = _three_classes(n_samples=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        in_one_call, one_by_one = _fit_both_ways(monkeypatch, estimator, X, y)
+    for name in ("support_", "dual_coef_", "intercept_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(in_one_call, name), getattr(one_by_one, name))
+    assert [m.status for m in in_one_call.binary_models_] == [m.status for m in one_by_one.binary_models_]
+    assert [m.gap for m in in_one_call.binary_models_] == [m.gap for m in one_by_one.binary_models_]
+
+
+def test_pairs_in_one_call_warn_at_the_step_limit_and_report_progress_once_each():
+    X, y = _three_classes(n_samples=300)
+    reports = []
+    with pytest.warns(ConvergenceWarning, match="max_iter=20"):
+        model = SVC(C=1.0, max_iter=20, callback=reports.append).fit(X, y)
+    assert list(model.n_iter_) == [20, 20, 20]
+    assert [(r.n_iter, r.n_variables) for r in reports] == [(20, int(m.indices.shape[0])) for m in model.binary_models_]
+
+
+def test_pairs_fit_in_one_call_only_small_one_vs_one_problems_within_the_cache():
+    X, y = _three_classes(n_samples=300)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    gram = ClassBlockGram(RBFKernel(gamma=0.05), X, members)
+    strips_mb = gram.class_strip_bytes() / 2**20
+    assert pairs_fit_in_one_call(gram, pairs, cache_size=2 * strips_mb)
+    assert not pairs_fit_in_one_call(gram, pairs, cache_size=2 * strips_mb * 0.99)
+    assert not pairs_fit_in_one_call(gram, [(0, None), (1, None), (2, None)], cache_size=200)
+    assert not pairs_fit_in_one_call(GramBlocks(RBFKernel(gamma=0.05), X), pairs, cache_size=200)
+    X_large, y_large = _three_classes(n_samples=1200)  # pairs of 800 rows: a float32 Gram matrix
+    large = ClassBlockGram(RBFKernel(gamma=0.05), X_large, [np.flatnonzero(y_large == k) for k in range(3)])
+    assert not pairs_fit_in_one_call(large, pairs, cache_size=200)
+
+
+def test_problems_without_a_row_of_their_classes_are_not_solved_in_one_call():
+    """nu-SVC leaves out samples of weight 0: such problems are solved one by one."""
+    X, y = _three_classes(n_samples=300)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    gram = ClassBlockGram(RBFKernel(gamma=0.05), X, members)
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    problems = []
+    for a, b in pairs:
+        rows = np.concatenate([members[a], members[b]])
+        problems.append(c_svc_dual(rows, np.where(y[rows] == a, 1.0, -1.0), np.ones(rows.shape[0])))
+    assert solve_pairs_in_one_call(gram, problems, pairs, 1e-3, -1, True, 200) is not None
+    problems[1] = c_svc_dual(problems[1].rows[1:], problems[1].y[1:], problems[1].upper[1:])
+    assert solve_pairs_in_one_call(gram, problems, pairs, 1e-3, -1, True, 200) is None
+    weights = np.ones(y.shape[0])
+    weights[members[0][0]] = 0.0
+    ours = NuSVC(nu=0.2, gamma=0.02).fit(X, y, sample_weight=weights)
+    oracle = LibsvmNuSVC(nu=0.2, gamma=0.02).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(ours.intercept_, oracle.intercept_, atol=1e-2)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.99
 
 
 def test_float64_pair_rows_equal_the_directly_computed_rows():
@@ -98,6 +202,12 @@ def test_float64_pair_rows_equal_the_directly_computed_rows():
 def test_docstring_example():
     result = doctest.testmod(_class_blocks)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("function", [assemble_pair_gram, solve_pairs])
+def test_compiled_docstring_examples(function):
+    tries, failures = run_docstring_examples(function)
+    assert tries > 0 and failures == 0
 
 
 def test_pair_blocks_with_columns_come_from_the_shared_blocks():

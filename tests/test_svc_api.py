@@ -239,23 +239,29 @@ def test_prediction_in_parallel_blocks_equals_one_block(monkeypatch):
     np.testing.assert_allclose(model.decision_function(X), whole, rtol=1e-12, atol=1e-12)
 
 
-def test_small_multiclass_fits_run_on_one_thread(monkeypatch):
-    """Below _PARALLEL_FIT_VALUES Gram values in all, n_jobs=2 still fits on one thread
-    (threads would only contend for the GIL); above, on two, with the same result."""
+def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
+    """Below _PARALLEL_FIT_VALUES Gram values in all, n_jobs=2 still fits on one thread, all
+    pairs in one compiled call (threads would only contend for the GIL); above, on two
+    threads, with the result of the pairs solved one by one on one thread."""
+    import svmkit._class_blocks as class_blocks_module
     import svmkit.svm._svc as svc_module
 
-    workers = []
-    original = svc_module.map_in_threads
+    workers, calls = [], []
+    original_map, original_solve = svc_module.map_in_threads, class_blocks_module.solve_pairs
 
-    def spy(function, items, n_workers):
+    def spy_map(function, items, n_workers):
         workers.append(n_workers)
-        return original(function, items, n_workers)
+        return original_map(function, items, n_workers)
 
-    monkeypatch.setattr(svc_module, "map_in_threads", spy)
-    one = SVC(n_jobs=2).fit(X_iris, y_iris)  # 3 pairs of 100 rows: 30,000 values
+    monkeypatch.setattr(svc_module, "map_in_threads", spy_map)
+    monkeypatch.setattr(class_blocks_module, "solve_pairs", lambda *args: calls.append(1) or original_solve(*args))
+    SVC(n_jobs=2).fit(X_iris, y_iris)  # 3 pairs of 100 rows: 30,000 values
+    assert workers == [] and calls == [1]
     monkeypatch.setattr(svc_module, "_PARALLEL_FIT_VALUES", 30_000)
     two = SVC(n_jobs=2).fit(X_iris, y_iris)
-    assert workers == [1, 2]
+    monkeypatch.setattr(svc_module, "pairs_fit_in_one_call", lambda *args: False)
+    one = SVC(n_jobs=1).fit(X_iris, y_iris)
+    assert workers == [2, 1] and calls == [1]
     np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
 
 

@@ -16,8 +16,15 @@ import threading
 
 import numpy as np
 
+from numba.typed import List
+
+from ._core.pairs import solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
-from ._solver import GramBlocks, _into, full_gram_dtype
+from ._core.smo import SMO_OPTIMAL
+from ._solver import (
+    _EPS, _FACE_MAX_FREE, _FACE_MAX_STEPS, _HAND_OVER_FRACTION, _STEPS_PER_CALL, ITERATION_LIMIT, OPTIMAL,
+    DualSolution, GramBlocks, _into, _Progress, full_gram_dtype, step_limit,
+)
 
 
 class ClassBlockGram(GramBlocks):
@@ -87,6 +94,20 @@ class ClassBlockGram(GramBlocks):
         """``K(X_a, X_b)`` in ``dtype`` (float32 values computed as :meth:`block32` does)."""
         compute = self._grouped.block32 if dtype == np.float32 else self._grouped.block
         return np.asarray(compute(self._slices[a], self._slices[b]), dtype=dtype)
+
+    def class_strips(self):
+        """``K(X_k, [X_k, X_k+1, ...])`` for each class ``k``, float64: the rows of class ``k``
+        against those of class ``k`` and every later class (class ``c`` from column
+        ``start_c - start_k``, ``start`` the classes' first rows in class order); one BLAS
+        block per class instead of one per pair."""
+        end = self.n_rows
+        return [np.asarray(self._grouped.block(part, slice(part.start, end)), dtype=np.float64)
+                for part in self._slices]
+
+    def class_strip_bytes(self):
+        """The memory of :meth:`class_strips`."""
+        sizes = np.array([rows.shape[0] for rows in self.members], dtype=np.int64)
+        return 8 * int(self.n_rows**2 + np.sum(sizes**2)) // 2
 
 
 class _PairGram(GramBlocks):
@@ -180,3 +201,74 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
     if shared_bytes > cache_size * 2**20 / 2:
         return gram, cache_size / n_workers
     return ClassBlockGram(kernel, gram.X, members), (cache_size - shared_bytes / 2**20) / n_workers
+
+
+def pairs_fit_in_one_call(gram, pairs, cache_size):
+    """Whether the one-vs-one problems of the classes ``pairs`` (``a < b``) may be solved in one
+    compiled call: ``gram`` is a :class:`ClassBlockGram` whose class strips fit in half of
+    ``cache_size`` (MB), and the float64 Gram matrix of every problem in the other half."""
+    if not isinstance(gram, ClassBlockGram) or not all(b is not None and a < b for a, b in pairs):
+        return False
+    budget = cache_size * 2**20 / 2
+    sizes = [gram.members[a].shape[0] + gram.members[b].shape[0] for a, b in pairs]
+    return gram.class_strip_bytes() <= budget and all(full_gram_dtype(size, budget) == np.float64 for size in sizes)
+
+
+def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, cache_size, verbose=False,
+                            callback=None):
+    """The solutions of the one-vs-one ``problems`` of the classes ``pairs``, all computed in one
+    compiled call (:func:`svmkit._core.pairs.solve_pairs`), or None where that does not apply.
+
+    It applies where :func:`pairs_fit_in_one_call` does and every problem has one variable
+    per row of its two classes, in LIBSVM's order (C-SVC; nu-SVC unless a sample has weight
+    0). The problems are solved as :func:`svmkit._solver.solve_dual` solves them; their
+    progress (``verbose``, ``callback``) is reported when all are solved, each report with the
+    time of the whole call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit.kernels import LinearKernel
+    >>> from svmkit.svm._formulations import c_svc_dual
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
+    >>> members = [np.array([0, 1]), np.array([2, 3]), np.array([4])]
+    >>> gram = ClassBlockGram(LinearKernel(), X, members)
+    >>> pairs = [(0, 1), (0, 2), (1, 2)]
+    >>> problems = [
+    ...     c_svc_dual(np.concatenate([members[a], members[b]]),
+    ...                np.repeat([1.0, -1.0], [members[a].size, members[b].size]), np.full(3 if b == 2 else 4, 10.0))
+    ...     for a, b in pairs]
+    >>> solutions = solve_pairs_in_one_call(gram, problems, pairs, 1e-6, -1, True, 200)
+    >>> solutions[0].alpha.round(6)  # classes 0 and 1: the margin 1 <= x <= 3
+    array([0. , 0.5, 0.5, 0. ])
+    """
+    if not pairs_fit_in_one_call(gram, pairs, cache_size) or len({problem.nu_mode for problem in problems}) != 1:
+        return None
+    members = gram.members
+    for problem, (a, b) in zip(problems, pairs):
+        n_a, rows = members[a].shape[0], problem.rows
+        if not (rows.shape[0] == n_a + members[b].shape[0] and np.array_equal(rows[:n_a], members[a])
+                and np.array_equal(rows[n_a:], members[b])):
+            return None
+    def joined(name):
+        return np.concatenate([getattr(problem, name) for problem in problems]).astype(np.float64)
+
+    bounds = np.cumsum([0] + [problem.rows.shape[0] for problem in problems])
+    first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
+    class_start = np.cumsum([0] + [rows.shape[0] for rows in members[:-1]])
+    qd = gram.diag()[np.concatenate([problem.rows for problem in problems])]
+    alpha, grad = joined("alpha0"), np.empty(bounds[-1])
+    n_iter, status, gap = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64), np.empty(len(problems))
+    progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems]
+    solve_pairs(
+        List(gram.class_strips()), class_start, first, second, bounds, joined("y"), joined("upper"), joined("p"), qd,
+        alpha, problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
+        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)], grad, n_iter, status, gap,
+    )
+    for k, problem in enumerate(problems):
+        progress[k].report(int(n_iter[k]), float(gap[k]), problem.rows.shape[0], force=True)
+    return [
+        DualSolution(alpha[start:stop], grad[start:stop], float(gap[k]), int(n_iter[k]),
+                     OPTIMAL if status[k] == SMO_OPTIMAL else ITERATION_LIMIT, "full-gram")
+        for k, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:]))
+    ]

@@ -415,7 +415,7 @@ def solve_dual(
     DualSolution
     """
     m = problem.rows.shape[0]
-    max_steps = _NO_STEP_LIMIT if max_iter is None or max_iter < 0 else int(max_iter)
+    max_steps = step_limit(max_iter)
     progress = _Progress(verbose, callback, m)
     # from here on the rows of the problem are numbered 0..n_data-1, in the order of their first
     # variable (one-vs-one problems: LIBSVM's order, the rows of one class, then the other's)
@@ -438,6 +438,11 @@ def solve_dual(
             prefetch = min(max(2 * n_features, 32), _PREFETCH_ROWS)
             return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, progress)
         return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
+
+
+def step_limit(max_iter):
+    """The most SMO steps for ``max_iter`` (-1 or None: no limit)."""
+    return _NO_STEP_LIMIT if max_iter is None or max_iter < 0 else int(max_iter)
 
 
 def full_gram_dtype(n_rows, budget=np.inf):

@@ -166,7 +166,7 @@ def _forget_pool():
 os.register_at_fork(after_in_child=_forget_pool)
 
 
-def _enable_logging():
+def enable_logging():
     logger = logging.getLogger("svmkit")
     if not logger.handlers and not logging.getLogger().handlers:
         handler = logging.StreamHandler()
@@ -271,7 +271,7 @@ class BaseKernelSVM(BaseEstimator):
 
     def _solve(self, gram, problem, cache_size=None):
         if self.verbose:
-            _enable_logging()
+            enable_logging()
         solution = solve_dual(
             gram,
             problem,
@@ -282,21 +282,25 @@ class BaseKernelSVM(BaseEstimator):
             verbose=bool(self.verbose),
             callback=self.callback,
         )
+        self._warn_unless_optimal(solution)
+        return solution
+
+    def _warn_unless_optimal(self, solution):
+        """A ConvergenceWarning where the solver stopped above ``tol``."""
         if solution.status == ITERATION_LIMIT:
             warnings.warn(
                 f"The solver stopped at max_iter={self.max_iter} with the KKT gap {solution.gap:.3e} "
                 f"above tol={self.tol:g}; the solution is not optimal.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         elif solution.status == STALLED:
             warnings.warn(
                 f"The solver stopped improving at the KKT gap {solution.gap:.3e} > tol={self.tol:g} "
                 "(round-off limits the accuracy); try a larger tol or scaled features.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
-        return solution
 
     def _kernel_decision(self, X, coef, intercept, combine=None):
         """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k).

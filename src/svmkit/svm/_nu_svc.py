@@ -208,11 +208,14 @@ class NuSVC(SVC):
             )
         return weights
 
-    def _fit_binary(self, gram, X, indices, labels, upper, positive, negative, cache_size=None):
-        keep = upper > 0
-        indices, labels, weights = indices[keep], labels[keep], upper[keep]
-        problem = nu_svc_dual(indices, labels, weights, self.nu)
-        solution = self._solve(gram, problem, cache_size)
+    def _uses_qp(self):
+        return False
+
+    def _binary_dual(self, gram, X, indices, labels, upper):
+        keep = upper > 0  # (LIBSVM's nu-SVC leaves out samples of weight 0)
+        return nu_svc_dual(indices[keep], labels[keep], upper[keep], self.nu)
+
+    def _binary_model(self, problem, solution, positive, negative):
         alpha, b, yf, r = nu_svc_solution(problem, solution)
         if not r > self.tol:
             other = "the rest" if negative is None else _label(self.classes_[negative])
@@ -222,16 +225,15 @@ class NuSVC(SVC):
                 "nu-SVC optimum has w = 0 (the classes' reduced convex hulls intersect) and the decision function "
                 "is arbitrary, as in LIBSVM. Use a larger nu (or a smaller tol).",
                 DegenerateNuWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
-        upper = weights / r if r > 0 else weights
         return NuBinaryModel(
             positive_class=positive,
             negative_class=negative,
-            indices=indices,
-            y=labels,
+            indices=problem.rows,
+            y=problem.y,
             alpha=alpha,
-            upper=upper,
+            upper=problem.upper / r if r > 0 else problem.upper,
             intercept=b,
             yf=yf,
             n_iter=solution.n_iter,
