@@ -100,13 +100,12 @@ def test_class_strips_hold_each_class_against_itself_and_the_later_classes():
     X, y = _three_classes(n_samples=300)
     members = [np.flatnonzero(y == k) for k in range(3)]
     kernel = RBFKernel(gamma=0.05)
-    strips = ClassBlockGram(kernel, X, members).class_strips()
-    for k, strip in enumerate(strips):
-        later = np.concatenate(members[k:])
-        assert strip.dtype == np.float64
-        np.testing.assert_allclose(strip, kernel(X[members[k]], X[later]), rtol=1e-13)
     gram = ClassBlockGram(kernel, X, members)
-    assert gram.class_strip_bytes() == sum(strip.nbytes for strip in strips)
+    strips = gram.class_strips()
+    assert strips.dtype == np.float64 and strips.nbytes == gram.class_strip_bytes()
+    np.testing.assert_array_equal(gram.class_start(), np.cumsum([0] + [m.shape[0] for m in members]))
+    expected = [kernel(X[members[k]], X[np.concatenate(members[k:])]).ravel() for k in range(3)]
+    np.testing.assert_allclose(strips, np.concatenate(expected), rtol=1e-13)
 
 
 def _fit_both_ways(monkeypatch, estimator, X, y):
@@ -117,8 +116,10 @@ def _fit_both_ways(monkeypatch, estimator, X, y):
         patch.setattr(_class_blocks, "solve_pairs", lambda *args: calls.append(1) or solve_pairs(*args))
         patch.setattr(
             ClassBlockGram, "class_strips",
-            lambda self: [np.hstack([self.cross_block(a, b, np.float64) for b in range(a, len(self.members))])
-                          for a in range(len(self.members))],
+            lambda self: np.concatenate([
+                np.hstack([self.cross_block(a, b, np.float64) for b in range(a, len(self.members))]).ravel()
+                for a in range(len(self.members))
+            ]),
         )
         in_one_call = clone(estimator).fit(X, y)
     assert len(calls) == 1

@@ -16,8 +16,6 @@ import threading
 
 import numpy as np
 
-from numba.typed import List
-
 from ._core.pairs import solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
 from ._core.smo import SMO_OPTIMAL
@@ -96,18 +94,27 @@ class ClassBlockGram(GramBlocks):
         return np.asarray(compute(self._slices[a], self._slices[b]), dtype=dtype)
 
     def class_strips(self):
-        """``K(X_k, [X_k, X_k+1, ...])`` for each class ``k``, float64: the rows of class ``k``
-        against those of class ``k`` and every later class (class ``c`` from column
-        ``start_c - start_k``, ``start`` the classes' first rows in class order); one BLAS
-        block per class instead of one per pair."""
-        end = self.n_rows
-        return [np.asarray(self._grouped.block(part, slice(part.start, end)), dtype=np.float64)
-                for part in self._slices]
+        """``K(X_k, [X_k, X_k+1, ...])`` for each class ``k``, float64, one after another in one
+        flat array: the rows of class ``k`` against those of class ``k`` and every later class
+        (see :func:`svmkit._core.pairs.assemble_pair_gram`); one BLAS block per class instead
+        of one per pair."""
+        strips = np.empty(self.class_strip_bytes() // 8)
+        end, offset = self.n_rows, 0
+        for part in self._slices:
+            width = end - part.start
+            size = (part.stop - part.start) * width
+            self._grouped.block(part, slice(part.start, end), out=strips[offset : offset + size].reshape(-1, width))
+            offset += size
+        return strips
 
     def class_strip_bytes(self):
         """The memory of :meth:`class_strips`."""
         sizes = np.array([rows.shape[0] for rows in self.members], dtype=np.int64)
         return 8 * int(self.n_rows**2 + np.sum(sizes**2)) // 2
+
+    def class_start(self):
+        """The first row of each class in class order, and the number of rows."""
+        return np.array([part.start for part in self._slices] + [self.n_rows], dtype=np.int64)
 
 
 class _PairGram(GramBlocks):
@@ -255,13 +262,12 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, cac
 
     bounds = np.cumsum([0] + [problem.rows.shape[0] for problem in problems])
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
-    class_start = np.cumsum([0] + [rows.shape[0] for rows in members[:-1]])
     qd = gram.diag()[np.concatenate([problem.rows for problem in problems])]
     alpha, grad = joined("alpha0"), np.empty(bounds[-1])
     n_iter, status, gap = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64), np.empty(len(problems))
     progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems]
     solve_pairs(
-        List(gram.class_strips()), class_start, first, second, bounds, joined("y"), joined("upper"), joined("p"), qd,
+        gram.class_strips(), gram.class_start(), first, second, bounds, joined("y"), joined("upper"), joined("p"), qd,
         alpha, problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
         _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)], grad, n_iter, status, gap,
     )

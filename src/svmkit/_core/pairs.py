@@ -22,24 +22,25 @@ _TILE = 32  # rows of a strip read together by the transposed copy (they stay in
 def assemble_pair_gram(strips, class_start, a, b, out):
     """``out`` = the Gram matrix of the rows of class ``a`` then those of class ``b`` (``a < b``).
 
-    ``strips[k]`` holds ``K(X_k, X_k..)``: the rows of class ``k`` against those of
-    class ``k`` and every later class, in class order, class ``c`` from column
-    ``class_start[c] - class_start[k]``. The block ``K_ba`` is read from ``K_ab``.
+    ``strips`` holds one strip per class ``k``, one after another: ``K(X_k, X_k..)``, the
+    ``class_start[k + 1] - class_start[k]`` rows of class ``k`` against the rows of class
+    ``k`` and every later class, ``n - class_start[k]`` values each (``n =
+    class_start[-1]``; class ``c`` from column ``class_start[c] - class_start[k]``). The
+    block ``K_ba`` is read from ``K_ab``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from numba.typed import List
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])  # classes 0, 0, 1, 2
     >>> K = X @ X.T
-    >>> strips = List([K[0:2, 0:], K[2:3, 2:], K[3:4, 3:]])
+    >>> strips = np.concatenate([K[0:2, 0:].ravel(), K[2:3, 2:].ravel(), K[3:4, 3:].ravel()])
     >>> out = np.empty((3, 3))
-    >>> assemble_pair_gram(strips, np.array([0, 2, 3]), 0, 2, out)  # rows 0, 1, 3
+    >>> assemble_pair_gram(strips, np.array([0, 2, 3, 4]), 0, 2, out)  # rows 0, 1, 3
     >>> bool(np.array_equal(out, K[np.ix_([0, 1, 3], [0, 1, 3])]))
     True
     """
-    strip_a = strips[a]
-    strip_b = strips[b]
+    strip_a = _strip(strips, class_start, a)
+    strip_b = _strip(strips, class_start, b)
     n_a = strip_a.shape[0]
     n_b = strip_b.shape[0]
     offset = np.uint64(class_start[b] - class_start[a])
@@ -58,6 +59,17 @@ def assemble_pair_gram(strips, class_start, a, b, out):
         for r in range(n_b):
             for c in range(start, min(start + _TILE, n_a)):
                 out[first_b + np.uint64(r), np.uint64(c)] = strip_a[np.uint64(c), offset + np.uint64(r)]
+
+
+@jit
+def _strip(strips, class_start, k):
+    """The strip of class ``k`` (see :func:`assemble_pair_gram`) as a matrix."""
+    n = class_start[-1]
+    offset = 0
+    for c in range(k):
+        offset += (class_start[c + 1] - class_start[c]) * (n - class_start[c])
+    rows = class_start[k + 1] - class_start[k]
+    return strips[offset : offset + rows * (n - class_start[k])].reshape((rows, n - class_start[k]))
 
 
 @jit
@@ -93,16 +105,15 @@ def solve_pairs(
     Examples
     --------
     >>> import numpy as np
-    >>> from numba.typed import List
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])  # classes 0, 0, 1, 1, 2
     >>> K = X @ X.T
-    >>> strips = List([K[0:2, 0:].copy(), K[2:4, 2:].copy(), K[4:5, 4:].copy()])
+    >>> strips = np.concatenate([K[0:2, 0:].ravel(), K[2:4, 2:].ravel(), K[4:5, 4:].ravel()])
     >>> bounds = np.array([0, 4, 7, 10])  # pairs (0, 1), (0, 2), (1, 2)
     >>> y = np.array([1.0, 1, -1, -1, 1, 1, -1, 1, 1, -1])
     >>> alpha, grad = np.zeros(10), np.empty(10)
     >>> n_iter, status, gap = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64), np.empty(3)
     >>> solve_pairs(
-    ...     strips, np.array([0, 2, 4]), np.array([0, 0, 1]), np.array([1, 2, 2]), bounds, y, np.full(10, 10.0),
+    ...     strips, np.array([0, 2, 4, 5]), np.array([0, 0, 1]), np.array([1, 2, 2]), bounds, y, np.full(10, 10.0),
     ...     -np.ones(10), (X**2).ravel()[[0, 1, 2, 3, 0, 1, 4, 2, 3, 4]], alpha, False, 1e-6, 1000, 1000, 5, 256,
     ...     30, 2.2e-16, grad, n_iter, status, gap)
     >>> alpha[:4].round(6)  # classes 0 and 1: the margin 1 <= x <= 3, w = -1
