@@ -4,6 +4,7 @@ import doctest
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from compiled_doctests import run_docstring_examples
 from sklearn.base import clone
@@ -108,7 +109,7 @@ def test_class_strips_hold_each_class_against_itself_and_the_later_classes():
     np.testing.assert_allclose(strips, np.concatenate(expected), rtol=1e-13)
 
 
-def _fit_both_ways(monkeypatch, estimator, X, y):
+def _fit_both_ways(monkeypatch, estimator, X, y, sample_weight=None):
     """The fit with the pairs in one call, from class strips that hold the values of the
     shared blocks; and the fit with the pairs solved one by one."""
     calls = []
@@ -121,23 +122,32 @@ def _fit_both_ways(monkeypatch, estimator, X, y):
                 for a in range(len(self.members))
             ]),
         )
-        in_one_call = clone(estimator).fit(X, y)
+        in_one_call = clone(estimator).fit(X, y, sample_weight=sample_weight)
     assert len(calls) == 1
     with monkeypatch.context() as patch:
         patch.setattr(svc_module, "pairs_fit_in_one_call", lambda *args: False)
-        one_by_one = clone(estimator).fit(X, y)
+        one_by_one = clone(estimator).fit(X, y, sample_weight=sample_weight)
     return in_one_call, one_by_one
 
 
-@pytest.mark.parametrize("estimator", [
-    SVC(C=10.0, gamma=0.02), SVC(kernel="linear", C=0.1), NuSVC(nu=0.2, gamma=0.02), SVC(C=1.0, max_iter=20),
-], ids=["rbf", "linear", "nu", "max_iter"])
-def test_pairs_in_one_call_are_the_pairs_solved_one_by_one(monkeypatch, estimator):
-    """The same kernel values give the same multipliers, bias, steps and status, bit for bit."""
+@pytest.mark.parametrize("estimator, weighted", [
+    (SVC(C=10.0, gamma=0.02), False),
+    (SVC(kernel="linear", C=0.1), False),
+    (NuSVC(nu=0.2, gamma=0.02), False),
+    (SVC(C=1.0, max_iter=20), False),
+    (SVC(C=np.inf, gamma=1.0), False),
+    (SVC(C=2.0, gamma=0.05, class_weight="balanced"), True),
+    (SVC(kernel="poly", degree=2, C=0.5, shrinking=False), False),
+], ids=["rbf", "linear", "nu", "max_iter", "hard_margin", "weights", "poly_no_shrinking"])
+def test_pairs_in_one_call_are_the_pairs_solved_one_by_one(monkeypatch, estimator, weighted):
+    """The same kernel values give the same multipliers, bias, steps and status, bit for bit
+    (sample weights with zeros: bounds of 0)."""
     X, y = _three_classes(n_samples=300)
+    X, y = X[:240], np.where(np.arange(240) < 30, 2, y[:240])  # classes of unequal sizes
+    sample_weight = np.random.default_rng(0).choice([0.0, 0.5, 1.0, 3.0], size=y.shape[0]) if weighted else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        in_one_call, one_by_one = _fit_both_ways(monkeypatch, estimator, X, y)
+        in_one_call, one_by_one = _fit_both_ways(monkeypatch, estimator, X, y, sample_weight)
     for name in ("support_", "dual_coef_", "intercept_", "n_iter_"):
         np.testing.assert_array_equal(getattr(in_one_call, name), getattr(one_by_one, name))
     assert [m.status for m in in_one_call.binary_models_] == [m.status for m in one_by_one.binary_models_]
@@ -223,3 +233,13 @@ def test_pair_blocks_with_columns_come_from_the_shared_blocks():
     expected = RBFKernel(gamma=0.05)(pair_rows, pair_rows)
     np.testing.assert_allclose(pair.block32(rows, rows), expected, rtol=1e-6)
     assert pair.float32_copy_bytes() == 0 and pair._X is None
+
+
+def test_pairs_in_one_call_from_sparse_data_match_the_dense_fit():
+    X, y = _three_classes(n_samples=300)
+    X[np.abs(X) < 0.8] = 0.0  # about half the values
+    dense = SVC(C=10.0, gamma=0.02).fit(X, y)
+    sparse = SVC(C=10.0, gamma=0.02).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose([m.dual_objective for m in sparse.binary_models_],
+                               [m.dual_objective for m in dense.binary_models_], rtol=1e-9)
+    np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X)), dense.predict(X))
