@@ -81,7 +81,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         the float32 copy of the data they are computed from, the solver's
         per-variable arrays and the blocks being computed count against it.
         One-vs-one problems of three or more classes share the kernel blocks
-        within each class (computed once) when these fit in half of it.
+        within each class (computed once) when these fit in half of it; small
+        ones are solved in one compiled call from one block per class.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C for each class.
     verbose : bool, default=False
