@@ -162,6 +162,13 @@ def test_progress_is_reported_through_logging_and_callback(monkeypatch, caplog):
     assert any("gap" in record.message and "active" in record.message for record in caplog.records)
 
 
+def test_a_fit_within_the_progress_interval_reports_once():
+    reports = []
+    X, y = make_classification(n_samples=300, n_features=5, random_state=6)
+    model = SVC(callback=reports.append).fit(X, y)
+    assert [(r.n_iter, r.n_variables) for r in reports] == [(int(model.n_iter_[0]), 300)]
+
+
 def test_max_iter_warns_with_the_gap_reached():
     X, y = make_classification(n_samples=300, n_features=5, flip_y=0.2, random_state=7)
     with pytest.warns(ConvergenceWarning, match=r"max_iter=5 with the KKT gap \d"):

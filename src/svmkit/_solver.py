@@ -329,14 +329,17 @@ class _Progress:
         self.n_variables = n_variables
         self.start = time.perf_counter()
         self.last = -np.inf
+        self.last_n_iter = -1
 
     def report(self, n_iter, gap, active_size, force=False):
+        """Report at most every ``PROGRESS_INTERVAL_S`` seconds (``force``: now) and never
+        twice at the same step (a problem solved within the interval: one report, not two)."""
         if not (self.verbose or self.callback):
             return
         now = time.perf_counter()
-        if not force and now - self.last < PROGRESS_INTERVAL_S:
+        if n_iter == self.last_n_iter or (not force and now - self.last < PROGRESS_INTERVAL_S):
             return
-        self.last = now
+        self.last, self.last_n_iter = now, n_iter
         info = SolverProgress(n_iter, float(gap), int(active_size), self.n_variables, now - self.start)
         if self.verbose:
             logger.info("%s", info)
