@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
 from .._core.multiclass import one_vs_one_votes, ovr_scores
-from .._solver import blas_threads_for
+from .._solver import PrecomputedGram, blas_threads_for
 from ..kernels import LinearKernel
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel
@@ -419,7 +419,16 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.probB_ = np.array(prob_b)
 
     def _held_out_decisions(self, gram, X, rows, labels, upper, positive, negative):
-        """``fit_and_decide(train, held)`` for :func:`cross_validated_decisions` on one pair."""
+        """``fit_and_decide(train, held)`` for :func:`cross_validated_decisions` on one pair.
+
+        The pair's Gram matrix is computed once for its five fits and their decision values
+        where it fits in ``cache_size`` (digits, probability=True, RBF: 382 ms a fit instead of
+        449, linear 364 instead of 507).
+        """
+        n = rows.shape[0]
+        if not self._precomputed and n * n * 8 <= self.cache_size * 2**20:
+            gram = PrecomputedGram(gram.subset(rows).block(np.arange(n)), rows_are_copies=True)
+            X, upper, rows = X[rows], upper[rows], np.arange(n)
 
         def fit_and_decide(train, held):
             model = self._fit_binary(gram, X, rows[train], labels[train], upper[rows[train]], positive, negative)
