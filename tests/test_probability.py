@@ -11,12 +11,14 @@ import math
 
 import numpy as np
 import pytest
+from compiled_doctests import run_docstring_examples
 from sklearn import svm as libsvm
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.preprocessing import StandardScaler
 
 import svmkit.svm._probability
 from svmkit.svm import SVC, NuSVC
+from svmkit._core.platt import bounded_shuffle, platt_newton
 from svmkit.svm._probability import fold_permutation, pairwise_coupling, sigmoid_train
 
 # scikit-learn 1.9 deprecates probability=True and probA_/probB_ (in favour of CalibratedClassifierCV)
@@ -279,3 +281,22 @@ def test_predict_proba_needs_probability_true():
 def test_docstring_examples_run():
     result = doctest.testmod(svmkit.svm._probability, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("function", [bounded_shuffle, platt_newton])
+def test_compiled_docstring_examples(function):
+    tries, failures = run_docstring_examples(function)
+    assert tries > 0 and failures == 0
+
+
+def test_fold_permutation_draws_more_values_when_rejections_use_up_the_first_ones(monkeypatch):
+    """The shuffle asks for more raw values when it runs out: the same permutation."""
+    calls = []
+
+    def short_first(raw, n):
+        calls.append(raw.shape[0])
+        return bounded_shuffle(raw[: n // 2] if len(calls) == 1 else raw, n)
+
+    monkeypatch.setattr(svmkit.svm._probability, "bounded_shuffle", short_first)
+    np.testing.assert_array_equal(fold_permutation(300, 209652396), libsvm_permutation(300, 209652396))
+    assert calls == [364, 300 + 64 * 16]

@@ -17,6 +17,8 @@ positions ``k l / 5`` to ``(k + 1) l / 5`` of the shuffle. With the same
 
 import numpy as np
 
+from .._core.platt import bounded_shuffle, platt_newton
+
 #: Number of cross-validation folds (LIBSVM's ``nr_fold``).
 N_FOLDS = 5
 
@@ -39,23 +41,14 @@ def fold_permutation(n, seed):
     >>> fold_permutation(5, seed=0)
     array([2, 3, 4, 0, 1])
     """
-    stream = np.random.RandomState(seed)  # integer seeding is std::mt19937's
-    perm = np.arange(n)
-    raw = iter(())
-    for i in range(n):
-        size = n - i
-        threshold = (2**32 - size) % size
-        while True:
-            x = next(raw, None)
-            if x is None:
-                raw = iter(stream.randint(0, 2**32, size=max(n - i, 16), dtype=np.uint32).tolist())
-                x = next(raw)
-            product = x * size
-            if (product & 0xFFFFFFFF) >= threshold:
-                break
-        j = i + (product >> 32)
-        perm[i], perm[j] = perm[j], perm[i]
-    return perm
+    extra = 64  # values beyond one per position, for the rare rejected draws
+    while True:
+        # integer seeding is std::mt19937's; full-range uint32 draws are its raw outputs, in order
+        raw = np.random.RandomState(seed).randint(0, 2**32, size=n + extra, dtype=np.uint32)
+        perm, used = bounded_shuffle(raw, n)
+        if used >= 0:
+            return perm
+        extra *= 16
 
 
 def cross_validated_decisions(fit_and_decide, labels, seed):
@@ -93,12 +86,6 @@ def cross_validated_decisions(fit_and_decide, labels, seed):
     return decisions
 
 
-def _log_loss(decisions, targets, A, B):
-    """Platt's objective, ``sum t log(1 + e^-z) + (1 - t) log(1 + e^z)``, z = -(A f + B), stably."""
-    fApB = decisions * A + B
-    return float(np.sum(np.where(fApB >= 0, targets * fApB, (targets - 1) * fApB) + np.log1p(np.exp(-np.abs(fApB)))))
-
-
 def sigmoid_train(decisions, labels, max_iter=100, min_step=1e-10, sigma=1e-12, eps=1e-5):
     """Fit ``A, B`` of ``P(+1 | f) = 1 / (1 + exp(A f + B))`` (LIBSVM's ``sigmoid_train``).
 
@@ -123,36 +110,10 @@ def sigmoid_train(decisions, labels, max_iter=100, min_step=1e-10, sigma=1e-12, 
     prior1 = float(np.sum(positive))
     prior0 = float(labels.shape[0] - prior1)
     targets = np.where(positive, (prior1 + 1.0) / (prior1 + 2.0), 1.0 / (prior0 + 2.0))
-    A, B = 0.0, float(np.log((prior0 + 1.0) / (prior1 + 1.0)))
-    fval = _log_loss(decisions, targets, A, B)
-    for _ in range(max_iter):
-        fApB = decisions * A + B
-        e = np.exp(-np.abs(fApB))
-        p = np.where(fApB >= 0, e, 1.0) / (1.0 + e)  # 1 / (1 + exp(fApB))
-        q = 1.0 - p
-        d2 = p * q
-        h11 = sigma + decisions @ (decisions * d2)
-        h22 = sigma + d2.sum()
-        h21 = decisions @ d2
-        d1 = targets - p
-        g1 = decisions @ d1
-        g2 = d1.sum()
-        if abs(g1) < eps and abs(g2) < eps:
-            break
-        det = h11 * h22 - h21 * h21
-        dA = -(h22 * g1 - h21 * g2) / det
-        dB = -(-h21 * g1 + h11 * g2) / det
-        gd = g1 * dA + g2 * dB
-        step = 1.0
-        while step >= min_step:
-            new_A, new_B = A + step * dA, B + step * dB
-            new_f = _log_loss(decisions, targets, new_A, new_B)
-            if new_f < fval + 0.0001 * step * gd:
-                A, B, fval = new_A, new_B, new_f
-                break
-            step /= 2.0
-        if step < min_step:
-            break
+    A, B = platt_newton(
+        np.asarray(decisions, dtype=np.float64), targets, 0.0, float(np.log((prior0 + 1.0) / (prior1 + 1.0))),
+        max_iter, min_step, sigma, eps,
+    )
     return float(A), float(B)
 
 

@@ -1,0 +1,118 @@
+"""Compiled loops of LIBSVM's probability estimates: the fold shuffle and Platt's sigmoid fit.
+
+Both run once per one-vs-one pair of a ``probability=True`` fit; in Python their
+per-sample loops took about a fifth of such a fit (digits, 45 pairs: 49 ms and
+40 ms of 450).
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit
+
+_UINT32_RANGE = np.uint64(2**32)
+_LOW_BITS = np.uint64(0xFFFFFFFF)
+
+
+@jit
+def bounded_shuffle(raw, n):
+    """LIBSVM's Fisher-Yates shuffle of ``range(n)`` with scikit-learn's bounded integers
+    (Lemire's method) drawn from the raw 32-bit values ``raw`` in order.
+
+    Returns ``(perm, used)``: the permutation and how many values it took, or ``used = -1``
+    when ``raw`` ran out (draw more and call again).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> raw = np.random.RandomState(0).randint(0, 2**32, size=21, dtype=np.uint32)
+    >>> bounded_shuffle(raw, 5)
+    (array([2, 3, 4, 0, 1]), 5)
+    """
+    perm = np.arange(n)
+    used = 0
+    for i in range(n):
+        size = np.uint64(n - i)
+        threshold = (_UINT32_RANGE - size) % size
+        while True:
+            if used == raw.shape[0]:
+                return perm, -1
+            product = np.uint64(raw[used]) * size
+            used += 1
+            if (product & _LOW_BITS) >= threshold:
+                break
+        j = i + np.int64(product >> np.uint64(32))
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm, used
+
+
+@jit
+def _log_loss(decisions, targets, A, B):
+    """Platt's objective, ``sum t log(1 + e^-z) + (1 - t) log(1 + e^z)``, z = -(A f + B), stably."""
+    total = 0.0
+    for i in range(decisions.shape[0]):
+        fApB = decisions[i] * A + B
+        if fApB >= 0:
+            total += targets[i] * fApB + math.log1p(math.exp(-fApB))
+        else:
+            total += (targets[i] - 1.0) * fApB + math.log1p(math.exp(fApB))
+    return total
+
+
+@jit
+def platt_newton(decisions, targets, A, B, max_iter, min_step, sigma, eps):
+    """Newton's method with backtracking for ``A, B`` of ``P(+1 | f) = 1 / (1 + exp(A f + B))``
+    from the start ``A, B`` and the regularised targets (LIBSVM's ``sigmoid_train`` loop).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> decisions = np.array([-2.0, -1.0, 0.5, 1.0, 2.0])
+    >>> targets = np.array([0.2, 0.2, 0.2, 0.75, 0.75])  # 2 positives, 3 negatives
+    >>> A, B = platt_newton(decisions, targets, 0.0, np.log(4.0 / 3.0), 100, 1e-10, 1e-12, 1e-5)
+    >>> round(A, 4), round(B, 4)
+    (-0.7205, 0.4926)
+    """
+    fval = _log_loss(decisions, targets, A, B)
+    for _ in range(max_iter):
+        h11 = sigma
+        h22 = sigma
+        h21 = 0.0
+        g1 = 0.0
+        g2 = 0.0
+        for i in range(decisions.shape[0]):
+            fApB = decisions[i] * A + B
+            if fApB >= 0:
+                e = math.exp(-fApB)
+                p = e / (1.0 + e)
+                q = 1.0 / (1.0 + e)
+            else:
+                e = math.exp(fApB)
+                p = 1.0 / (1.0 + e)
+                q = e / (1.0 + e)
+            d2 = p * q
+            h11 += decisions[i] * decisions[i] * d2
+            h22 += d2
+            h21 += decisions[i] * d2
+            d1 = targets[i] - p
+            g1 += decisions[i] * d1
+            g2 += d1
+        if abs(g1) < eps and abs(g2) < eps:
+            break
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= min_step:
+            new_A = A + step * dA
+            new_B = B + step * dB
+            new_f = _log_loss(decisions, targets, new_A, new_B)
+            if new_f < fval + 0.0001 * step * gd:
+                A, B, fval = new_A, new_B, new_f
+                break
+            step /= 2.0
+        if step < min_step:
+            break
+    return A, B
