@@ -18,7 +18,7 @@ from sklearn.preprocessing import StandardScaler
 
 import svmkit.svm._probability
 from svmkit.svm import SVC, NuSVC
-from svmkit._core.platt import bounded_shuffle, platt_newton
+from svmkit._core.platt import bounded_shuffle, mt19937_draws, platt_newton
 from svmkit.svm._probability import fold_permutation, pairwise_coupling, sigmoid_train
 
 # scikit-learn 1.9 deprecates probability=True and probA_/probB_ (in favour of CalibratedClassifierCV)
@@ -283,7 +283,14 @@ def test_docstring_examples_run():
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("function", [bounded_shuffle, platt_newton])
+@pytest.mark.parametrize("seed", [0, 1, 5489, 209652396, 2**31 - 2])
+def test_mt19937_draws_are_numpys_random_state(seed):
+    np.testing.assert_array_equal(
+        mt19937_draws(seed, 1500), np.random.RandomState(seed).randint(0, 2**32, size=1500, dtype=np.uint32)
+    )
+
+
+@pytest.mark.parametrize("function", [bounded_shuffle, mt19937_draws, platt_newton])
 def test_compiled_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

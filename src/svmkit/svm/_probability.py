@@ -17,7 +17,7 @@ positions ``k l / 5`` to ``(k + 1) l / 5`` of the shuffle. With the same
 
 import numpy as np
 
-from .._core.platt import bounded_shuffle, platt_newton
+from .._core.platt import bounded_shuffle, mt19937_draws, platt_newton
 
 #: Number of cross-validation folds (LIBSVM's ``nr_fold``).
 N_FOLDS = 5
@@ -43,9 +43,7 @@ def fold_permutation(n, seed):
     """
     extra = 64  # values beyond one per position, for the rare rejected draws
     while True:
-        # integer seeding is std::mt19937's; full-range uint32 draws are its raw outputs, in order
-        raw = np.random.RandomState(seed).randint(0, 2**32, size=n + extra, dtype=np.uint32)
-        perm, used = bounded_shuffle(raw, n)
+        perm, used = bounded_shuffle(mt19937_draws(seed, n + extra), n)
         if used >= 0:
             return perm
         extra *= 16
