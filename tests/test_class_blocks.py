@@ -16,7 +16,7 @@ from sklearn.svm import NuSVC as LibsvmNuSVC
 from svmkit import SVC, NuSVC
 from svmkit import _class_blocks
 from svmkit._class_blocks import ClassBlockGram, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
-from svmkit._core.pairs import assemble_pair_gram, solve_pairs
+from svmkit._core.pairs import assemble_pair_gram, solve_pairs, solve_subsets
 from svmkit.svm import _svc as svc_module
 from svmkit.svm._formulations import c_svc_dual
 from svmkit._solver import GramBlocks
@@ -215,7 +215,7 @@ def test_docstring_example():
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("function", [assemble_pair_gram, solve_pairs])
+@pytest.mark.parametrize("function", [assemble_pair_gram, solve_pairs, solve_subsets])
 def test_compiled_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from compiled_doctests import run_docstring_examples
 from sklearn import svm as libsvm
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.preprocessing import StandardScaler
 
@@ -307,3 +308,27 @@ def test_fold_permutation_draws_more_values_when_rejections_use_up_the_first_one
     monkeypatch.setattr(svmkit.svm._probability, "bounded_shuffle", short_first)
     np.testing.assert_array_equal(fold_permutation(300, 209652396), libsvm_permutation(300, 209652396))
     assert calls == [364, 300 + 64 * 16]
+
+
+@pytest.mark.parametrize("estimator", [
+    SVC(probability=True, random_state=0),
+    SVC(kernel="linear", C=0.5, probability=True, random_state=1),
+    NuSVC(nu=0.3, probability=True, random_state=0),
+], ids=["rbf", "linear", "nu"])
+@pytest.mark.parametrize("loader", [load_wine, load_breast_cancer], ids=["wine", "cancer"])
+def test_cross_validation_fits_in_one_call_are_those_solved_one_by_one(monkeypatch, estimator, loader):
+    """The five fits of each pair, solved in one compiled call on the pair's Gram matrix, give
+    the sigmoids of the fits solved one by one on it, bit for bit."""
+    import svmkit.svm._svc as svc_module
+
+    X, y = loader(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    calls = []
+    original = svc_module.solve_subsets_in_one_call
+    monkeypatch.setattr(svc_module, "solve_subsets_in_one_call", lambda *a: calls.append(1) or original(*a))
+    in_one_call = clone(estimator).fit(X, y)
+    assert len(calls) == len(in_one_call.probA_)
+    monkeypatch.setattr(svc_module, "solve_subsets_in_one_call", lambda *a: None)
+    one_by_one = clone(estimator).fit(X, y)
+    np.testing.assert_array_equal(in_one_call.probA_, one_by_one.probA_)
+    np.testing.assert_array_equal(in_one_call.probB_, one_by_one.probB_)

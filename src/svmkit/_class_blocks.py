@@ -24,10 +24,9 @@ import numpy as np
 
 from ._core.pairs import solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
-from ._core.smo import SMO_OPTIMAL
 from ._solver import (
-    _EPS, _FACE_MAX_FREE, _FACE_MAX_STEPS, _HAND_OVER_FRACTION, _STEPS_PER_CALL, ITERATION_LIMIT, OPTIMAL,
-    DualSolution, GramBlocks, _into, _Progress, full_gram_dtype, step_limit,
+    _EPS, _FACE_MAX_FREE, _FACE_MAX_STEPS, _HAND_OVER_FRACTION, _STEPS_PER_CALL, GramBlocks, _into, full_gram_dtype,
+    solutions_in_one_call, step_limit,
 )
 
 
@@ -264,25 +263,14 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, cac
                 and np.array_equal(rows[n_a:], members[b])):
             return None
 
-    def joined(name):
-        return np.concatenate([getattr(problem, name) for problem in problems]).astype(np.float64)
-
-    bounds = np.cumsum([0] + [problem.rows.shape[0] for problem in problems])
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
     qd = gram.diag()[np.concatenate([problem.rows for problem in problems])]
-    alpha, grad = joined("alpha0"), np.empty(bounds[-1])
-    n_iter, status = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64)
-    gap = np.empty(len(problems))
-    progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems]
-    solve_pairs(
-        gram.class_strips(), gram.class_start(), first, second, bounds, joined("y"), joined("upper"), joined("p"), qd,
-        alpha, problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
-        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)], grad, n_iter, status, gap,
-    )
-    for k, problem in enumerate(problems):
-        progress[k].report(int(n_iter[k]), float(gap[k]), problem.rows.shape[0], force=True)
-    return [
-        DualSolution(alpha[start:stop], grad[start:stop], float(gap[k]), int(n_iter[k]),
-                     OPTIMAL if status[k] == SMO_OPTIMAL else ITERATION_LIMIT, "full-gram")
-        for k, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:]))
-    ]
+
+    def solve(bounds, y, upper, p, alpha, grad, n_iter, status, gap):
+        solve_pairs(
+            gram.class_strips(), gram.class_start(), first, second, bounds, y, upper, p, qd, alpha,
+            problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
+            _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)], grad, n_iter, status, gap,
+        )
+
+    return solutions_in_one_call(problems, solve, verbose, callback)

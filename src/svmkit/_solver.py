@@ -40,6 +40,7 @@ from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather
 from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, bias_from_gradient, rows_to_prefetch, smo, violation_gap
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF
 from ._core.full_gram import SMO_NEED_ROWS, full_gram_smo, smo_on_block
+from ._core.pairs import solve_subsets
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
@@ -453,6 +454,71 @@ def solve_dual(
             prefetch = min(max(2 * n_features, 32), _PREFETCH_ROWS)
             return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, progress)
         return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
+
+
+def solutions_in_one_call(problems, solve, verbose=False, callback=None):
+    """The solutions of ``problems`` computed by one compiled call over all of them.
+
+    ``solve(bounds, y, upper, p, alpha, grad, n_iter, status, gap)`` gets every problem's
+    arrays one after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), the start points
+    in ``alpha``, and fills ``alpha``, ``grad`` and the steps, status and gap of each (as
+    :func:`svmkit._core.pairs.solve_pairs`). Progress (``verbose``, ``callback``) is reported
+    once all are solved, one report per problem with the time of the whole call.
+    """
+    def joined(name):
+        return np.concatenate([getattr(problem, name) for problem in problems]).astype(np.float64)
+
+    bounds = np.cumsum([0] + [problem.rows.shape[0] for problem in problems])
+    alpha, grad = joined("alpha0"), np.empty(bounds[-1])
+    n_iter, status = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64)
+    gap = np.empty(len(problems))
+    progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems]
+    solve(bounds, joined("y"), joined("upper"), joined("p"), alpha, grad, n_iter, status, gap)
+    for k, problem in enumerate(problems):
+        progress[k].report(int(n_iter[k]), float(gap[k]), problem.rows.shape[0], force=True)
+    return [
+        DualSolution(alpha[start:stop], grad[start:stop], float(gap[k]), int(n_iter[k]),
+                     OPTIMAL if status[k] == SMO_OPTIMAL else ITERATION_LIMIT, "full-gram")
+        for k, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:]))
+    ]
+
+
+def solve_subsets_in_one_call(gram, problems, tol, max_iter, shrinking, cache_size, verbose=False, callback=None):
+    """The solutions of ``problems`` on rows of a Gram matrix computed for them (a
+    :class:`PrecomputedGram` whose rows are copies: the cross-validation fits of one pair),
+    all in one compiled call (:func:`svmkit._core.pairs.solve_subsets`), as
+    :func:`solve_dual` solves them; or None where :func:`solve_dual` would not keep a float64
+    Gram matrix of each, or a problem has two variables on one row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
+    >>> gram = PrecomputedGram(X @ X.T, rows_are_copies=True)
+    >>> rows = np.array([0, 1, 2, 3])
+    >>> problem = DualProblem(rows, np.array([1.0, 1, -1, -1]), -np.ones(4), np.full(4, 10.0), np.zeros(4))
+    >>> solve_subsets_in_one_call(gram, [problem], 1e-6, -1, True, 200)[0].alpha.round(6)
+    array([0. , 0.5, 0.5, 0. ])
+    """
+    if not (isinstance(gram, PrecomputedGram) and gram.rows_are_copies and problems):
+        return None
+    budget = cache_size * 2**20
+    for problem in problems:
+        n = problem.rows.shape[0]
+        one_per_row = np.unique(problem.rows).shape[0] == n
+        if not one_per_row or problem.nu_mode != problems[0].nu_mode or full_gram_dtype(n, budget) != np.float64:
+            return None
+    rows = np.concatenate([problem.rows for problem in problems]).astype(np.int64)
+    K = np.ascontiguousarray(gram.K, dtype=np.float64)
+
+    def solve(bounds, y, upper, p, alpha, grad, n_iter, status, gap):
+        solve_subsets(
+            K, rows, bounds, y, upper, p, alpha, problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL,
+            _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
+            grad, n_iter, status, gap,
+        )
+
+    return solutions_in_one_call(problems, solve, verbose, callback)
 
 
 def step_limit(max_iter):

@@ -1,8 +1,10 @@
-"""The one-vs-one problems of a multiclass fit solved one after another in one compiled call.
+"""Problems of one fit solved one after another in one compiled call, each on a Gram matrix in memory.
 
-Each problem's Gram matrix is assembled from the class strips (the kernel
-values of each class against itself and every later class) and solved by
-:func:`svmkit._core.full_gram.full_gram_smo` as the full-Gram solver does it,
+:func:`solve_pairs`: the one-vs-one problems of a multiclass fit, each Gram
+matrix assembled from the class strips (the kernel values of each class against
+itself and every later class); :func:`solve_subsets`: problems on rows of one
+Gram matrix (the cross-validation fits of ``probability=True``). Each is solved
+by :func:`svmkit._core.full_gram.full_gram_smo` as the full-Gram solver does it,
 with no return to Python in between: for problems of a few hundred rows the
 Python around each call took as long as its SMO (digits, 45 problems).
 """
@@ -12,7 +14,7 @@ import numpy as np
 from ._jit import jit
 from .full_gram import full_gram_smo
 from .kernel_blocks import KERNEL_NONE
-from .row_cache import add_weighted_rows_serial
+from .row_cache import add_weighted_rows_serial, gather_block
 from .smo import SMO_STEP_LIMIT
 
 _TILE = 32  # rows of a strip read together by the transposed copy (they stay in the first-level cache)
@@ -119,35 +121,87 @@ def solve_pairs(
     >>> alpha[:4].round(6)  # classes 0 and 1: the margin 1 <= x <= 3, w = -1
     array([0. , 0.5, 0.5, 0. ])
     """
-    largest = 0
-    for k in range(first.shape[0]):
-        largest = max(largest, bounds[k + 1] - bounds[k])
-    buffer = np.empty(largest * largest)
-    no_data = np.empty((0, 0))
+    buffer = np.empty(_largest(bounds) ** 2)
     for k in range(first.shape[0]):
         start, stop = bounds[k], bounds[k + 1]
-        n = stop - start
-        K = buffer[: n * n].reshape((n, n))
+        K = buffer[: (stop - start) ** 2].reshape((stop - start, stop - start))
         assemble_pair_gram(strips, class_start, first[k], second[k], K)
-        y_k, alpha_k, grad_k = y[start:stop], alpha[start:stop], grad[start:stop]
-        # G = Q a0 + p, summed as the full-Gram solver does for its start support vectors
-        grad_k[:] = p[start:stop]
-        moved = np.flatnonzero(alpha_k)
-        if moved.shape[0]:
-            column_sum = np.zeros(n)
-            add_weighted_rows_serial(K, moved, y_k[moved] * alpha_k[moved], column_sum)
-            grad_k += y_k * column_sum
-        slot = np.arange(n)
-        state = np.zeros(2, dtype=np.int64)
-        wanted = np.empty(n, dtype=np.int64)
-        done = 0
-        while True:  # (all rows are there: the only other status is SMO_OPTIMAL)
-            steps, status[k], gap[k], _ = full_gram_smo(
-                K, slot, np.array([n]), y_k, upper[start:stop], qd[start:stop], alpha_k, grad_k, state, tol,
-                steps_per_call, max_steps - done, nu_mode, hand_over_fraction, face_max_free, face_max_steps, eps,
-                no_data, KERNEL_NONE, 0.0, 0.0, 1, wanted,
-            )
-            done += steps
-            if status[k] != SMO_STEP_LIMIT or done >= max_steps:
-                break
-        n_iter[k] = done
+        n_iter[k], status[k], gap[k] = _solve_on(
+            K, y[start:stop], upper[start:stop], p[start:stop], qd[start:stop], alpha[start:stop], grad[start:stop],
+            nu_mode, tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
+        )
+
+
+@jit
+def solve_subsets(
+    gram, rows, bounds, y, upper, p, alpha, nu_mode, tol, max_steps, steps_per_call, hand_over_fraction,
+    face_max_free, face_max_steps, eps, grad, n_iter, status, gap,
+):
+    """Solve the problems ``k`` on the rows ``rows[bounds[k]:bounds[k + 1]]`` of the Gram matrix
+    ``gram`` (one variable per row, in that order), each on its sub-matrix: the
+    cross-validation fits of a pair (``probability=True``). The other arguments are as
+    :func:`solve_pairs`; the kernel diagonal is ``gram``'s.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
+    >>> rows, bounds = np.array([0, 1, 2, 3, 1, 2, 4]), np.array([0, 4, 7])  # two problems
+    >>> y = np.array([1.0, 1, -1, -1, 1, -1, -1])
+    >>> alpha, grad = np.zeros(7), np.empty(7)
+    >>> n_iter, status, gap = np.empty(2, dtype=np.int64), np.empty(2, dtype=np.int64), np.empty(2)
+    >>> solve_subsets(X @ X.T, rows, bounds, y, np.full(7, 10.0), -np.ones(7), alpha, False, 1e-6, 1000, 1000, 5,
+    ...               256, 30, 2.2e-16, grad, n_iter, status, gap)
+    >>> alpha.round(6)  # the margins 1 <= x <= 3 and 1 <= x <= 3
+    array([0. , 0.5, 0.5, 0. , 0.5, 0.5, 0. ])
+    """
+    buffer = np.empty(_largest(bounds) ** 2)
+    for k in range(bounds.shape[0] - 1):
+        start, stop = bounds[k], bounds[k + 1]
+        K = buffer[: (stop - start) ** 2].reshape((stop - start, stop - start))
+        gather_block(gram, rows[start:stop], rows[start:stop], K, np.arange(stop - start))
+        qd = np.empty(stop - start)
+        for t in range(stop - start):
+            qd[t] = gram[rows[start + t], rows[start + t]]
+        n_iter[k], status[k], gap[k] = _solve_on(
+            K, y[start:stop], upper[start:stop], p[start:stop], qd, alpha[start:stop], grad[start:stop], nu_mode,
+            tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
+        )
+
+
+@jit
+def _largest(bounds):
+    """The most variables of one problem."""
+    largest = 0
+    for k in range(bounds.shape[0] - 1):
+        largest = max(largest, bounds[k + 1] - bounds[k])
+    return largest
+
+
+@jit
+def _solve_on(K, y, upper, p, qd, alpha, grad, nu_mode, tol, max_steps, steps_per_call, hand_over_fraction,
+              face_max_free, face_max_steps, eps):
+    """One problem on its whole Gram matrix ``K``, from the start ``alpha`` (updated in place,
+    ``grad`` receives ``Q a + p``), as the full-Gram solver solves it; ``(steps, status, gap)``."""
+    n = K.shape[0]
+    # G = Q a0 + p, summed as the full-Gram solver does for its start support vectors
+    grad[:] = p
+    moved = np.flatnonzero(alpha)
+    if moved.shape[0]:
+        column_sum = np.zeros(n)
+        add_weighted_rows_serial(K, moved, y[moved] * alpha[moved], column_sum)
+        grad += y * column_sum
+    slot = np.arange(n)
+    state = np.zeros(2, dtype=np.int64)
+    wanted = np.empty(n, dtype=np.int64)
+    no_data = np.empty((0, 0), dtype=K.dtype)
+    done = 0
+    while True:  # (all rows are there: the only other status is SMO_OPTIMAL)
+        steps, status, gap, _ = full_gram_smo(
+            K, slot, np.array([n]), y, upper, qd, alpha, grad, state, tol, steps_per_call, max_steps - done,
+            nu_mode, hand_over_fraction, face_max_free, face_max_steps, eps, no_data, KERNEL_NONE, 0.0, 0.0, 1,
+            wanted,
+        )
+        done += steps
+        if status != SMO_STEP_LIMIT or done >= max_steps:
+            return done, status, gap

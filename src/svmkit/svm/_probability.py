@@ -55,8 +55,9 @@ def cross_validated_decisions(fit_and_decide, labels, seed):
     Parameters
     ----------
     fit_and_decide : callable
-        ``fit_and_decide(train, held)`` fits the two-class problem on the
-        positions ``train`` and returns the decision values at ``held``.
+        ``fit_and_decide(trains, helds)`` fits the two-class problem on each array of
+        positions in ``trains`` and returns the decision values at the matching array of
+        ``helds`` (all folds at once, so that they may be solved together).
     labels : float array
         +1/-1 labels of the problem's samples.
     seed : int
@@ -71,6 +72,7 @@ def cross_validated_decisions(fit_and_decide, labels, seed):
     n = labels.shape[0]
     perm = fold_permutation(n, seed)
     decisions = np.empty(n)
+    trains, helds = [], []
     for k in range(N_FOLDS):
         begin, end = k * n // N_FOLDS, (k + 1) * n // N_FOLDS
         held = perm[begin:end]
@@ -78,9 +80,13 @@ def cross_validated_decisions(fit_and_decide, labels, seed):
         n_positive = int(np.sum(labels[train] > 0))
         n_negative = train.shape[0] - n_positive
         if n_positive and n_negative:
-            decisions[held] = fit_and_decide(train, held)
+            trains.append(train)
+            helds.append(held)
         else:
             decisions[held] = np.sign(n_positive - n_negative)
+    if trains:
+        for held, values in zip(helds, fit_and_decide(trains, helds)):
+            decisions[held] = values
     return decisions
 
 

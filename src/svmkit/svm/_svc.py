@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
 from .._core.multiclass import one_vs_one_votes, ovr_scores
-from .._solver import PrecomputedGram, blas_threads_for
+from .._solver import PrecomputedGram, blas_threads_for, solve_subsets_in_one_call
 from ..kernels import LinearKernel
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel
@@ -344,8 +344,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
     def _fit_binary(self, gram, X, indices, labels, upper, positive, negative, cache_size=None):
         problem = self._binary_dual(gram, X, indices, labels, upper)
-        solution = solve_dual_qp(gram, problem) if self._uses_qp() else self._solve(gram, problem, cache_size)
-        return self._binary_model(problem, solution, positive, negative)
+        return self._binary_model(problem, self._solve_binary(gram, problem, cache_size), positive, negative)
+
+    def _solve_binary(self, gram, problem, cache_size=None):
+        """The solution of one two-class dual, by SMO or the QP library."""
+        return solve_dual_qp(gram, problem) if self._uses_qp() else self._solve(gram, problem, cache_size)
 
     def _uses_qp(self):
         """Whether the duals go to the QP library (``solver='qp'``) instead of SMO."""
@@ -423,22 +426,37 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.probB_ = np.array(prob_b)
 
     def _held_out_decisions(self, gram, X, rows, labels, upper, positive, negative):
-        """``fit_and_decide(train, held)`` for :func:`cross_validated_decisions` on one pair.
+        """``fit_and_decide(trains, helds)`` for :func:`cross_validated_decisions` on one pair.
 
         The pair's Gram matrix is computed once for its five fits and their decision values
         where it fits in ``cache_size`` (digits, probability=True, RBF: 382 ms a fit instead of
-        449, linear 364 instead of 507).
+        449, linear 364 instead of 507), and the five are then solved in one compiled call
+        (:func:`svmkit._solver.solve_subsets_in_one_call`: 212 ms instead of 294 and 204 instead
+        of 261).
         """
         n = rows.shape[0]
         if not self._precomputed and n * n * 8 <= self.cache_size * 2**20:
             gram = PrecomputedGram(gram.subset(rows).block(np.arange(n)), rows_are_copies=True)
             X, upper, rows = X[rows], upper[rows], np.arange(n)
 
-        def fit_and_decide(train, held):
-            model = self._fit_binary(gram, X, rows[train], labels[train], upper[rows[train]], positive, negative)
-            if model.support.shape[0] == 0:
-                return np.full(held.shape[0], model.intercept)
-            return gram.block(rows[held], model.support) @ model.dual_coef + model.intercept
+        def fit_and_decide(trains, helds):
+            duals = [self._binary_dual(gram, X, rows[train], labels[train], upper[rows[train]]) for train in trains]
+            solutions = None if self._uses_qp() else solve_subsets_in_one_call(
+                gram, duals, self.tol, self.max_iter, self.shrinking, self.cache_size, bool(self.verbose), self.callback
+            )
+            if solutions is None:
+                solutions = [self._solve_binary(gram, dual) for dual in duals]
+            else:
+                for solution in solutions:
+                    self._warn_unless_optimal(solution)
+            decisions = []
+            for dual, solution, held in zip(duals, solutions, helds):
+                model = self._binary_model(dual, solution, positive, negative)
+                if model.support.shape[0] == 0:
+                    decisions.append(np.full(held.shape[0], model.intercept))
+                else:
+                    decisions.append(gram.block(rows[held], model.support) @ model.dual_coef + model.intercept)
+            return decisions
 
         return fit_and_decide
 
