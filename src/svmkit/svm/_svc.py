@@ -321,8 +321,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             for m in models
         ]
         self._set_libsvm_attributes(X, y_index)
-        with blas_threads_for(*blas_shape):
-            self._fit_probability(gram, X, y_index, upper)
+        if self.probability:
+            with blas_threads_for(*blas_shape):
+                self._fit_probability(gram, X, y_index, upper)
+        else:
+            self.probA_ = self.probB_ = np.empty(0)
         return self
 
     def _upper_bounds(self, weights, y_index):
@@ -409,9 +412,6 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         ``i`` then those of class ``j`` in training order, labelled +1 and -1,
         and every pair is shuffled from the same seed.
         """
-        if not self.probability:
-            self.probA_ = self.probB_ = np.empty(0)
-            return
         seed = draw_seed(check_random_state(self.random_state))
         prob_a, prob_b = [], []
         for i, j in combinations(range(self.classes_.shape[0]), 2):
