@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -339,3 +340,30 @@ def test_map_in_threads_keeps_order_raises_and_runs_nested_maps_in_turn():
         child.kill()
     assert child.exitcode == 0
     assert queue.get(timeout=5) == [0, 1, 4, 9, 16, 25]
+
+
+@pytest.mark.parametrize("estimator", [
+    SVC(multiclass="ovr", C=10.0, gamma=0.02),
+    SVC(multiclass="ovr", kernel="linear", C=0.1),
+    SVC(multiclass="ovr", kernel="precomputed", C=0.5),
+], ids=["rbf", "linear", "precomputed"])
+def test_one_vs_rest_problems_in_one_call_are_those_solved_one_by_one(monkeypatch, estimator):
+    """The one-vs-rest problems share the Gram matrix of all rows, computed once, and are solved
+    in one compiled call: the multipliers, biases and steps of the problems solved one by one
+    on that matrix, bit for bit."""
+    import svmkit.svm._svc as svc_module
+
+    X, y = make_classification(n_samples=240, n_features=12, n_informative=6, n_classes=4, random_state=3)
+    if estimator.kernel == "precomputed":
+        X = X @ X.T
+    calls = []
+    original = svc_module.solve_subsets_in_one_call
+    monkeypatch.setattr(svc_module, "solve_subsets_in_one_call", lambda *a: calls.append(1) or original(*a))
+    in_one_call = clone(estimator).fit(X, y)
+    assert calls == [1]
+    monkeypatch.setattr(svc_module, "solve_subsets_in_one_call", lambda *a: None)
+    one_by_one = clone(estimator).fit(X, y)
+    for name in ("support_", "dual_coef_", "intercept_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(in_one_call, name), getattr(one_by_one, name))
+    oracle = SVC(**{**estimator.get_params(), "cache_size": 0.1}).fit(X, y)  # too small: one by one, as before
+    np.testing.assert_allclose(in_one_call.dual_objective_, oracle.dual_objective_, rtol=1e-5)

@@ -505,7 +505,7 @@ def solve_subsets_in_one_call(gram, problems, tol, max_iter, shrinking, cache_si
     budget = cache_size * 2**20
     for problem in problems:
         n = problem.rows.shape[0]
-        one_per_row = np.unique(problem.rows).shape[0] == n
+        one_per_row = n == 0 or np.bincount(problem.rows).max() == 1
         if not one_per_row or problem.nu_mode != problems[0].nu_mode or full_gram_dtype(n, budget) != np.float64:
             return None
     rows = np.concatenate([problem.rows for problem in problems]).astype(np.int64)
