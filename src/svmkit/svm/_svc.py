@@ -82,7 +82,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         per-variable arrays and the blocks being computed count against it.
         One-vs-one problems of three or more classes share the kernel blocks
         within each class (computed once) when these fit in half of it; small
-        ones are solved in one compiled call from one block per class.
+        ones are solved in one compiled call from one block per class. Small
+        one-vs-rest problems share the Gram matrix of all rows, computed once,
+        when it fits in half of it.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C for each class.
     verbose : bool, default=False
