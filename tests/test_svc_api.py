@@ -282,6 +282,13 @@ def test_binary_model_docstring_examples():
     assert result.attempted > 0 and result.failed == 0
 
 
+def test_solver_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(svmkit._solver)
+    assert result.attempted > 0 and result.failed == 0
+
+
 def test_class_by_class_products_equal_the_dense_coefficient_product():
     """One-vs-one decisions computed one class of support vectors at a time (each class's
     rows of dual_coef_ against its own problems) equal ``K(X, SV) @ problem coefficients``."""

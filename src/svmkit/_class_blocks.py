@@ -218,7 +218,19 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
 def pairs_fit_in_one_call(gram, pairs, cache_size):
     """Whether the one-vs-one problems of the classes ``pairs`` (``a < b``) may be solved in one
     compiled call: ``gram`` is a :class:`ClassBlockGram` whose class strips fit in half of
-    ``cache_size`` (MB), and the float64 Gram matrix of every problem in the other half."""
+    ``cache_size`` (MB), and the float64 Gram matrix of every problem in the other half.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit.kernels import RBFKernel
+    >>> members = [np.arange(0, 300), np.arange(300, 600), np.arange(600, 1200)]
+    >>> gram = ClassBlockGram(RBFKernel(gamma=0.1), np.zeros((1200, 2)), members)
+    >>> pairs_fit_in_one_call(gram, [(0, 1), (0, 2)], cache_size=200)  # 600 and 900 rows
+    False
+    >>> pairs_fit_in_one_call(gram, [(0, 1)], cache_size=200)
+    True
+    """
     if not isinstance(gram, ClassBlockGram) or not all(b is not None and a < b for a, b in pairs):
         return False
     budget = cache_size * 2**20 / 2

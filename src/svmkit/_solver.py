@@ -522,7 +522,13 @@ def solve_subsets_in_one_call(gram, problems, tol, max_iter, shrinking, cache_si
 
 
 def step_limit(max_iter):
-    """The most SMO steps for ``max_iter`` (-1 or None: no limit)."""
+    """The most SMO steps for ``max_iter`` (-1 or None: no limit).
+
+    Examples
+    --------
+    >>> step_limit(500), step_limit(-1) == 2**63 - 1
+    (500, True)
+    """
     return _NO_STEP_LIMIT if max_iter is None or max_iter < 0 else int(max_iter)
 
 
