@@ -188,9 +188,9 @@ def test_problems_without_a_row_of_their_classes_are_not_solved_in_one_call():
     for a, b in pairs:
         rows = np.concatenate([members[a], members[b]])
         problems.append(c_svc_dual(rows, np.where(y[rows] == a, 1.0, -1.0), np.ones(rows.shape[0])))
-    assert solve_pairs_in_one_call(gram, problems, pairs, 1e-3, -1, True, 200) is not None
+    assert solve_pairs_in_one_call(gram, problems, pairs, 1e-3, -1, True) is not None
     problems[1] = c_svc_dual(problems[1].rows[1:], problems[1].y[1:], problems[1].upper[1:])
-    assert solve_pairs_in_one_call(gram, problems, pairs, 1e-3, -1, True, 200) is None
+    assert solve_pairs_in_one_call(gram, problems, pairs, 1e-3, -1, True) is None
     weights = np.ones(y.shape[0])
     weights[members[0][0]] = 0.0
     ours = NuSVC(nu=0.2, gamma=0.02).fit(X, y, sample_weight=weights)

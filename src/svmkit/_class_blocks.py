@@ -24,10 +24,7 @@ import numpy as np
 
 from ._core.pairs import solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
-from ._solver import (
-    _EPS, _FACE_MAX_FREE, _FACE_MAX_STEPS, _HAND_OVER_FRACTION, _STEPS_PER_CALL, GramBlocks, _into, full_gram_dtype,
-    solutions_in_one_call, step_limit,
-)
+from ._solver import GramBlocks, _into, full_gram_dtype, solutions_in_one_call
 
 
 class ClassBlockGram(GramBlocks):
@@ -234,20 +231,20 @@ def pairs_fit_in_one_call(gram, pairs, cache_size):
     if not isinstance(gram, ClassBlockGram) or not all(b is not None and a < b for a, b in pairs):
         return False
     budget = cache_size * 2**20 / 2
-    sizes = [gram.members[a].shape[0] + gram.members[b].shape[0] for a, b in pairs]
-    return gram.class_strip_bytes() <= budget and all(full_gram_dtype(size, budget) == np.float64 for size in sizes)
+    largest = max(gram.members[a].shape[0] + gram.members[b].shape[0] for a, b in pairs)
+    return gram.class_strip_bytes() <= budget and full_gram_dtype(largest, budget) == np.float64
 
 
-def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, cache_size, verbose=False,
-                            callback=None):
-    """The solutions of the one-vs-one ``problems`` of the classes ``pairs``, all computed in one
-    compiled call (:func:`svmkit._core.pairs.solve_pairs`), or None where that does not apply.
+def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, verbose=False, callback=None):
+    """The solutions of the one-vs-one ``problems`` of the classes ``pairs``, for which
+    :func:`pairs_fit_in_one_call` holds (the caller checks it first, before it builds the
+    problems), all computed in one compiled call (:func:`svmkit._core.pairs.solve_pairs`), or
+    None where that does not apply.
 
-    It applies where :func:`pairs_fit_in_one_call` does and every problem has one variable
-    per row of its two classes, in LIBSVM's order (C-SVC; nu-SVC unless a sample has weight
-    0). The problems are solved as :func:`svmkit._solver.solve_dual` solves them; their
-    progress (``verbose``, ``callback``) is reported when all are solved, each report with the
-    time of the whole call.
+    It applies where every problem has one variable per row of its two classes, in LIBSVM's
+    order (C-SVC; nu-SVC unless a sample has weight 0). The problems are solved as
+    :func:`svmkit._solver.solve_dual` solves them; their progress (``verbose``, ``callback``)
+    is reported when all are solved, each report with the time of the whole call.
 
     Examples
     --------
@@ -262,12 +259,10 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, cac
     ...     c_svc_dual(np.concatenate([members[a], members[b]]),
     ...                np.repeat([1.0, -1.0], [members[a].size, members[b].size]), np.full(3 if b == 2 else 4, 10.0))
     ...     for a, b in pairs]
-    >>> solutions = solve_pairs_in_one_call(gram, problems, pairs, 1e-6, -1, True, 200)
+    >>> solutions = solve_pairs_in_one_call(gram, problems, pairs, 1e-6, -1, True)
     >>> solutions[0].alpha.round(6)  # classes 0 and 1: the margin 1 <= x <= 3
     array([0. , 0.5, 0.5, 0. ])
     """
-    if not pairs_fit_in_one_call(gram, pairs, cache_size) or len({problem.nu_mode for problem in problems}) != 1:
-        return None
     members = gram.members
     for problem, (a, b) in zip(problems, pairs):
         n_a, rows = members[a].shape[0], problem.rows
@@ -278,11 +273,10 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, cac
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
     qd = gram.diag()[np.concatenate([problem.rows for problem in problems])]
 
-    def solve(bounds, y, upper, p, alpha, grad, n_iter, status, gap):
+    def solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap):
         solve_pairs(
-            gram.class_strips(), gram.class_start(), first, second, bounds, y, upper, p, qd, alpha,
-            problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
-            _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)], grad, n_iter, status, gap,
+            gram.class_strips(), gram.class_start(), first, second, bounds, y, upper, p, qd, alpha, *settings,
+            grad, n_iter, status, gap,
         )
 
-    return solutions_in_one_call(problems, solve, verbose, callback)
+    return solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose, callback)

@@ -456,24 +456,35 @@ def solve_dual(
         return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
 
 
-def solutions_in_one_call(problems, solve, verbose=False, callback=None):
-    """The solutions of ``problems`` computed by one compiled call over all of them.
+def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=False, callback=None):
+    """The solutions of ``problems`` computed by one compiled call over all of them, or None
+    where they are not all of one mode (``nu_mode``).
 
-    ``solve(bounds, y, upper, p, alpha, grad, n_iter, status, gap)`` gets every problem's
-    arrays one after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), the start points
-    in ``alpha``, and fills ``alpha``, ``grad`` and the steps, status and gap of each (as
-    :func:`svmkit._core.pairs.solve_pairs`). Progress (``verbose``, ``callback``) is reported
-    once all are solved, one report per problem with the time of the whole call.
+    ``solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap)`` gets every
+    problem's arrays one after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), the start
+    points in ``alpha`` and the solver's settings as :func:`solve_dual` sets them (``nu_mode,
+    tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps``,
+    the arguments of :func:`svmkit._core.pairs.solve_pairs` after ``alpha``), and fills
+    ``alpha``, ``grad`` and the steps, status and gap of each. Progress (``verbose``,
+    ``callback``) is reported once all are solved, one report per problem with the time of the
+    whole call.
     """
+    if len({problem.nu_mode for problem in problems}) != 1:
+        return None
+
     def joined(name):
         return np.concatenate([getattr(problem, name) for problem in problems]).astype(np.float64)
 
+    settings = (
+        problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
+        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
+    )
     bounds = np.cumsum([0] + [problem.rows.shape[0] for problem in problems])
     alpha, grad = joined("alpha0"), np.empty(bounds[-1])
     n_iter, status = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64)
     gap = np.empty(len(problems))
     progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems]
-    solve(bounds, joined("y"), joined("upper"), joined("p"), alpha, grad, n_iter, status, gap)
+    solve(bounds, joined("y"), joined("upper"), joined("p"), alpha, settings, grad, n_iter, status, gap)
     for k, problem in enumerate(problems):
         progress[k].report(int(n_iter[k]), float(gap[k]), problem.rows.shape[0], force=True)
     return [
@@ -483,7 +494,7 @@ def solutions_in_one_call(problems, solve, verbose=False, callback=None):
     ]
 
 
-def solve_subsets_in_one_call(gram, problems, tol, max_iter, shrinking, cache_size, verbose=False, callback=None):
+def solve_subsets_in_one_call(gram, problems, cache_size, tol, max_iter, shrinking, verbose=False, callback=None):
     """The solutions of ``problems`` on rows of a Gram matrix computed for them (a
     :class:`PrecomputedGram` whose rows are copies: the cross-validation fits of one pair),
     all in one compiled call (:func:`svmkit._core.pairs.solve_subsets`), as
@@ -497,7 +508,7 @@ def solve_subsets_in_one_call(gram, problems, tol, max_iter, shrinking, cache_si
     >>> gram = PrecomputedGram(X @ X.T, rows_are_copies=True)
     >>> rows = np.array([0, 1, 2, 3])
     >>> problem = DualProblem(rows, np.array([1.0, 1, -1, -1]), -np.ones(4), np.full(4, 10.0), np.zeros(4))
-    >>> solve_subsets_in_one_call(gram, [problem], 1e-6, -1, True, 200)[0].alpha.round(6)
+    >>> solve_subsets_in_one_call(gram, [problem], 200, 1e-6, -1, True)[0].alpha.round(6)
     array([0. , 0.5, 0.5, 0. ])
     """
     if not (isinstance(gram, PrecomputedGram) and gram.rows_are_copies and problems):
@@ -506,19 +517,15 @@ def solve_subsets_in_one_call(gram, problems, tol, max_iter, shrinking, cache_si
     for problem in problems:
         n = problem.rows.shape[0]
         one_per_row = n == 0 or np.bincount(problem.rows).max() == 1
-        if not one_per_row or problem.nu_mode != problems[0].nu_mode or full_gram_dtype(n, budget) != np.float64:
+        if not one_per_row or full_gram_dtype(n, budget) != np.float64:
             return None
     rows = np.concatenate([problem.rows for problem in problems]).astype(np.int64)
     K = np.ascontiguousarray(gram.K, dtype=np.float64)
 
-    def solve(bounds, y, upper, p, alpha, grad, n_iter, status, gap):
-        solve_subsets(
-            K, rows, bounds, y, upper, p, alpha, problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL,
-            _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
-            grad, n_iter, status, gap,
-        )
+    def solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap):
+        solve_subsets(K, rows, bounds, y, upper, p, alpha, *settings, grad, n_iter, status, gap)
 
-    return solutions_in_one_call(problems, solve, verbose, callback)
+    return solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose, callback)
 
 
 def step_limit(max_iter):

@@ -310,19 +310,15 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # probability fits' pair Gram matrices too, whose threads contended with other libraries':
         # heart, probability=True, interleaved with scikit-learn and sklearnex: 20 ms a fit, 4 ms alone)
         blas_shape = (max(sizes), 1 if self._precomputed else X.shape[1])
-        options = (self.tol, self.max_iter, self.shrinking, self.cache_size, bool(self.verbose), self.callback)
         one_call = n_workers == 1 and not self._uses_qp()
         with blas_threads_for(*blas_shape):
             if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
                 models = self._fit_in_one_call(
                     problem_gram, X, problems, problem_data, cache_size,
-                    lambda duals: solve_pairs_in_one_call(problem_gram, duals, problems, *options),
+                    lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
                 )
             elif one_call and (shared := self._gram_of_all_rows(gram, problems)) is not None:
-                models = self._fit_in_one_call(
-                    shared, X, problems, problem_data, cache_size,
-                    lambda duals: solve_subsets_in_one_call(shared, duals, *options),
-                )
+                models = self._fit_in_one_call(shared, X, problems, problem_data, cache_size, self._subsets_in_one_call)
             else:
                 models = map_in_threads(fit_problem, problems, n_workers)
             self.binary_models_ = models
@@ -406,15 +402,33 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         instead of 35.4), unless it returns None (nu-SVC leaves out samples of weight 0): then
         one by one."""
         duals = [self._binary_dual(gram, X, *problem_data(pair)) for pair in problems]
+        solutions = self._solutions(gram, duals, solve_all, cache_size)
+        return [self._binary_model(dual, solution, *pair) for dual, solution, pair in zip(duals, solutions, problems)]
+
+    def _solutions(self, gram, duals, solve_all, cache_size=None):
+        """The solutions of ``duals``: from ``solve_all(gram, duals)``, one compiled call for all,
+        or where that returns None (or the QP library solves), one by one."""
         if self.verbose:
             enable_logging()
-        solutions = solve_all(duals)
+        solutions = None if self._uses_qp() else solve_all(gram, duals)
         if solutions is None:
-            solutions = [self._solve(gram, dual, cache_size) for dual in duals]
-        else:
-            for solution in solutions:
-                self._warn_unless_optimal(solution)
-        return [self._binary_model(dual, solution, *pair) for dual, solution, pair in zip(duals, solutions, problems)]
+            return [self._solve_binary(gram, dual, cache_size) for dual in duals]
+        for solution in solutions:
+            self._warn_unless_optimal(solution)
+        return solutions
+
+    def _one_call_options(self):
+        """``(tol, max_iter, shrinking, verbose, callback)`` for the solvers of many problems in
+        one call."""
+        return self.tol, self.max_iter, self.shrinking, bool(self.verbose), self.callback
+
+    def _pairs_in_one_call(self, gram, duals, pairs):
+        """:func:`svmkit._class_blocks.solve_pairs_in_one_call` with this estimator's settings."""
+        return solve_pairs_in_one_call(gram, duals, pairs, *self._one_call_options())
+
+    def _subsets_in_one_call(self, gram, duals):
+        """:func:`svmkit._solver.solve_subsets_in_one_call` with this estimator's settings."""
+        return solve_subsets_in_one_call(gram, duals, self.cache_size, *self._one_call_options())
 
     def _gram_of_all_rows(self, gram, problems):
         """For two or more one-vs-rest problems (each on every row), the Gram matrix of all rows
@@ -462,14 +476,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         def fit_and_decide(trains, helds):
             duals = [self._binary_dual(gram, X, rows[train], labels[train], upper[rows[train]]) for train in trains]
-            solutions = None if self._uses_qp() else solve_subsets_in_one_call(
-                gram, duals, self.tol, self.max_iter, self.shrinking, self.cache_size, bool(self.verbose), self.callback
-            )
-            if solutions is None:
-                solutions = [self._solve_binary(gram, dual) for dual in duals]
-            else:
-                for solution in solutions:
-                    self._warn_unless_optimal(solution)
+            solutions = self._solutions(gram, duals, self._subsets_in_one_call)
             decisions = []
             for dual, solution, held in zip(duals, solutions, helds):
                 model = self._binary_model(dual, solution, positive, negative)
