@@ -471,7 +471,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """
         n = rows.shape[0]
         if not self._precomputed and n * n * 8 <= self.cache_size * 2**20:
-            gram = PrecomputedGram(gram.subset(rows).block(np.arange(n)), rows_are_copies=True)
+            gram = PrecomputedGram(gram.block(rows, rows), rows_are_copies=True)
             X, upper, rows = X[rows], upper[rows], np.arange(n)
 
         def fit_and_decide(trains, helds):
