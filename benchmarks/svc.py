@@ -253,7 +253,7 @@ def make_estimator(cls, case, args, **overrides):
     params = dict(C=case.C, kernel=case.kernel, tol=args.tol, cache_size=args.cache_size)
     if case.kernel != "linear":
         params["gamma"] = case.gamma
-    if getattr(args, "probability", False):  # LIBSVM's Platt scaling, the same folds (random_state)
+    if args.probability:  # LIBSVM's Platt scaling, the same folds (random_state)
         params.update(probability=True, random_state=0)
     params.update(overrides)
     return cls(**params)
