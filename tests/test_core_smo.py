@@ -17,6 +17,7 @@ from svmkit._core.kernel_blocks import (
     exp_nonpositive,
     exp_nonpositive_single,
     kernel_row,
+    rbf_decisions,
 )
 from svmkit._core._jit import jit
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
@@ -244,7 +245,7 @@ def test_compiled_rows_and_python_blocks_reach_the_same_solution(monkeypatch):
     np.testing.assert_allclose(compiled.decision_function(X), blocks.decision_function(X), atol=1e-4)
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient])
+@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions])
 def test_docstring_examples_of_compiled_functions(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

@@ -247,6 +247,29 @@ def test_prediction_in_parallel_blocks_equals_one_block(monkeypatch):
     np.testing.assert_allclose(model.decision_function(X), whole, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("case", ["binary", "ovo", "ovr", "svr", "one_class"])
+def test_small_rbf_prediction_in_one_compiled_call_equals_numpys_blocks(monkeypatch, case):
+    """Below _COMPILED_DECISION_VALUES kernel values the RBF decisions come from one compiled
+    call; with the limit at 0 from NumPy's block path, whose results they must give."""
+    from svmkit import SVR, OneClassSVM
+
+    X = StandardScaler().fit_transform(X_iris)
+    y = {"binary": y_iris > 0, "svr": X_iris[:, 0]}.get(case, y_iris)
+    model = {"svr": SVR(gamma=0.3), "one_class": OneClassSVM(gamma=0.3, nu=0.2)}.get(
+        case, SVC(gamma=0.3, multiclass="ovr" if case == "ovr" else "ovo", decision_function_shape="ovo"))
+    model.fit(X, None if case == "one_class" else y)
+    assert 0 < X.shape[0] * model.support_.shape[0] <= svmkit.svm._base._COMPILED_DECISION_VALUES
+    calls = []
+    original = svmkit.svm._base.rbf_decisions
+    monkeypatch.setattr(svmkit.svm._base, "rbf_decisions", lambda *args: calls.append(1) or original(*args))
+    predict = model.predict if case in ("svr", "one_class") else model.decision_function
+    compiled = predict(X)
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 0)
+    blocks = predict(X)
+    assert calls == [1]
+    np.testing.assert_allclose(compiled, blocks, rtol=1e-13, atol=1e-13)
+
+
 def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
     """Below _PARALLEL_FIT_VALUES Gram values in all, n_jobs=2 still fits on one thread, all
     pairs in one compiled call (threads would only contend for the GIL); above, on two

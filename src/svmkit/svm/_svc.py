@@ -580,8 +580,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _problem_decisions(self, X):
         X = self._validate_test_X(X)
         one_vs_one = self.multiclass == "ovo" and self.classes_.shape[0] > 2
-        combine = self._class_by_class_products() if one_vs_one else None
-        return self._kernel_decision(X, self._problem_coef, self.intercept_, combine)
+        make_combine = self._class_by_class_products if one_vs_one else None
+        return self._kernel_decision(X, self._problem_coef, self.intercept_, make_combine)
 
     def _class_by_class_products(self):
         """``K(X, SV) -> K(X, SV) @ _problem_coef`` one class at a time: the support vectors of
