@@ -18,6 +18,7 @@ from svmkit._core.kernel_blocks import (
     exp_nonpositive_single,
     kernel_row,
     rbf_decisions,
+    sparse_row_products,
 )
 from svmkit._core._jit import jit
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
@@ -245,7 +246,8 @@ def test_compiled_rows_and_python_blocks_reach_the_same_solution(monkeypatch):
     np.testing.assert_allclose(compiled.decision_function(X), blocks.decision_function(X), atol=1e-4)
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions])
+@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
+                                      sparse_row_products])
 def test_docstring_examples_of_compiled_functions(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

@@ -108,3 +108,10 @@ def test_callable_kernel_takes_two_matrices_and_is_checked():
 def test_bad_kernel_parameters_raise_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_docstring_examples_of_the_kernels_module():
+    import doctest
+
+    result = doctest.testmod(K)
+    assert result.attempted > 0 and result.failed == 0

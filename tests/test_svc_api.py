@@ -270,6 +270,42 @@ def test_small_rbf_prediction_in_one_compiled_call_equals_numpys_blocks(monkeypa
     np.testing.assert_allclose(compiled, blocks, rtol=1e-13, atol=1e-13)
 
 
+@pytest.mark.parametrize("support_vectors_sparse", [True, False])
+def test_sparse_rows_with_few_nonzeros_give_the_densified_rows_decisions(monkeypatch, support_vectors_sparse):
+    """Sparse test rows below _SPARSE_PRODUCTS_DENSITY are multiplied with the support
+    vectors in compiled code; their decisions must be those of the rows densified for BLAS,
+    in several blocks on two workers, with empty rows, unsorted and duplicate indices."""
+    rng = np.random.default_rng(4)
+    X_train = sp.random(300, 40, density=0.1, format="csr", random_state=5)
+    X_train.data[:] = rng.standard_normal(X_train.nnz)
+    y = (X_train @ rng.standard_normal(40) > 0).astype(int)
+    model = SVC(gamma=0.5).fit(X_train if support_vectors_sparse else X_train.toarray(), y)
+    assert sp.issparse(model.support_vectors_) == support_vectors_sparse
+    X = sp.random(500, 40, density=0.1, format="csr", random_state=6)
+    X.data[:] = rng.standard_normal(X.nnz)
+    X[7] = 0.0  # an empty row
+    X.eliminate_zeros()
+    # row 3 written with its indices reversed and one of them twice (sums of duplicates)
+    indices, data = X.indices.copy(), X.data.copy()
+    first, last = X.indptr[3], X.indptr[4]
+    indices[first:last], data[first:last] = indices[first:last][::-1], data[first:last][::-1]
+    data[first] /= 2.0
+    X_odd = sp.csr_matrix((np.insert(data, first, data[first]), np.insert(indices, first, indices[first]),
+                           X.indptr + (np.arange(X.shape[0] + 1) > 3)), shape=X.shape)
+    np.testing.assert_allclose(X_odd.toarray(), X.toarray(), rtol=1e-15)
+    calls = []
+    original = svmkit.svm._base.sparse_row_products
+    monkeypatch.setattr(svmkit.svm._base, "sparse_row_products", lambda *args: calls.append(1) or original(*args))
+    monkeypatch.setattr(svmkit.svm._base, "_PARALLEL_PREDICT_VALUES", 1)
+    monkeypatch.setattr(svmkit.svm._base, "_PREDICT_BLOCK_BYTES", 8 * model.support_.shape[0] * 70)
+    model.n_jobs = 2
+    compiled = model.decision_function(X_odd)
+    assert len(calls) == 8  # blocks of 63 rows
+    monkeypatch.setattr(svmkit.svm._base, "_SPARSE_PRODUCTS_DENSITY", 0.0)
+    np.testing.assert_allclose(compiled, model.decision_function(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(compiled, model.decision_function(X.toarray()), rtol=1e-12, atol=1e-12)
+
+
 def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
     """Below _PARALLEL_FIT_VALUES Gram values in all, n_jobs=2 still fits on one thread, all
     pairs in one compiled call (threads would only contend for the GIL); above, on two

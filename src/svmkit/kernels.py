@@ -278,10 +278,24 @@ class RBFKernel(Kernel):
         array([[1.    , 0.6065],
                [0.6065, 1.    ]])
         """
-        dtype = _result_dtype(A, B)
-        K = _dot_block(A, B).astype(dtype, copy=False)
-        row_norms = np.asarray(A_sq_norms).astype(dtype, copy=False)
-        col_norms = np.asarray(B_sq_norms).astype(dtype, copy=False)
+        return self.from_products(_dot_block(A, B).astype(_result_dtype(A, B), copy=False), A_sq_norms, B_sq_norms)
+
+    def from_products(self, products, A_sq_norms, B_sq_norms):
+        """The block ``K(A, B)`` from the products ``A B'`` (overwritten where it is
+        contiguous) and the squared norms of the rows of ``A`` and ``B``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+        >>> norms = (X ** 2).sum(axis=1)
+        >>> RBFKernel(gamma=0.5).from_products(X @ X.T, norms, norms).round(4)
+        array([[1.    , 0.6065],
+               [0.6065, 1.    ]])
+        """
+        K = products
+        row_norms = np.asarray(A_sq_norms).astype(K.dtype, copy=False)
+        col_norms = np.asarray(B_sq_norms).astype(K.dtype, copy=False)
         if not K.flags.c_contiguous and K.flags.f_contiguous:  # the transpose of a sparse product
             rbf_exponent(K.T, col_norms, row_norms, self.gamma)
         else:

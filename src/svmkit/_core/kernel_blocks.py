@@ -5,6 +5,8 @@
   C-contiguous 2-D block.
 * :func:`kernel_row`: one whole kernel row of thin data, for solvers that need
   rows inside compiled code (no return to Python per row).
+* :func:`sparse_row_products`: products of sparse rows with dense columns,
+  only their nonzeros counted (BLAS would need the rows densified).
 * :func:`rbf_decisions`: ``K(X, SV) @ coef`` for the RBF kernel in one call, for
   predictions so small that NumPy's per-operation calls would cost more than
   the arithmetic.
@@ -154,3 +156,53 @@ def rbf_decisions(X, support_vectors, gamma, coef):
         for j in range(row.shape[0]):
             row[j] = exp_nonpositive(row[j])
     return block @ coef
+
+
+#: Columns per pass of :func:`sparse_row_products`: the slice of every feature's
+#: row that a pass reads stays in a core's L2 cache (a9a's 123 features: 0.5 MB).
+_PRODUCT_TILE = 512
+
+
+@jit
+def sparse_row_products(indptr, indices, data, start, stop, BT, out):
+    """``out[r - start] = X[r] @ BT`` for the rows ``start:stop`` of a CSR matrix
+    ``X`` (``indptr, indices, data``) and a dense C-ordered ``BT`` (features by
+    columns): ``out[r - start, j] = sum_p data[p] BT[indices[p], j]``.
+
+    Each row adds its nonzeros' rows of ``BT``, four at a time (one pass over
+    ``out`` per four), in passes over ``_PRODUCT_TILE`` columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, indices, data = np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0])
+    >>> BT = np.arange(6.0).reshape(3, 2)  # X = [[1, 0, 2], [0, 3, 0]]
+    >>> out = np.empty((2, 2))
+    >>> sparse_row_products(indptr, indices, data, 0, 2, BT, out)
+    >>> out
+    array([[ 8., 11.],
+           [ 6.,  9.]])
+    """
+    n_columns = BT.shape[1]
+    for first in range(0, n_columns, _PRODUCT_TILE):
+        width = min(_PRODUCT_TILE, n_columns - first)
+        for r in range(start, stop):
+            acc = out[r - start, first:first + width]
+            for j in range(width):
+                acc[j] = 0.0
+            p, end = indptr[r], indptr[r + 1]
+            while p + 4 <= end:
+                v0, v1, v2, v3 = data[p], data[p + 1], data[p + 2], data[p + 3]
+                b0 = BT[indices[p], first:first + width]
+                b1 = BT[indices[p + 1], first:first + width]
+                b2 = BT[indices[p + 2], first:first + width]
+                b3 = BT[indices[p + 3], first:first + width]
+                for j in range(width):
+                    acc[j] += (v0 * b0[j] + v1 * b1[j]) + (v2 * b2[j] + v3 * b3[j])
+                p += 4
+            while p < end:
+                v = data[p]
+                b = BT[indices[p], first:first + width]
+                for j in range(width):
+                    acc[j] += v * b[j]
+                p += 1
