@@ -272,9 +272,10 @@ def test_small_rbf_prediction_in_one_compiled_call_equals_numpys_blocks(monkeypa
 
 @pytest.mark.parametrize("support_vectors_sparse", [True, False])
 def test_sparse_rows_with_few_nonzeros_give_the_densified_rows_decisions(monkeypatch, support_vectors_sparse):
-    """Sparse test rows below _SPARSE_PRODUCTS_DENSITY are multiplied with the support
-    vectors in compiled code; their decisions must be those of the rows densified for BLAS,
-    in several blocks on two workers, with empty rows, unsorted and duplicate indices."""
+    """Sparse test rows below _SPARSE_PRODUCTS_DENSITY (and dense ones with as few nonzeros)
+    are multiplied with the support vectors in compiled code; their decisions must be those
+    of the rows densified for BLAS, in several blocks on two workers, with empty rows,
+    unsorted and duplicate indices."""
     rng = np.random.default_rng(4)
     X_train = sp.random(300, 40, density=0.1, format="csr", random_state=5)
     X_train.data[:] = rng.standard_normal(X_train.nnz)
@@ -301,9 +302,14 @@ def test_sparse_rows_with_few_nonzeros_give_the_densified_rows_decisions(monkeyp
     model.n_jobs = 2
     compiled = model.decision_function(X_odd)
     assert len(calls) == 8  # blocks of 63 rows
+    from_dense = model.decision_function(X.toarray())  # (a dense matrix of few nonzeros takes the sparse path)
+    assert len(calls) == 16
     monkeypatch.setattr(svmkit.svm._base, "_SPARSE_PRODUCTS_DENSITY", 0.0)
-    np.testing.assert_allclose(compiled, model.decision_function(X), rtol=1e-12, atol=1e-12)
+    densified = model.decision_function(X)
+    np.testing.assert_allclose(compiled, densified, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(from_dense, densified, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(compiled, model.decision_function(X.toarray()), rtol=1e-12, atol=1e-12)
+    assert len(calls) == 16
 
 
 def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
