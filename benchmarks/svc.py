@@ -260,10 +260,11 @@ def make_estimator(cls, case, args, **overrides):
 
 
 def warm_up(classes, case, args):
-    """Untimed fits and predictions of each library on small subsets: for svmkit also a subset
-    whose Gram matrix the solver keeps in float32 and a blocked-solver fit, so that every
-    compiled variant a timed fit uses is loaded from numba's cache beforehand (loading one
-    takes 0.05-0.1 s in a fresh process)."""
+    """Untimed fits of each library on small subsets, each followed by predictions on the
+    first 50 test rows and on all of them: for svmkit also a subset whose Gram matrix the
+    solver keeps in float32 and a blocked-solver fit, so that every compiled variant a timed
+    fit or prediction uses is loaded from numba's cache beforehand (loading one takes
+    0.005-0.1 s in a fresh process; small and large predictions take different ones)."""
     labels = np.unique(case.y_train)
 
     def subset(per_class):
@@ -278,7 +279,9 @@ def warm_up(classes, case, args):
             runs.append((subset(400), {}))  # (two classes over 724 rows: a float32 Gram matrix)
         for (X, y), overrides in runs:
             try:
-                make_estimator(cls, case, args, **overrides).fit(X, y).decision_function(X_test)
+                model = make_estimator(cls, case, args, **overrides).fit(X, y)
+                model.decision_function(X_test)
+                model.decision_function(case.X_test)
             except Exception as error:  # noqa: BLE001
                 print(f"    warm-up of {library} {overrides or ''} failed: {type(error).__name__}: {error}")
 
