@@ -334,10 +334,14 @@ class BaseKernelSVM(BaseEstimator):
                 return np.asarray(X @ weights) + intercept
         n_sv = self.support_.shape[0]
         n_rows = X.shape[0]
+        # (one worker runs BLAS on one thread, see _PARALLEL_PREDICT_VALUES, unless the products
+        # are so small that setting the threads would cost more)
+        tiny = n_rows * max(1, n_sv) * X.shape[1] < _TINY_PREDICT_WORK
         if (type(self.kernel_) is RBFKernel and isinstance(X, np.ndarray) and isinstance(self.support_vectors_, np.ndarray)
                 and 0 < n_rows * n_sv <= _COMPILED_DECISION_VALUES):
             support_vectors = np.ascontiguousarray(self.support_vectors_, dtype=np.float64)
-            return rbf_decisions(X, support_vectors, self.kernel_.gamma, np.ascontiguousarray(coef)) + intercept
+            with contextlib.nullcontext() if tiny else single_threaded_blas():
+                return rbf_decisions(X, support_vectors, self.kernel_.gamma, np.ascontiguousarray(coef)) + intercept
         combine = None if make_combine is None else make_combine()
         n_workers = resolve_n_jobs(getattr(self, "n_jobs", None)) if n_rows * n_sv >= _PARALLEL_PREDICT_VALUES else 1
         support_vectors = self.support_vectors_
@@ -389,9 +393,7 @@ class BaseKernelSVM(BaseEstimator):
                     block = from_sq_norms(X_rows, support_vectors, row_sq_norms(X_rows), sv_norms)
             out[rows] = block @ coef if combine is None else combine(block)
 
-        # (workers run BLAS on one thread; so does a single worker, see _PARALLEL_PREDICT_VALUES,
-        # unless the products are so small that setting the threads would cost more)
-        tiny = n_rows * max(1, n_sv) * n_features < _TINY_PREDICT_WORK
+        # (workers run BLAS on one thread too)
         with contextlib.nullcontext() if tiny else single_threaded_blas():
             map_in_threads(decide_block, range(0, n_rows, step), n_workers)
         out += intercept
