@@ -18,8 +18,9 @@ from svmkit import _class_blocks
 from svmkit._class_blocks import ClassBlockGram, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
 from svmkit._core.pairs import assemble_pair_gram, solve_pairs, solve_subsets
 from svmkit.svm import _svc as svc_module
+from svmkit.svm._base import map_in_threads
 from svmkit.svm._formulations import c_svc_dual
-from svmkit._solver import GramBlocks
+from svmkit._solver import GramBlocks, single_threaded_blas
 from svmkit.kernels import RBFKernel
 from test_svc_libsvm import libsvm_pair_objectives
 
@@ -107,6 +108,28 @@ def test_class_strips_hold_each_class_against_itself_and_the_later_classes():
     np.testing.assert_array_equal(gram.class_start(), np.cumsum([0] + [m.shape[0] for m in members]))
     expected = [kernel(X[members[k]], X[np.concatenate(members[k:])]).ravel() for k in range(3)]
     np.testing.assert_allclose(strips, np.concatenate(expected), rtol=1e-13)
+    # on worker threads, each class's block by one of them: the same values as in turn, with BLAS
+    # on one thread either way (as in the fits that take strips)
+    with single_threaded_blas():
+        np.testing.assert_array_equal(gram.class_strips(lambda function, classes: map_in_threads(function, classes, 2)),
+                                      gram.class_strips())
+
+
+def test_large_kernel_strips_are_computed_on_worker_threads(monkeypatch):
+    """From _PARALLEL_STRIP_WORK multiply-adds the fit's strips are shared out over n_jobs
+    workers (one map over the classes), below it computed in turn; the fit is the same."""
+    X, y = _three_classes(n_samples=300)
+    maps = []
+    original = svc_module.map_in_threads
+    monkeypatch.setattr(svc_module, "map_in_threads",
+                        lambda function, items, n_workers: maps.append(n_workers) or original(function, items, n_workers))
+    in_turn = SVC(gamma=0.05, n_jobs=2).fit(X, y)
+    assert maps == []
+    monkeypatch.setattr(svc_module, "_PARALLEL_STRIP_WORK", 1)
+    on_workers = SVC(gamma=0.05, n_jobs=2).fit(X, y)
+    assert maps == [2]
+    for name in ("support_", "dual_coef_", "intercept_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(on_workers, name), getattr(in_turn, name))
 
 
 def _fit_both_ways(monkeypatch, estimator, X, y, sample_weight=None):
@@ -117,7 +140,7 @@ def _fit_both_ways(monkeypatch, estimator, X, y, sample_weight=None):
         patch.setattr(_class_blocks, "solve_pairs", lambda *args: calls.append(1) or solve_pairs(*args))
         patch.setattr(
             ClassBlockGram, "class_strips",
-            lambda self: np.concatenate([
+            lambda self, map_blocks=None: np.concatenate([
                 np.hstack([self.cross_block(a, b, np.float64) for b in range(a, len(self.members))]).ravel()
                 for a in range(len(self.members))
             ]),

@@ -95,18 +95,26 @@ class ClassBlockGram(GramBlocks):
         compute = self._grouped.block32 if dtype == np.float32 else self._grouped.block
         return np.asarray(compute(self._slices[a], self._slices[b]), dtype=dtype)
 
-    def class_strips(self):
+    def class_strips(self, map_blocks=None):
         """``K(X_k, [X_k, X_k+1, ...])`` for each class ``k``, float64, one after another in one
         flat array: the rows of class ``k`` against those of class ``k`` and every later class
         (see :func:`svmkit._core.pairs.assemble_pair_gram`); one BLAS block per class instead
-        of one per pair."""
+        of one per pair. ``map_blocks(function, classes)``, if given, computes the classes'
+        blocks (on worker threads, say); else they are computed one after another."""
         strips = np.empty(self.class_strip_bytes() // 8)
-        end, offset = self.n_rows, 0
-        for part in self._slices:
-            width = end - part.start
-            size = (part.stop - part.start) * width
-            self._grouped.block(part, slice(part.start, end), out=strips[offset : offset + size].reshape(-1, width))
-            offset += size
+        end = self.n_rows
+        widths = [end - part.start for part in self._slices]
+        offsets = np.cumsum([0] + [(part.stop - part.start) * width for part, width in zip(self._slices, widths)])
+
+        def compute_strip(k):
+            out = strips[offsets[k] : offsets[k + 1]].reshape(-1, widths[k])
+            self._grouped.block(self._slices[k], slice(self._slices[k].start, end), out=out)
+
+        if map_blocks is None:
+            for k in range(len(self._slices)):
+                compute_strip(k)
+        else:
+            map_blocks(compute_strip, range(len(self._slices)))
         return strips
 
     def class_strip_bytes(self):
@@ -235,11 +243,12 @@ def pairs_fit_in_one_call(gram, pairs, cache_size):
     return gram.class_strip_bytes() <= budget and full_gram_dtype(largest, budget) == np.float64
 
 
-def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, verbose=False, callback=None):
+def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, verbose=False, callback=None,
+                            map_blocks=None):
     """The solutions of the one-vs-one ``problems`` of the classes ``pairs``, for which
     :func:`pairs_fit_in_one_call` holds (the caller checks it first, before it builds the
     problems), all computed in one compiled call (:func:`svmkit._core.pairs.solve_pairs`), or
-    None where that does not apply.
+    None where that does not apply. ``map_blocks``: as :meth:`ClassBlockGram.class_strips`.
 
     It applies where every problem has one variable per row of its two classes, in LIBSVM's
     order (C-SVC; nu-SVC unless a sample has weight 0). The problems are solved as
@@ -275,7 +284,7 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
 
     def solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap):
         solve_pairs(
-            gram.class_strips(), gram.class_start(), first, second, bounds, y, upper, p, qd, alpha, *settings,
+            gram.class_strips(map_blocks), gram.class_start(), first, second, bounds, y, upper, p, qd, alpha, *settings,
             grad, n_iter, status, gap,
         )
 
