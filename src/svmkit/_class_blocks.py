@@ -110,11 +110,10 @@ class ClassBlockGram(GramBlocks):
             out = strips[offsets[k] : offsets[k + 1]].reshape(-1, widths[k])
             self._grouped.block(self._slices[k], slice(self._slices[k].start, end), out=out)
 
-        if map_blocks is None:
-            for k in range(len(self._slices)):
-                compute_strip(k)
-        else:
-            map_blocks(compute_strip, range(len(self._slices)))
+        def in_turn(function, classes):
+            return [function(k) for k in classes]
+
+        (map_blocks or in_turn)(compute_strip, range(len(self._slices)))
         return strips
 
     def class_strip_bytes(self):
