@@ -312,6 +312,30 @@ def test_sparse_rows_with_few_nonzeros_give_the_densified_rows_decisions(monkeyp
     assert len(calls) == 16
 
 
+@pytest.mark.parametrize("density, stays_sparse", [(0.02, True), (0.3, False)])
+def test_float32_kernel_rows_of_sparse_data_with_few_nonzeros_come_from_a_sparse_copy(density, stays_sparse):
+    """At most _SPARSE_COPY_DENSITY nonzeros: the float32 copy behind the solver's kernel rows
+    stays sparse (a dense one made each row cost every feature); the rows are the kernel's,
+    and a fit of more rows than a float64 Gram matrix holds (float32 rows) is the dense fit."""
+    from svmkit._solver import GramBlocks
+
+    rng = np.random.default_rng(7)
+    X = sp.random(800, 500, density=density, format="csr", random_state=8)
+    X.data[:] = rng.random(X.nnz)
+    gram = GramBlocks(RBFKernel(gamma=0.05), X)
+    rows = np.arange(0, 800, 7)
+    block = gram.block32(rows)
+    assert sp.issparse(gram._X32) == stays_sparse
+    assert gram.float32_copy_bytes() == (X.nnz * 8 + 801 * 8 if stays_sparse else 800 * 500 * 4)
+    np.testing.assert_allclose(block, RBFKernel(gamma=0.05)(X[rows].toarray(), X.toarray()), rtol=1e-5, atol=1e-6)
+    score = X @ rng.standard_normal(500)
+    y = (score > np.median(score)).astype(int)
+    from_sparse = SVC(gamma=0.05, tol=1e-5).fit(X, y)
+    from_dense = SVC(gamma=0.05, tol=1e-5).fit(X.toarray(), y)
+    assert from_sparse.dual_objective_ == pytest.approx(from_dense.dual_objective_, rel=1e-6)
+    np.testing.assert_array_equal(from_sparse.predict(X), from_dense.predict(X.toarray()))
+
+
 def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
     """Below _PARALLEL_FIT_VALUES Gram values in all, n_jobs=2 still fits on one thread, all
     pairs in one compiled call (threads would only contend for the GIL); above, on two
