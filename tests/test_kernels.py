@@ -23,6 +23,10 @@ def test_named_kernels_equal_pairwise_loops_dense_and_sparse(kernel, pair):
     expected = gram_by_loops(pair, A, B)
     np.testing.assert_allclose(kernel(A, B), expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kernel(sp.csr_matrix(A), sp.csr_matrix(B)), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel(sp.csr_matrix(B), sp.csr_matrix(A)), expected.T, rtol=1e-12, atol=1e-12)
+    single = kernel(sp.csr_matrix(A, dtype=np.float32), sp.csr_matrix(B, dtype=np.float32))
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, expected, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(kernel(sp.csr_matrix(A), B), expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kernel(A, sp.csr_matrix(B)), expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kernel.diag(A), np.diag(gram_by_loops(pair, A, A)), rtol=1e-12)

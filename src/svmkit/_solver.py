@@ -126,9 +126,11 @@ _WS_BLOCK_FEATURES = 512  # most features for which the blocked solver computes 
 _PARALLEL_ROW_VALUES = 2**20
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
 # Sparse data with at most this fraction of nonzeros keep a sparse float32 copy: their kernel rows
-# cost fewer multiply-adds than BLAS saves on a dense copy (blocks of 128 rows against 5,000, time
-# of the sparse copy's against the dense copy's: 20,000 features at 0.2% nonzeros 0.05; 2,000 at
-# 1% 0.14; 1,000 at 5% 0.48; 300 at 4% 0.53; 123 at 11% (a9a) 1.16; 300 at 15% 1.33)
+# cost fewer multiply-adds than BLAS saves on a dense copy (blocks of 128 rows against 5,000, on
+# one thread, time with the sparse copy against the dense copy: 20,000 features at 0.2% nonzeros
+# 0.05; 1,000 at 5% 0.34; 300 at 4% 0.39; 123 at 11% 0.79; 300 at 15% 0.90; 300 at 25% 1.28; but a
+# fit of a9a, 123 features at 11%, took 7.6-7.9 s with the sparse copy against 4.0-4.2 s with the
+# dense one, whose BLAS products run on both cores)
 _SPARSE_COPY_DENSITY = 0.08
 
 
