@@ -43,6 +43,10 @@ digits         scikit-learn's copy, 1797 x 64, 10 classes, standar-  RBF C=1 gam
                dised; a stratified quarter (seed 0) is the test
 cancer         scikit-learn's breast cancer, 569 x 30, standardised;  RBF C=1 gamma='scale' (numeric); linear C=1
                a stratified quarter (seed 0) is the test
+sparse-text    synthetic text-like rows: 5000 x 20,000 CSR, 40        RBF C=1 gamma='scale' (numeric); linear C=1
+               nonzeros a row (0.2%) drawn from Zipf-like feature
+               frequencies, labels from a sparse linear rule with
+               5% flipped (seed 0); test 2500
 synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gamma=0.05
                standardised; n = --synthetic-sizes, test 10% of n
                (at most 10,000 rows); fit time ~ a n^b is fitted
@@ -95,7 +99,8 @@ from _common import (  # noqa: E402
 )
 
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
-ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "synthetic")
+ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "sparse-text",
+                "synthetic")
 DEFAULT_SIZES = (2000, 5000, 10000, 20000, 50000, 100000, 200000)
 SYNTHETIC_TOTAL = 200_000 + 10_000  # rows generated once; every size takes a prefix (nested series)
 
@@ -214,7 +219,30 @@ def real_cases(name, data_dir, kernels, cache):
         X_train, X_test, y_train, y_test = _quarter_held_out(X, y)
         X_train, X_test = _standardised(X_train, X_test)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
+    if name == "sparse-text":
+        X_train, y_train, X_test, y_test = sparse_text_split()
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
     raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(ALL_DATASETS)}")
+
+
+def sparse_text_split(n_train=5000, n_test=2500, n_features=20_000, per_row=40, seed=0):
+    """Synthetic text-like data (no files needed): each row has ``per_row`` distinct features
+    drawn with Zipf-like frequencies (feature k with weight 1 / (k + 10)) and values in (0, 1];
+    the label is the sign of a sparse linear rule (1,000 informative features), 5% flipped."""
+    rng = np.random.default_rng(seed)
+    n = n_train + n_test
+    weights = 1.0 / (np.arange(n_features) + 10.0)
+    indices = np.stack([np.sort(rng.choice(n_features, per_row, replace=False, p=weights / weights.sum()))
+                        for _ in range(n)])
+    data = rng.uniform(1e-3, 1.0, size=indices.shape)
+    X = sp.csr_matrix((data.ravel(), indices.ravel(), np.arange(0, n * per_row + 1, per_row)), shape=(n, n_features))
+    rule = np.zeros(n_features)
+    rule[rng.choice(n_features, 1000, replace=False)] = rng.standard_normal(1000)
+    score = X @ rule
+    y = (score > np.median(score)).astype(int)
+    flip = rng.random(n) < 0.05
+    y[flip] = 1 - y[flip]
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
 def synthetic_pool(seed=0):

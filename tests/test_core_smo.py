@@ -19,6 +19,7 @@ from svmkit._core.kernel_blocks import (
     kernel_row,
     rbf_decisions,
     sparse_row_products,
+    sparse_sparse_products,
 )
 from svmkit._core._jit import jit
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
@@ -247,7 +248,7 @@ def test_compiled_rows_and_python_blocks_reach_the_same_solution(monkeypatch):
 
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
-                                      sparse_row_products])
+                                      sparse_row_products, sparse_sparse_products])
 def test_docstring_examples_of_compiled_functions(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

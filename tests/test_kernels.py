@@ -119,3 +119,30 @@ def test_docstring_examples_of_the_kernels_module():
 
     result = doctest.testmod(K)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize(
+    "kernel", [K.LinearKernel(), K.PolynomialKernel(degree=2, gamma=0.5, coef0=1.0), K.RBFKernel(gamma=0.3)]
+)
+def test_kernels_of_products_from_the_products_of_rows(kernel):
+    products = A @ B.T
+    np.testing.assert_allclose(kernel.from_products(products, (A**2).sum(axis=1), (B**2).sum(axis=1)), kernel(A, B),
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kernel", [K.LinearKernel(), K.PolynomialKernel(degree=2, gamma=0.5, coef0=1.0), K.RBFKernel(gamma=0.3)]
+)
+def test_kernel_rows_of_sparse_data_with_few_nonzeros_from_both_sides_nonzeros(kernel):
+    """Gram blocks of sparse data with at most _SPARSE_COPY_DENSITY nonzeros take each row's
+    nonzeros against the data transposed (sparse x sparse, in compiled code): the kernel's
+    values, in float64 and in float32."""
+    from svmkit._solver import GramBlocks
+
+    X = sp.random(60, 300, density=0.03, format="csr", random_state=3)
+    gram = GramBlocks(kernel, X)
+    rows = np.array([5, 0, 59, 17])
+    expected = kernel(X[rows].toarray(), X.toarray())
+    np.testing.assert_allclose(gram.block(rows), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gram.block32(rows), expected, rtol=1e-5, atol=1e-6)
+    assert set(gram._transposed) == {np.dtype(np.float64), np.dtype(np.float32)}

@@ -270,19 +270,21 @@ def test_small_rbf_prediction_in_one_compiled_call_equals_numpys_blocks(monkeypa
     np.testing.assert_allclose(compiled, blocks, rtol=1e-13, atol=1e-13)
 
 
-@pytest.mark.parametrize("support_vectors_sparse", [True, False])
-def test_sparse_rows_with_few_nonzeros_give_the_densified_rows_decisions(monkeypatch, support_vectors_sparse):
+@pytest.mark.parametrize("support_vectors_sparse, density, products", [
+    (True, 0.1, "sparse_row_products"), (False, 0.1, "sparse_row_products"), (True, 0.05, "sparse_sparse_products")])
+def test_sparse_rows_with_few_nonzeros_give_the_densified_rows_decisions(monkeypatch, support_vectors_sparse,
+                                                                          density, products):
     """Sparse test rows below _SPARSE_PRODUCTS_DENSITY (and dense ones with as few nonzeros)
     are multiplied with the support vectors in compiled code; their decisions must be those
     of the rows densified for BLAS, in several blocks on two workers, with empty rows,
-    unsorted and duplicate indices."""
+    unsorted and duplicate indices. Sparse support vectors of few nonzeros stay sparse."""
     rng = np.random.default_rng(4)
-    X_train = sp.random(300, 40, density=0.1, format="csr", random_state=5)
+    X_train = sp.random(300, 40, density=density, format="csr", random_state=5)
     X_train.data[:] = rng.standard_normal(X_train.nnz)
     y = (X_train @ rng.standard_normal(40) > 0).astype(int)
     model = SVC(gamma=0.5).fit(X_train if support_vectors_sparse else X_train.toarray(), y)
     assert sp.issparse(model.support_vectors_) == support_vectors_sparse
-    X = sp.random(500, 40, density=0.1, format="csr", random_state=6)
+    X = sp.random(500, 40, density=density, format="csr", random_state=6)
     X.data[:] = rng.standard_normal(X.nnz)
     X[7] = 0.0  # an empty row
     X.eliminate_zeros()
@@ -295,8 +297,8 @@ def test_sparse_rows_with_few_nonzeros_give_the_densified_rows_decisions(monkeyp
                            X.indptr + (np.arange(X.shape[0] + 1) > 3)), shape=X.shape)
     np.testing.assert_allclose(X_odd.toarray(), X.toarray(), rtol=1e-15)
     calls = []
-    original = svmkit.svm._base.sparse_row_products
-    monkeypatch.setattr(svmkit.svm._base, "sparse_row_products", lambda *args: calls.append(1) or original(*args))
+    original = getattr(svmkit.svm._base, products)
+    monkeypatch.setattr(svmkit.svm._base, products, lambda *args: calls.append(1) or original(*args))
     monkeypatch.setattr(svmkit.svm._base, "_PARALLEL_PREDICT_VALUES", 1)
     monkeypatch.setattr(svmkit.svm._base, "_PREDICT_BLOCK_BYTES", 8 * model.support_.shape[0] * 70)
     model.n_jobs = 2
@@ -315,8 +317,9 @@ def test_sparse_rows_with_few_nonzeros_give_the_densified_rows_decisions(monkeyp
 @pytest.mark.parametrize("density, stays_sparse", [(0.02, True), (0.3, False)])
 def test_float32_kernel_rows_of_sparse_data_with_few_nonzeros_come_from_a_sparse_copy(density, stays_sparse):
     """At most _SPARSE_COPY_DENSITY nonzeros: the float32 copy behind the solver's kernel rows
-    stays sparse (a dense one made each row cost every feature); the rows are the kernel's,
-    and a fit of more rows than a float64 Gram matrix holds (float32 rows) is the dense fit."""
+    stays sparse (a dense one made each row cost every feature) and its rows come from the
+    nonzeros against its transpose; the rows are the kernel's, and a fit of more rows than a
+    float64 Gram matrix holds (float32 rows) is the dense fit."""
     from svmkit._solver import GramBlocks
 
     rng = np.random.default_rng(7)
@@ -326,7 +329,9 @@ def test_float32_kernel_rows_of_sparse_data_with_few_nonzeros_come_from_a_sparse
     rows = np.arange(0, 800, 7)
     block = gram.block32(rows)
     assert sp.issparse(gram._X32) == stays_sparse
-    assert gram.float32_copy_bytes() == (X.nnz * 8 + 801 * 8 if stays_sparse else 800 * 500 * 4)
+    # (a sparse copy and, for the rows' products over both sides' nonzeros, its transpose)
+    assert gram.float32_copy_bytes() == (2 * X.nnz * 8 + (800 + 500 + 2) * 8 if stays_sparse else 800 * 500 * 4)
+    assert list(gram._transposed) == ([np.dtype(np.float32)] if stays_sparse else [])
     np.testing.assert_allclose(block, RBFKernel(gamma=0.05)(X[rows].toarray(), X.toarray()), rtol=1e-5, atol=1e-6)
     score = X @ rng.standard_normal(500)
     y = (score > np.median(score)).astype(int)

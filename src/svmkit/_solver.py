@@ -38,7 +38,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
 from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, bias_from_gradient, rows_to_prefetch, smo, violation_gap
-from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF
+from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
 from ._core.full_gram import SMO_NEED_ROWS, full_gram_smo, smo_on_block
 from ._core.pairs import solve_subsets
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
@@ -174,6 +174,7 @@ class GramBlocks:
         self.X = X
         self._X32 = None
         self._sq_norms = {}
+        self._transposed = {}  # sparse data of few nonzeros, transposed (CSR), by type
 
     @property
     def n_rows(self):
@@ -217,7 +218,8 @@ class GramBlocks:
             return 0
         n, d = self.X.shape
         if self._float32_copy_stays_sparse():
-            return self.X.nnz * 8 + (n + 1) * 8  # values and indices
+            copies = 2 if self._scatters(self.X) else 1  # (and its transpose)
+            return copies * self.X.nnz * 8 + (n + d + 2) * 8  # values and indices
         return n * d * 4
 
     def _float32_copy_stays_sparse(self):
@@ -225,6 +227,8 @@ class GramBlocks:
         return sp.issparse(self.X) and (n * d * 4 > _FLOAT32_COPY_BYTES or self.X.nnz <= _SPARSE_COPY_DENSITY * n * d)
 
     def _block(self, X, rows, cols):
+        if cols is None and self._scatters(X):
+            return self._scattered_block(X, rows)
         from_sq_norms = getattr(self.kernel, "from_sq_norms", None)
         if from_sq_norms is None:
             return self.kernel(X[rows], X if cols is None else X[cols])
@@ -234,6 +238,23 @@ class GramBlocks:
         if cols is None:
             return from_sq_norms(X[rows], X, norms[rows], norms)
         return from_sq_norms(X[rows], X[cols], norms[rows], norms[cols])
+
+    def _scatters(self, X):
+        """Whether kernel rows of ``X`` come from its rows' nonzeros against its transpose, kept
+        sparse (:func:`sparse_sparse_products`): sparse data of few nonzeros, such as text,
+        and kernels computed from the products of rows."""
+        return (sp.issparse(X) and hasattr(self.kernel, "from_products")
+                and X.nnz <= _SPARSE_COPY_DENSITY * X.shape[0] * X.shape[1])
+
+    def _scattered_block(self, X, rows):
+        if X.dtype not in self._transposed:
+            self._transposed[X.dtype] = X.T.tocsr()
+            self._sq_norms.setdefault(X.dtype, row_sq_norms(X))
+        XT, norms = self._transposed[X.dtype], self._sq_norms[X.dtype]
+        A = X[rows]
+        products = np.empty((A.shape[0], X.shape[0]), dtype=X.dtype)
+        sparse_sparse_products(A.indptr, A.indices, A.data, 0, A.shape[0], XT.indptr, XT.indices, XT.data, products)
+        return self.kernel.from_products(products, norms[rows], norms)
 
     def diag(self):
         """Return ``K(x, x)`` for every row of ``X``."""

@@ -212,6 +212,10 @@ class LinearKernel(Kernel):
     def __call__(self, A, B):
         return _dot_block(A, B).astype(_result_dtype(A, B), copy=False)
 
+    def from_products(self, products, A_sq_norms=None, B_sq_norms=None):
+        """The block ``K(A, B)`` from the products ``A B'`` (the products themselves)."""
+        return products
+
     def diag(self, A):
         return row_sq_norms(A).astype(np.float64)
 
@@ -237,10 +241,13 @@ class PolynomialKernel(Kernel):
         self.coef0 = float(coef0)
 
     def __call__(self, A, B):
-        K = _dot_block(A, B).astype(_result_dtype(A, B), copy=False)
-        K *= self.gamma
-        K += self.coef0
-        return K**self.degree
+        return self.from_products(_dot_block(A, B).astype(_result_dtype(A, B), copy=False))
+
+    def from_products(self, products, A_sq_norms=None, B_sq_norms=None):
+        """The block ``K(A, B)`` from the products ``A B'`` (overwritten)."""
+        products *= self.gamma
+        products += self.coef0
+        return products**self.degree
 
     def diag(self, A):
         return (self.gamma * row_sq_norms(A).astype(np.float64) + self.coef0) ** self.degree

@@ -7,6 +7,8 @@
   rows inside compiled code (no return to Python per row).
 * :func:`sparse_row_products`: products of sparse rows with dense columns,
   only their nonzeros counted (BLAS would need the rows densified).
+* :func:`sparse_sparse_products`: the same with sparse columns, only the
+  nonzeros of both sides counted.
 * :func:`rbf_decisions`: ``K(X, SV) @ coef`` for the RBF kernel in one call, for
   predictions so small that NumPy's per-operation calls would cost more than
   the arithmetic.
@@ -206,3 +208,31 @@ def sparse_row_products(indptr, indices, data, start, stop, BT, out):
                 for j in range(width):
                     acc[j] += v * b[j]
                 p += 1
+
+
+@jit
+def sparse_sparse_products(indptr, indices, data, start, stop, b_indptr, b_indices, b_data, out):
+    """``out[r - start] = X[r] @ B`` for the rows ``start:stop`` of a CSR matrix ``X`` and a
+    CSR matrix ``B`` (features by columns, ``b_indptr, b_indices, b_data``): each nonzero
+    ``X[r, f]`` adds ``X[r, f] B[f]`` over the nonzeros of row ``f`` of ``B`` only, so that
+    both sides' zeros cost nothing (text-like data, where ``B`` densified would not fit).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, indices, data = np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0])
+    >>> b_indptr, b_indices, b_data = np.array([0, 1, 2, 4]), np.array([1, 0, 0, 1]), np.array([5.0, 4.0, 1.0, 2.0])
+    >>> out = np.empty((2, 2))  # X = [[1, 0, 2], [0, 3, 0]], B = [[0, 5], [4, 0], [1, 2]]
+    >>> sparse_sparse_products(indptr, indices, data, 0, 2, b_indptr, b_indices, b_data, out)
+    >>> out
+    array([[ 2.,  9.],
+           [12.,  0.]])
+    """
+    for r in range(start, stop):
+        acc = out[r - start]
+        acc[:] = 0.0
+        for p in range(indptr[r], indptr[r + 1]):
+            v = data[p]
+            f = indices[p]
+            for q in range(b_indptr[f], b_indptr[f + 1]):
+                acc[b_indices[q]] += v * b_data[q]
