@@ -213,7 +213,14 @@ class LinearKernel(Kernel):
         return _dot_block(A, B).astype(_result_dtype(A, B), copy=False)
 
     def from_products(self, products, A_sq_norms=None, B_sq_norms=None):
-        """The block ``K(A, B)`` from the products ``A B'`` (the products themselves)."""
+        """The block ``K(A, B)`` from the products ``A B'`` (the products themselves).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> LinearKernel().from_products(np.array([[2.0, -1.0]]))
+        array([[ 2., -1.]])
+        """
         return products
 
     def diag(self, A):
@@ -244,7 +251,14 @@ class PolynomialKernel(Kernel):
         return self.from_products(_dot_block(A, B).astype(_result_dtype(A, B), copy=False))
 
     def from_products(self, products, A_sq_norms=None, B_sq_norms=None):
-        """The block ``K(A, B)`` from the products ``A B'`` (overwritten)."""
+        """The block ``K(A, B)`` from the products ``A B'`` (overwritten).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> PolynomialKernel(degree=2, gamma=0.5, coef0=1.0).from_products(np.array([[2.0, -1.0]]))
+        array([[4.  , 0.25]])
+        """
         products *= self.gamma
         products += self.coef0
         return products**self.degree
