@@ -232,9 +232,7 @@ class GramBlocks:
         from_sq_norms = getattr(self.kernel, "from_sq_norms", None)
         if from_sq_norms is None:
             return self.kernel(X[rows], X if cols is None else X[cols])
-        if X.dtype not in self._sq_norms:
-            self._sq_norms[X.dtype] = row_sq_norms(X)
-        norms = self._sq_norms[X.dtype]
+        norms = self._norms(X)
         if cols is None:
             return from_sq_norms(X[rows], X, norms[rows], norms)
         return from_sq_norms(X[rows], X[cols], norms[rows], norms[cols])
@@ -249,12 +247,17 @@ class GramBlocks:
     def _scattered_block(self, X, rows):
         if X.dtype not in self._transposed:
             self._transposed[X.dtype] = X.T.tocsr()
-            self._sq_norms.setdefault(X.dtype, row_sq_norms(X))
-        XT, norms = self._transposed[X.dtype], self._sq_norms[X.dtype]
+        XT, norms = self._transposed[X.dtype], self._norms(X)
         A = X[rows]
         products = np.empty((A.shape[0], X.shape[0]), dtype=X.dtype)
         sparse_sparse_products(A.indptr, A.indices, A.data, 0, A.shape[0], XT.indptr, XT.indices, XT.data, products)
         return self.kernel.from_products(products, norms[rows], norms)
+
+    def _norms(self, X):
+        """The squared norms of the rows of ``X`` (the data or its float32 copy), computed once."""
+        if X.dtype not in self._sq_norms:
+            self._sq_norms[X.dtype] = row_sq_norms(X)
+        return self._sq_norms[X.dtype]
 
     def diag(self):
         """Return ``K(x, x)`` for every row of ``X``."""

@@ -196,6 +196,19 @@ def enable_logging():
         logger.setLevel(logging.INFO)
 
 
+def _sparse_row_multiplier(X, support_vectors, support_sparse):
+    """``multiply(start, stop, out)``: ``out = X[start:stop] @ support_vectors.T`` in compiled
+    code over the nonzeros of the CSR rows of ``X``; against the support vectors transposed and
+    kept sparse where ``support_sparse`` (:func:`sparse_sparse_products`), else transposed and
+    dense (:func:`sparse_row_products`)."""
+    if support_sparse:
+        BT = support_vectors.T.tocsr()
+        return lambda start, stop, out: sparse_sparse_products(
+            X.indptr, X.indices, X.data, start, stop, BT.indptr, BT.indices, BT.data, out)
+    BT = support_vectors.T.toarray(order="C") if sp.issparse(support_vectors) else np.ascontiguousarray(support_vectors.T)
+    return lambda start, stop, out: sparse_row_products(X.indptr, X.indices, X.data, start, stop, BT, out)
+
+
 class BaseKernelSVM(BaseEstimator):
     """Parameters and machinery shared by the kernel SVM estimators."""
 
@@ -367,12 +380,8 @@ class BaseKernelSVM(BaseEstimator):
         sparse_rows = from_sq_norms is not None and sp.issparse(X) and X.nnz <= _SPARSE_PRODUCTS_DENSITY * n_rows * n_features
         sparse_support = sp.issparse(support_vectors) and support_vectors.nnz <= _SPARSE_SUPPORT_DENSITY * n_sv * n_features
         sparse_products = sparse_rows and (densify or sparse_support)
-        if sparse_products and sparse_support:
-            support_vectors_T = support_vectors.T.tocsr()
-            X_norms = row_sq_norms(X)
-        elif sparse_products:
-            support_vectors_T = (support_vectors.T.toarray(order="C") if sp.issparse(support_vectors)
-                                 else np.ascontiguousarray(support_vectors.T))
+        if sparse_products:
+            multiply_rows = _sparse_row_multiplier(X, support_vectors, sparse_support)
             X_norms = row_sq_norms(X)
         elif sp.issparse(support_vectors) and densify:
             support_vectors = support_vectors.toarray()
@@ -393,12 +402,7 @@ class BaseKernelSVM(BaseEstimator):
                 block = block.toarray() if sp.issparse(block) else block
             elif sparse_products:
                 products = np.empty((min(start + step, n_rows) - start, n_sv))
-                stop = start + products.shape[0]
-                if sparse_support:
-                    sparse_sparse_products(X.indptr, X.indices, X.data, start, stop, support_vectors_T.indptr,
-                                           support_vectors_T.indices, support_vectors_T.data, products)
-                else:
-                    sparse_row_products(X.indptr, X.indices, X.data, start, stop, support_vectors_T, products)
+                multiply_rows(start, start + products.shape[0], products)
                 block = self.kernel_.from_products(products, X_norms[rows], sv_norms)
             else:
                 X_rows = X[rows].toarray() if sp.issparse(X) and densify_rows else X[rows]
