@@ -132,6 +132,38 @@ def test_large_kernel_strips_are_computed_on_worker_threads(monkeypatch):
         np.testing.assert_array_equal(getattr(on_workers, name), getattr(in_turn, name))
 
 
+
+@pytest.mark.parametrize("estimator", [SVC(C=10.0, gamma=0.02), NuSVC(nu=0.2, kernel="linear"), SVC(C=1.0, max_iter=20)],
+                         ids=["rbf", "nu_linear", "max_iter"])
+def test_pair_groups_on_worker_threads_are_the_pairs_in_one_call(monkeypatch, estimator):
+    """From _PARALLEL_PAIR_VALUES Gram matrix values the one-call problems are solved in groups
+    of consecutive problems on n_jobs workers (one compiled call per group); the fit is the
+    one of a single call, bit for bit."""
+    X, y = make_classification(n_samples=400, n_features=8, n_informative=6, n_classes=5, random_state=3)
+    calls = []
+    monkeypatch.setattr(_class_blocks, "solve_pairs", lambda *args: calls.append(args[2].shape[0]) or solve_pairs(*args))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        in_one_call = clone(estimator).set_params(n_jobs=2).fit(X, y)
+        assert calls == [10]
+        monkeypatch.setattr(svc_module, "_PARALLEL_PAIR_VALUES", 1)
+        monkeypatch.setattr(_class_blocks, "_GROUP_VALUES", 20_000)  # pairs of some 160 rows: 26,000 values each
+        calls.clear()
+        in_groups = clone(estimator).set_params(n_jobs=2).fit(X, y)
+    assert sorted(calls) == [1] * 10
+    for name in ("support_", "dual_coef_", "intercept_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(in_groups, name), getattr(in_one_call, name))
+    assert [m.gap for m in in_groups.binary_models_] == [m.gap for m in in_one_call.binary_models_]
+    assert [m.status for m in in_groups.binary_models_] == [m.status for m in in_one_call.binary_models_]
+
+
+def test_pair_groups_hold_consecutive_problems_of_about_the_given_values():
+    sizes = np.array([100, 100, 100, 300, 50, 50])  # 10,000 values each, 90,000, 2,500 each
+    groups = _class_blocks.pair_groups(sizes, per_group=20_000)
+    assert groups == [slice(0, 2), slice(2, 4), slice(4, 6)]
+    assert _class_blocks.pair_groups(sizes, per_group=1) == [slice(k, k + 1) for k in range(6)]
+    assert _class_blocks.pair_groups(sizes, per_group=10**9) == [slice(0, 6)]
+
 def _fit_both_ways(monkeypatch, estimator, X, y, sample_weight=None):
     """The fit with the pairs in one call, from class strips that hold the values of the
     shared blocks; and the fit with the pairs solved one by one."""

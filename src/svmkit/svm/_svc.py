@@ -25,8 +25,9 @@ from ._formulations import c_svc_dual, c_svc_solution
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
 
-# Below this many Gram matrix values over all problems, a multiclass fit runs on one thread,
-# its one-vs-one problems in one compiled call where they fit (_fit_pairs_in_one_call):
+# Below this many Gram matrix values over all problems, a multiclass fit solves its problems
+# one after another, its one-vs-one problems in one compiled call where they fit
+# (_pairs_in_one_call; large strips and groups of problems then go to worker threads):
 # solved one by one, such a fit was mostly Python's per-problem work, which threads do not
 # share out (the GIL), and one worker was faster (digits, 10 classes, 5.8 million values:
 # 44 ms instead of 52 ms with two; 5 classes of 600 rows, 14 million: 67 ms with one, 53 ms
@@ -38,6 +39,11 @@ _PARALLEL_FIT_VALUES = 2**23
 # million: 2.7 -> 1.8 ms; 700 rows, 0.27 million: 1.05-1.46 -> 0.9 ms; 500 rows, 0.14 million:
 # 0.62-0.68 -> 0.69-0.81 ms, slower)
 _PARALLEL_STRIP_WORK = 2**24
+# ... and its problems are solved in groups on worker threads from this many Gram matrix values
+# (digits, 10 classes, alternating: 1347 rows, 3.5 million values: linear 20.6 -> 14.9 ms, RBF
+# 16.2 -> 12.1 ms; 450 rows, 0.37 million: 8.2 -> 7.2 and 7.6 -> 7.1 ms; 300 rows, 0.16
+# million: 6.2 and 5.8 ms either way)
+_PARALLEL_PAIR_VALUES = 2**18
 
 
 def _are_class_labels(y):
@@ -431,9 +437,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _pairs_in_one_call(self, gram, duals, pairs):
         """:func:`svmkit._class_blocks.solve_pairs_in_one_call` with this estimator's settings,
         its kernel strips on ``n_jobs`` threads where they are large (``_PARALLEL_STRIP_WORK``)."""
-        n_workers = resolve_n_jobs(self.n_jobs) if gram.class_strip_bytes() // 8 * gram.n_features >= _PARALLEL_STRIP_WORK else 1
-        map_blocks = None if n_workers == 1 else lambda function, classes: map_in_threads(function, classes, n_workers)
-        return solve_pairs_in_one_call(gram, duals, pairs, *self._one_call_options(), map_blocks=map_blocks)
+        n_workers = resolve_n_jobs(self.n_jobs)
+
+        def on_workers(function, items):
+            return map_in_threads(function, items, n_workers)
+
+        strip_work = gram.class_strip_bytes() // 8 * gram.n_features
+        map_blocks = on_workers if n_workers > 1 and strip_work >= _PARALLEL_STRIP_WORK else None
+        pair_values = sum(dual.rows.shape[0] ** 2 for dual in duals)
+        map_groups = on_workers if n_workers > 1 and pair_values >= _PARALLEL_PAIR_VALUES else None
+        return solve_pairs_in_one_call(
+            gram, duals, pairs, *self._one_call_options(), map_blocks=map_blocks, map_groups=map_groups
+        )
 
     def _subsets_in_one_call(self, gram, duals):
         """:func:`svmkit._solver.solve_subsets_in_one_call` with this estimator's settings."""
