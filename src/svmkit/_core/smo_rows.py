@@ -131,11 +131,13 @@ def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_n
 
 
 @jit
-def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys):
+def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys, gain_of):
     """Per chunk the largest key of the gain ``b^2 / a`` of pairing ``t`` (in I_low,
     ``b > 0``) with the ``i`` of its sign, whose kernel row is ``K[s_pos]`` or
-    ``K[s_neg]`` (plain mode: one ``i``, given as the positive one); returns the
-    number of I_low variables with ``b >= tol`` (none: the gap is below ``tol``)."""
+    ``K[s_neg]`` (plain mode: one ``i``, given as the positive one); ``gain_of[t]``
+    receives each variable's key (-1: not a candidate), so that the variable with the
+    winning key is found without computing a gain again; returns the number of I_low
+    variables with ``b >= tol`` (none: the gap is below ``tol``)."""
     violators = 0
     for c in range(keys.shape[0]):
         t0, k0, count = _chunk(c, n)
@@ -150,7 +152,9 @@ def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg,
                 b = (g_pos if pos else g_neg) + y[t] * grad[t]
                 quad = (qd_pos if pos else qd_neg) + qd[t] - 2.0 * (k_pos if pos else k_neg)
                 low = (flags[t] & _IN_LOW) != 0
-                best = max(best, _gain_bits(b, quad) if low & (b > 0) else np.int64(-1))
+                key = _gain_bits(b, quad) if low & (b > 0) else np.int64(-1)
+                gain_of[t] = key
+                best = max(best, key)
                 violators += low & (b >= tol)
         else:
             for k in range(count):
@@ -158,7 +162,9 @@ def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg,
                 col = k0 + np.uint64(k)
                 b = g_pos + y[t] * grad[t]
                 low = (flags[t] & _IN_LOW) != 0
-                best = max(best, _gain_bits(b, qd_pos + qd[t] - 2.0 * K[s_pos, col]) if low & (b > 0) else np.int64(-1))
+                key = _gain_bits(b, qd_pos + qd[t] - 2.0 * K[s_pos, col]) if low & (b > 0) else np.int64(-1)
+                gain_of[t] = key
+                best = max(best, key)
                 violators += low & (b >= tol)
         keys[c] = best
     return violators
@@ -190,20 +196,12 @@ def _last_up_with_key(n, y, grad, flags, chunk, key, sign):
 
 
 @jit
-def _last_with_gain(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, key):
-    """The last I_low variable in ``chunk`` whose gain has ``key`` (see :func:`_gains`)."""
-    t0, k0, count = _chunk(chunk, n)
+def _last_with_gain(n, gain_of, chunk, key):
+    """The last variable in ``chunk`` whose gain has ``key`` (``gain_of``: see :func:`_gains`)."""
+    t0, _, count = _chunk(chunk, n)
     last = -1
     for k in range(count):
-        t = t0 + np.uint64(k)
-        col = k0 + np.uint64(k)
-        pos = y[t] > 0
-        k_pos = K[s_pos, col]
-        k_neg = K[s_neg, col]
-        b = (g_pos if pos else g_neg) + y[t] * grad[t]
-        gain = _gain_bits(b, (qd_pos if pos else qd_neg) + qd[t] - 2.0 * (k_pos if pos else k_neg))
-        match = ((flags[t] & _IN_LOW) != 0) & (b > 0) & (gain == key)
-        last = max(last, k if match else -1)
+        last = max(last, k if gain_of[t0 + np.uint64(k)] == key else -1)
     return np.int64(t0) + last if last >= 0 else -1
 
 
@@ -272,6 +270,7 @@ def smo_rows(
     keys_pos = np.empty(n_chunks, dtype=np.int64)
     keys_neg = np.empty(n_chunks, dtype=np.int64)
     gain_keys = np.empty(n_chunks, dtype=np.int64)
+    gain_of = np.empty(m, dtype=np.int64)
     scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
     steps = 0
     # (the start: rows of K that are not computed may hold anything, NaN too)
@@ -303,11 +302,13 @@ def smo_rows(
         g_neg = _key_value(key_neg) if i_neg >= 0 else -np.inf
         qd_pos = qd[stand_in_pos]
         qd_neg = qd[stand_in_neg]
-        violators = _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys)
+        violators = _gains(
+            n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys, gain_of
+        )
         if violators == 0:
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         chunk, gain = _last_chunk_with_max(gain_keys)
-        j = _last_with_gain(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, chunk, gain)
+        j = _last_with_gain(n, gain_of, chunk, gain)
         if slot[j % n] < 0 and not compute_row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch):
             return steps, SMO_NEED_ROW, np.inf, j % n
         if steps >= max_steps:
