@@ -152,6 +152,26 @@ def test_multiclass_theory_attributes_per_problem():
     assert model.problem_classes_ == [(0, 1), (0, 2), (1, 2)]
 
 
+
+def test_multiclass_multipliers_and_slacks_by_training_row():
+    """alpha_ and slack_ (filled when first read) hold each problem's multipliers and slacks on
+    its rows, zeros and NaN elsewhere; the objectives of all problems at once equal each
+    problem's own; a second fit replaces them."""
+    model = SVC(C=1.0, kernel="linear").fit(X_iris, y_iris)
+    for p, problem in enumerate(model.binary_models_):
+        outside = np.setdiff1d(np.arange(150), problem.indices)
+        np.testing.assert_array_equal(model.alpha_[p, problem.indices], problem.alpha)
+        np.testing.assert_array_equal(model.slack_[p, problem.indices], np.maximum(0.0, 1.0 - problem.yf))
+        assert np.all(model.alpha_[p, outside] == 0) and np.all(np.isnan(model.slack_[p, outside]))
+        expected = problem.objectives()
+        assert model.dual_objective_[p] == pytest.approx(expected.dual, rel=1e-12)
+        assert model.primal_objective_[p] == pytest.approx(expected.primal, rel=1e-12)
+        assert model.margin_[p] == pytest.approx(expected.margin, rel=1e-12)
+        assert model.duality_gap_[p] == pytest.approx(expected.gap, rel=1e-9, abs=1e-12)
+    model.fit(X_iris[:100], y_iris[:100])
+    assert model.alpha_.shape == model.slack_.shape == (100,)
+    assert np.isscalar(model.dual_objective_)
+
 def test_progress_is_reported_through_logging_and_callback(monkeypatch, caplog):
     monkeypatch.setattr(svmkit._solver, "PROGRESS_INTERVAL_S", 0.0)
     reports = []
