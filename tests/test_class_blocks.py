@@ -82,8 +82,8 @@ def test_one_vs_one_fit_computes_each_kernel_value_once_and_matches_libsvm(monke
     computed = []
     original = GramBlocks._block
 
-    def spy(self, data, rows, cols):
-        block = original(self, data, rows, cols)
+    def spy(self, data, rows, cols, out):
+        block = original(self, data, rows, cols, out)
         computed.append((block.size, np.dtype(data.dtype)))
         return block
 

@@ -146,3 +146,24 @@ def test_kernel_rows_of_sparse_data_with_few_nonzeros_from_both_sides_nonzeros(k
     np.testing.assert_allclose(gram.block(rows), expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(gram.block32(rows), expected, rtol=1e-5, atol=1e-6)
     assert set(gram._transposed) == {np.dtype(np.float64), np.dtype(np.float32)}
+
+
+@pytest.mark.parametrize(
+    "kernel", [K.LinearKernel(), K.PolynomialKernel(degree=3, gamma=0.5, coef0=1.0), K.RBFKernel(gamma=0.3)]
+)
+def test_gram_blocks_computed_in_the_callers_array_equal_new_blocks(kernel):
+    """A block of dense data asked for into ``out`` (the solver's rows) is computed there in
+    place, bit for bit the block computed on its own; also of columns, and in float32."""
+    from svmkit._solver import GramBlocks
+
+    X = np.random.default_rng(4).standard_normal((50, 7))
+    gram = GramBlocks(kernel, X)
+    rows, cols = np.array([3, 0, 49, 12]), np.array([1, 8, 2])
+    for compute in (gram.block, gram.block32):
+        fresh = compute(rows)
+        out = np.full((9, 50), np.nan, dtype=fresh.dtype)
+        assert compute(rows, out=out[2:6]) is not None
+        np.testing.assert_array_equal(out[2:6], fresh)
+        assert np.isnan(out[:2]).all() and np.isnan(out[6:]).all()
+        np.testing.assert_array_equal(compute(rows, cols, out=np.empty((4, 3), dtype=fresh.dtype)), compute(rows, cols))
+    np.testing.assert_allclose(gram.block(rows), kernel(X[rows], X), rtol=1e-13)

@@ -191,7 +191,7 @@ class GramBlocks:
     def block(self, rows, cols=None, out=None):
         """Return the dense block of kernel values for the given row indices
         (``cols=None``: every row of ``X``), written into ``out`` if given."""
-        return _into(self._block(self.X, rows, cols), out)
+        return self._block(self.X, rows, cols, out)
 
     def block32(self, rows, cols=None, out=None):
         """The same block computed in float32 where the kernel allows it.
@@ -210,7 +210,7 @@ class GramBlocks:
                 self._X32 = self.X.toarray().astype(np.float32)
             else:
                 self._X32 = self.X.astype(np.float32)
-        return _into(self._block(self._X32, rows, cols), out)
+        return self._block(self._X32, rows, cols, out)
 
     def float32_copy_bytes(self):
         """Memory of the float32 copy of the data that :meth:`block32` makes (0: none)."""
@@ -226,16 +226,29 @@ class GramBlocks:
         n, d = self.X.shape
         return sp.issparse(self.X) and (n * d * 4 > _FLOAT32_COPY_BYTES or self.X.nnz <= _SPARSE_COPY_DENSITY * n * d)
 
-    def _block(self, X, rows, cols):
+    def _block(self, X, rows, cols, out):
         if cols is None and self._scatters(X):
-            return self._scattered_block(X, rows)
+            return _into(self._scattered_block(X, rows), out)
         from_sq_norms = getattr(self.kernel, "from_sq_norms", None)
+        norms = None if from_sq_norms is None else self._norms(X)
+        B = X if cols is None else X[cols]
+        B_norms = norms if norms is None or cols is None else norms[cols]
+        if self._products_into(X, out):
+            # the product of dense rows straight into ``out``, the kernel applied there in place
+            # (no block allocated and copied: 61 rows, same process alternating, breast cancer RBF 90 -> 71
+            # us, linear 46 -> 38 us, 7 such blocks a fit; svmguide1 in float32 272 -> 235 us)
+            np.matmul(X[rows], B.T, out=out)
+            block = self.kernel.from_products(out, None if norms is None else norms[rows], B_norms)
+            return out if block is out else _into(block, out)
         if from_sq_norms is None:
-            return self.kernel(X[rows], X if cols is None else X[cols])
-        norms = self._norms(X)
-        if cols is None:
-            return from_sq_norms(X[rows], X, norms[rows], norms)
-        return from_sq_norms(X[rows], X[cols], norms[rows], norms[cols])
+            return _into(self.kernel(X[rows], B), out)
+        return _into(from_sq_norms(X[rows], B, norms[rows], B_norms), out)
+
+    def _products_into(self, X, out):
+        """Whether a block of dense ``X`` may be computed in ``out`` itself (a kernel computed
+        from the products of rows, ``out`` C-ordered of ``X``'s type)."""
+        return (out is not None and isinstance(X, np.ndarray) and hasattr(self.kernel, "from_products")
+                and out.dtype == X.dtype and out.flags.c_contiguous)
 
     def _scatters(self, X):
         """Whether kernel rows of ``X`` come from its rows' nonzeros against its transpose, kept
