@@ -247,6 +247,32 @@ def test_compiled_rows_and_python_blocks_reach_the_same_solution(monkeypatch):
     np.testing.assert_allclose(compiled.decision_function(X), blocks.decision_function(X), atol=1e-4)
 
 
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_small_problems_compute_all_kernel_rows_first_and_reach_the_same_solution(monkeypatch, kernel):
+    """Up to _ALL_ROWS_WORK multiply-adds (rows^2 x features, rows the solver does not compute
+    itself) every kernel row is computed in one block before SMO; the solution is the one
+    of the rows computed as SMO asks for them."""
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(300, 30))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    blocks = []
+    original = svmkit._solver.GramBlocks.block
+
+    def spy(self, rows, cols=None, out=None):
+        blocks.append(len(rows))
+        return original(self, rows, cols, out)
+
+    monkeypatch.setattr(svmkit._solver.GramBlocks, "block", spy)
+    all_first = SVC(kernel=kernel, C=1.0, tol=1e-6).fit(X, y)
+    assert blocks == [300]
+    monkeypatch.setattr(svmkit._solver, "_ALL_ROWS_WORK", 0)
+    blocks.clear()
+    as_needed = SVC(kernel=kernel, C=1.0, tol=1e-6).fit(X, y)
+    assert len(blocks) > 1 and max(blocks) <= svmkit._solver._PREFETCH_ROWS
+    assert all_first.dual_objective_ == pytest.approx(as_needed.dual_objective_, rel=1e-9)
+    np.testing.assert_allclose(all_first.decision_function(X), as_needed.decision_function(X), atol=1e-5)
+
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
                                       sparse_row_products, sparse_sparse_products])
 def test_docstring_examples_of_compiled_functions(function):
