@@ -362,9 +362,10 @@ def test_float32_kernel_rows_of_sparse_data_with_few_nonzeros_come_from_a_sparse
 
 
 def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
-    """Below _PARALLEL_FIT_VALUES Gram values in all, n_jobs=2 still fits on one thread, all
-    pairs in one compiled call (threads would only contend for the GIL); above, on two
-    threads, with the result of the pairs solved one by one on one thread."""
+    """One-vs-one problems whose strips fit are solved in one compiled call, also with n_jobs=2
+    and above _PARALLEL_FIT_VALUES Gram values in all; problems that do not fit it go one by one
+    to two threads above that number (one thread below: threads would only contend for the GIL),
+    with the result of the pairs solved one by one on one thread."""
     import svmkit._class_blocks as class_blocks_module
     import svmkit.svm._svc as svc_module
 
@@ -377,14 +378,17 @@ def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
 
     monkeypatch.setattr(svc_module, "map_in_threads", spy_map)
     monkeypatch.setattr(class_blocks_module, "solve_pairs", lambda *args: calls.append(1) or original_solve(*args))
-    SVC(n_jobs=2).fit(X_iris, y_iris)  # 3 pairs of 100 rows: 30,000 values
+    in_one_call = SVC(n_jobs=2).fit(X_iris, y_iris)  # 3 pairs of 100 rows: 30,000 values
     assert workers == [] and calls == [1]
     monkeypatch.setattr(svc_module, "_PARALLEL_FIT_VALUES", 30_000)
-    two = SVC(n_jobs=2).fit(X_iris, y_iris)
+    SVC(n_jobs=2).fit(X_iris, y_iris)
+    assert workers == [] and calls == [1, 1]
     monkeypatch.setattr(svc_module, "pairs_fit_in_one_call", lambda *args: False)
+    two = SVC(n_jobs=2).fit(X_iris, y_iris)
     one = SVC(n_jobs=1).fit(X_iris, y_iris)
-    assert workers == [2, 1] and calls == [1]
+    assert workers == [2, 1] and calls == [1, 1]
     np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
+    np.testing.assert_allclose(in_one_call.dual_coef_, two.dual_coef_, rtol=1e-9, atol=1e-12)
 
 
 def test_binary_model_docstring_examples():

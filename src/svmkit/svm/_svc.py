@@ -26,13 +26,12 @@ from ._formulations import c_svc_dual, c_svc_solution
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
 
-# Below this many Gram matrix values over all problems, a multiclass fit solves its problems
-# one after another, its one-vs-one problems in one compiled call where they fit
-# (_pairs_in_one_call; large strips and groups of problems then go to worker threads):
-# solved one by one, such a fit was mostly Python's per-problem work, which threads do not
-# share out (the GIL), and one worker was faster (digits, 10 classes, 5.8 million values:
-# 44 ms instead of 52 ms with two; 5 classes of 600 rows, 14 million: 67 ms with one, 53 ms
-# with two).
+# Below this many Gram matrix values over all problems, a multiclass fit whose one-vs-one
+# problems do not fit one compiled call (_pairs_in_one_call, where large strips and groups of
+# problems go to worker threads) solves them one after another: solved one by one, such a fit
+# was mostly Python's per-problem work, which threads do not share out (the GIL), and one worker
+# was faster (digits, 10 classes, 5.8 million values: 44 ms instead of 52 ms with two; 5 classes
+# of 600 rows, 14 million: 67 ms with one, 53 ms with two).
 _PARALLEL_FIT_VALUES = 2**23
 # The kernel strips of such a one-call fit (one BLAS block per class) are computed on worker
 # threads from this many multiply-adds, kernel values times features (digits, 1.0 million
@@ -323,14 +322,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # probability fits' pair Gram matrices too, whose threads contended with other libraries':
         # heart, probability=True, interleaved with scikit-learn and sklearnex: 20 ms a fit, 4 ms alone)
         blas_shape = (max(sizes), 1 if self._precomputed else X.shape[1])
-        one_call = n_workers == 1 and not self._uses_qp()
+        # one-vs-one problems whose class strips fit take one compiled call (with strips and groups
+        # of problems on worker threads) also where the problems would go to workers one by one
+        # (alternating in one process, 26 classes of make_classification, 16 features: 2,500 rows
+        # RBF 104 -> 57 ms, linear 148 -> 94 ms; 5,000 rows 177 -> 156 and 266 -> 220 ms)
+        one_call = not self._uses_qp()
         with blas_threads_for(*blas_shape):
             if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
                 models = self._fit_in_one_call(
                     problem_gram, X, problems, problem_data, cache_size,
                     lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
                 )
-            elif one_call and (shared := self._gram_of_all_rows(gram, problems)) is not None:
+            elif one_call and n_workers == 1 and (shared := self._gram_of_all_rows(gram, problems)) is not None:
                 models = self._fit_in_one_call(shared, X, problems, problem_data, cache_size, self._subsets_in_one_call)
             else:
                 models = map_in_threads(fit_problem, problems, n_workers)
