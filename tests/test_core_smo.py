@@ -273,6 +273,38 @@ def test_small_problems_compute_all_kernel_rows_first_and_reach_the_same_solutio
     assert all_first.dual_objective_ == pytest.approx(as_needed.dual_objective_, rel=1e-9)
     np.testing.assert_allclose(all_first.decision_function(X), as_needed.decision_function(X), atol=1e-5)
 
+
+def test_face_steps_on_all_free_multipliers_of_long_solves_reach_the_same_optimum(monkeypatch):
+    """A long full-Gram solve with more free multipliers than the sub-problems' face steps take
+    tries Newton steps on the face of all of them at its returns (here every 50 steps, from
+    more than 4 free multipliers): they move it, the gradient stays exact, and the optimum is
+    the one reached without them."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(240, 40))
+    y = (X[:, :5].sum(axis=1) + 2.0 * rng.normal(size=240) > 0).astype(int)
+    plain = SVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)
+    tries = []
+    original = svmkit._solver.free_face_steps
+
+    def spy(*args):
+        taken = original(*args)
+        tries.append(taken)
+        return taken
+
+    monkeypatch.setattr(svmkit._solver, "free_face_steps", spy)
+    monkeypatch.setattr(svmkit._solver, "_FACE_MAX_FREE", 4)
+    monkeypatch.setattr(svmkit._solver, "_FACE_PERIOD_PER_VARIABLE", 0)
+    monkeypatch.setattr(svmkit._solver, "_STEPS_PER_CALL", 50)
+    with_faces = SVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)
+    assert len(tries) > 0 and sum(tries) > 0
+    assert with_faces.fit_status_ == 0
+    assert with_faces.dual_objective_ == pytest.approx(plain.dual_objective_, rel=1e-7)
+    np.testing.assert_allclose(with_faces.decision_function(X), plain.decision_function(X), atol=1e-3)
+    model = with_faces.binary_models_[0]  # the gradient stayed exact: y f(x) from the multipliers
+    K = X @ X.T
+    f = K[:, model.indices] @ (model.alpha * model.y) + model.intercept
+    np.testing.assert_allclose(model.yf, model.y * f[model.indices], atol=1e-6)
+
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
                                       sparse_row_products, sparse_sparse_products])
 def test_docstring_examples_of_compiled_functions(function):

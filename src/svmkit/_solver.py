@@ -37,8 +37,11 @@ import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
-from ._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, bias_from_gradient, rows_to_prefetch, smo, violation_gap
+from ._core.smo import (
+    SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, rows_to_prefetch, smo, violation_gap,
+)
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
+from ._core.free_face import free_face_steps
 from ._core.full_gram import SMO_NEED_ROWS, full_gram_smo, smo_on_block
 from ._core.pairs import solve_subsets
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
@@ -70,6 +73,11 @@ _HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/
 _FACE_MAX_FREE = 256  # most free multipliers for Newton steps on their face (a factorisation costs k^3)
 _FACE_MAX_STEPS = 30  # such steps in a row (each one that stops at a bound frees one more row of the face)
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
+# Long full-Gram solves try Newton steps on the face of all free multipliers (not only those of a
+# shrunk sub-problem) every this many SMO steps per variable at first (see _FaceSteps)
+_FACE_PERIOD_PER_VARIABLE = 25
+_FACE_ALL_MAX_FREE = 1024  # most free multipliers for such steps
+_FACE_ALL_MAX_STEPS = 10  # such steps in a row
 _NO_STEP_LIMIT = 2**63 - 1
 _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (np.finfo costs 5 us a call)
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
@@ -662,14 +670,18 @@ def _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, a
     wanted = np.empty(K.shape[1], dtype=np.int64)
     eps = _EPS[K.dtype]
     row_kernel = _NO_ROW_KERNEL if gram.rows_are_copies else _compiled_row_kernel(gram, K.dtype)
+    face = _FaceSteps(m)
     n_iter = 0
     while True:
         steps, status, gap, count = full_gram_smo(
-            K, slot, n_filled, y, upper, qd, alpha, grad, state, tol, _STEPS_PER_CALL, max_steps - n_iter,
-            problem.nu_mode, _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE, _FACE_MAX_STEPS, eps,
-            *row_kernel, wanted,
+            K, slot, n_filled, y, upper, qd, alpha, grad, state, tol, _STEPS_PER_CALL,
+            max_steps - n_iter, problem.nu_mode, _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE,
+            _FACE_MAX_STEPS, eps, *row_kernel, wanted,
         )
         n_iter += steps
+        face_due = face.after(steps)
+        if status == SMO_STEP_LIMIT and n_iter < max_steps and face_due:
+            face.take(K, slot, y, upper, alpha, grad, problem.nu_mode, eps)
         if status == SMO_NEED_ROW:
             _fill_rows(K, slot, n_filled, block,
                        rows_to_prefetch(wanted[0], problem.rows, y, upper, alpha, grad, slot, prefetch))
@@ -681,6 +693,60 @@ def _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, a
         if status == SMO_OPTIMAL or n_iter >= max_steps:
             break
     return _full_gram_solution(alpha, grad, gap, n_iter, status, progress, m)
+
+
+class _FaceSteps:
+    """Newton steps on the face of all free multipliers during a long full-Gram solve.
+
+    SMO on all variables zig-zags for millions of steps where many multipliers are free and
+    their kernel sub-matrix is badly conditioned (a linear kernel on 500 features, 2,000 rows:
+    496 free multipliers, 3.6 million steps), and with so many free multipliers shrinking never
+    hands over to a sub-problem, whose face steps take at most ``_FACE_MAX_FREE`` anyway. At the
+    solver's returns (every ``_STEPS_PER_CALL`` steps, as before, so that no shorter solve
+    changes) once ``period`` SMO steps have passed (first 25 per variable), where more than
+    ``_FACE_MAX_FREE`` (and at most ``_FACE_ALL_MAX_FREE``) multipliers are free, their block is
+    gathered and
+    :func:`free_face_steps` takes up to ``_FACE_ALL_MAX_STEPS`` steps on their face (each an
+    exact line search, so the dual never falls); the gradient of every variable follows. That
+    problem then takes 850,000 steps and 4.5-5.1 s instead of 2.7 million and 11.6-12.2 s
+    (factorisations of some 500 free multipliers, some 20 ms a step). The period grows so that
+    the face steps take at most the time of the SMO steps between them, and doubles after a
+    try that moved nothing. (With fewer free multipliers such tries did not pay: 1,000 x 30,
+    linear, C = 10, some 30 free, 55,500 steps instead of 53,900.)
+    """
+
+    def __init__(self, m):
+        self.period = _FACE_PERIOD_PER_VARIABLE * m
+        self.steps_to_go = self.period
+        self._since = time.perf_counter()
+
+    def after(self, steps):
+        """Count ``steps`` SMO steps; whether a try is due."""
+        self.steps_to_go -= steps
+        return self.steps_to_go <= 0
+
+    def take(self, K, slot, y, upper, alpha, grad, nu_mode, eps):
+        """Try the face steps (``alpha`` and ``grad`` updated in place) and set the next period."""
+        started = time.perf_counter()
+        smo_time = started - self._since
+        n = K.shape[1]
+        free = np.flatnonzero((alpha > 0) & (alpha < upper))
+        moved = False
+        if _FACE_MAX_FREE < free.shape[0] <= _FACE_ALL_MAX_FREE and np.all(slot[free % n] >= 0):
+            rows, local = np.unique(free % n, return_inverse=True)
+            block = np.empty((rows.shape[0], rows.shape[0]), dtype=K.dtype)
+            gather_block(K, slot[rows], rows, block, np.arange(rows.shape[0]))
+            alpha_free, grad_free, y_free = alpha[free], grad[free], y[free]
+            if free_face_steps(block, local, y_free, upper[free], alpha_free, grad_free, nu_mode, _FACE_ALL_MAX_FREE,
+                               _FACE_ALL_MAX_STEPS, eps):
+                coef = np.bincount(local, y_free * (alpha_free - alpha[free]), minlength=rows.shape[0])
+                alpha[free] = alpha_free
+                _add_rows_to_gradient(K, slot, rows, coef, np.arange(y.shape[0]) % n, y, grad)
+                moved = True
+        face_time = time.perf_counter() - started
+        self.period = int(self.period * max(1.0, face_time / max(smo_time, 1e-9))) * (1 if moved else 2)
+        self.steps_to_go = self.period
+        self._since = time.perf_counter()
 
 
 def _full_gram_solution(alpha, grad, gap, n_iter, status, progress, m):
