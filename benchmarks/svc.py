@@ -47,6 +47,13 @@ sparse-text    synthetic text-like rows: 5000 x 20,000 CSR, 40        RBF C=1 ga
                nonzeros a row (0.2%) drawn from Zipf-like feature
                frequencies, labels from a sparse linear rule with
                5% flipped (seed 0); test 2500
+many-classes   letter-like: make_classification, 26 classes, 16      RBF C=1 gamma='scale' (numeric); linear C=1
+               features (12 informative), standardised, 5000 rows,
+               test 2000 (seed 0); not in the default run
+wide-linear    madelon-like: make_classification, 2000 x 500 (20      RBF C=1 gamma='scale' (numeric); linear C=1
+               informative), standardised, test 667 (seed 0); hard
+               for SMO with the linear kernel (LIBSVM: some 40 s a
+               fit); not in the default run
 synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gamma=0.05
                standardised; n = --synthetic-sizes, test 10% of n
                (at most 10,000 rows); fit time ~ a n^b is fitted
@@ -101,6 +108,7 @@ from _common import (  # noqa: E402
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
 ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "sparse-text",
                 "synthetic")
+EXTRA_DATASETS = ("many-classes", "wide-linear")  # only when named
 DEFAULT_SIZES = (2000, 5000, 10000, 20000, 50000, 100000, 200000)
 SYNTHETIC_TOTAL = 200_000 + 10_000  # rows generated once; every size takes a prefix (nested series)
 
@@ -222,7 +230,27 @@ def real_cases(name, data_dir, kernels, cache):
     if name == "sparse-text":
         X_train, y_train, X_test, y_test = sparse_text_split()
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
-    raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(ALL_DATASETS)}")
+    if name in ("many-classes", "wide-linear"):
+        X_train, y_train, X_test, y_test = synthetic_split(name)
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
+    raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(ALL_DATASETS + EXTRA_DATASETS)}")
+
+
+def synthetic_split(name):
+    """``many-classes``: letter-like, 26 classes of make_classification (16 features, 12
+    informative, one cluster each), 5,000 rows and 2,000 for the test; ``wide-linear``:
+    madelon-like, 2,000 x 500 (20 informative features), test 667, hard for SMO with the
+    linear kernel (some 500 free multipliers). Both standardised, seed 0."""
+    from sklearn.datasets import make_classification
+
+    if name == "many-classes":
+        X, y = make_classification(7000, 16, n_informative=12, n_classes=26, n_clusters_per_class=1, random_state=0)
+        n_train = 5000
+    else:
+        X, y = make_classification(2667, 500, n_informative=20, random_state=0)
+        n_train = 2000
+    X_train, X_test = _standardised(X[:n_train], X[n_train:])
+    return X_train, y[:n_train], X_test, y[n_train:]
 
 
 def sparse_text_split(n_train=5000, n_test=2500, n_features=20_000, per_row=40, seed=0):
@@ -516,9 +544,9 @@ def main(argv=None):
         libraries = [name for name in libraries if name == "svmkit"]
     kernels = {name.strip() for name in args.kernels.split(",") if name.strip()}
     datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
-    unknown = [name for name in datasets if name not in ALL_DATASETS]
+    unknown = [name for name in datasets if name not in ALL_DATASETS + EXTRA_DATASETS]
     if unknown:
-        parser.error(f"unknown dataset(s) {unknown}; choose from {', '.join(ALL_DATASETS)}")
+        parser.error(f"unknown dataset(s) {unknown}; choose from {', '.join(ALL_DATASETS + EXTRA_DATASETS)}")
     sizes = [int(float(n)) for n in args.synthetic_sizes.split(",") if n.strip()]
     warnings.filterwarnings("ignore", message=".*[Cc]onverge.*")
     warnings.filterwarnings("ignore", message=".*probability.*deprecated.*", category=FutureWarning)
