@@ -9,13 +9,13 @@ problem computes only its cross block ``K_ab``, once, in one BLAS call.
 On usps (10 classes) that is 29 million kernel values for the 45 problems
 instead of the 66 million of their rows computed one problem at a time.
 
-Where all the problems are small (a float64 Gram matrix each) and solved on one
-thread, :func:`solve_pairs_in_one_call` computes one strip per class instead
-(its rows against those of the class and of every later class, in one BLAS
-block) and solves every problem in one compiled call, which assembles each
-Gram matrix from the strips: no return to Python between the problems. From
-some hundred thousand Gram matrix values, groups of consecutive problems are
-such calls, on worker threads.
+Where all the problems are small (a float64 Gram matrix each) and the strips
+fit, :func:`solve_pairs_in_one_call` computes one strip per class instead (its
+rows against those of the class and of every later class, in one BLAS block)
+and solves every problem in one compiled call, which assembles each Gram
+matrix from the strips: no return to Python between the problems. From some
+hundred thousand Gram matrix values, groups of consecutive problems are such
+calls, on worker threads.
 """
 
 from __future__ import annotations
