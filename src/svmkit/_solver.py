@@ -78,6 +78,12 @@ _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 _FACE_PERIOD_PER_VARIABLE = 25
 _FACE_ALL_MAX_FREE = 1024  # most free multipliers for such steps
 _FACE_ALL_MAX_STEPS = 10  # such steps in a row
+# k^3 of a face step per SMO step on one variable that may go between two tries: a face step's
+# factorisation is some k^3 / 3 multiply-adds at about 0.5 ns, an SMO step some 2 ns a variable, so
+# 11 would give the face steps the SMO steps' time; 44 gives them up to 4 times as much, which
+# they repay (2,000 x 500, linear: with 11 the first try, on 891 free multipliers, put the next
+# 320,000 steps away, and the fit took 1.7 million steps and 10.8 s; with 44, 0.9 million and 7.4 s)
+_FACE_WORK_PER_SMO_VARIABLE = 44
 _NO_STEP_LIMIT = 2**63 - 1
 _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (np.finfo costs 5 us a call)
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
@@ -711,16 +717,17 @@ class _FaceSteps:
     million SMO steps and 5.7-6.0 s instead of 3.6 million and 12.8-17 s (oneDAL 14.7 s,
     LIBSVM 38 s); with 2 redundant features and 1% flipped labels, 0.96 million and 5.8 s
     instead of 2.65 million and 11.5 s. A face step on some 500 free multipliers takes some
-    20 ms. The period grows so that the face steps take at most the time of the SMO steps
-    between them, and doubles after a try that moved nothing. Tries on fewer free multipliers
+    20 ms. The period grows with the face steps' work (counted, so that the solution does not
+    depend on the machine's speed: ``_FACE_WORK_PER_SMO_VARIABLE``), and doubles after a try
+    that moved nothing. Tries on fewer free multipliers
     (every 25 steps per variable) did not pay: 1,000 x 30, linear, C = 10, some 30 free,
     55,500 steps instead of 53,900.
     """
 
     def __init__(self, m):
+        self.m = m
         self.period = _FACE_PERIOD_PER_VARIABLE * m
         self.steps_to_go = self.period
-        self._since = time.perf_counter()
 
     def after(self, steps):
         """Count ``steps`` SMO steps; whether a try is due."""
@@ -729,26 +736,25 @@ class _FaceSteps:
 
     def take(self, K, slot, y, upper, alpha, grad, nu_mode, eps):
         """Try the face steps (``alpha`` and ``grad`` updated in place) and set the next period."""
-        started = time.perf_counter()
-        smo_time = started - self._since
         n = K.shape[1]
         free = np.flatnonzero((alpha > 0) & (alpha < upper))
-        moved = False
+        taken = 0
         if _FACE_MAX_FREE < free.shape[0] <= _FACE_ALL_MAX_FREE and np.all(slot[free % n] >= 0):
             rows, local = np.unique(free % n, return_inverse=True)
             block = np.empty((rows.shape[0], rows.shape[0]), dtype=K.dtype)
             gather_block(K, slot[rows], rows, block, np.arange(rows.shape[0]))
             alpha_free, grad_free, y_free = alpha[free], grad[free], y[free]
-            if free_face_steps(block, local, y_free, upper[free], alpha_free, grad_free, nu_mode, _FACE_ALL_MAX_FREE,
-                               _FACE_ALL_MAX_STEPS, eps):
+            taken = free_face_steps(block, local, y_free, upper[free], alpha_free, grad_free, nu_mode,
+                                    _FACE_ALL_MAX_FREE, _FACE_ALL_MAX_STEPS, eps)
+            if taken:
                 coef = np.bincount(local, y_free * (alpha_free - alpha[free]), minlength=rows.shape[0])
                 alpha[free] = alpha_free
                 _add_rows_to_gradient(K, slot, rows, coef, np.arange(y.shape[0]) % n, y, grad)
-                moved = True
-        face_time = time.perf_counter() - started
-        self.period = int(self.period * max(1.0, face_time / max(smo_time, 1e-9))) * (1 if moved else 2)
+        # the next try after as many SMO steps as the face steps' work calls for (counted, not
+        # timed, so that a fit does not depend on the machine's speed; _FACE_WORK_PER_SMO_VARIABLE)
+        face_work = taken * free.shape[0] ** 3 / _FACE_WORK_PER_SMO_VARIABLE
+        self.period = max(self.period, int(face_work / self.m)) * (1 if taken else 2)
         self.steps_to_go = self.period
-        self._since = time.perf_counter()
 
 
 def _full_gram_solution(alpha, grad, gap, n_iter, status, progress, m):
