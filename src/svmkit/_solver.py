@@ -80,10 +80,13 @@ _FACE_ALL_MAX_FREE = 1024  # most free multipliers for such steps
 _FACE_ALL_MAX_STEPS = 10  # such steps in a row
 # k^3 of a face step per SMO step on one variable that may go between two tries: a face step's
 # factorisation is some k^3 / 3 multiply-adds at about 0.5 ns, an SMO step some 2 ns a variable, so
-# 11 would give the face steps the SMO steps' time; 44 gives them up to 4 times as much, which
-# they repay (2,000 x 500, linear: with 11 the first try, on 891 free multipliers, put the next
-# 320,000 steps away, and the fit took 1.7 million steps and 10.8 s; with 44, 0.9 million and 7.4 s)
-_FACE_WORK_PER_SMO_VARIABLE = 44
+# 11 would give the face steps the SMO steps' time; they repay much more. Linear kernel, 2,000 x
+# 500, make_classification standardised over all rows: 11 put the tries 320,000 steps apart after
+# the first, on 891 free multipliers (1.7 million steps, 10.8 s); 44 and 200 tried at every return
+# (0.9 million, 6.3-7.4 s). benchmarks/svc.py's wide-linear, 1,009 free at the first try: 44 tried
+# at every other return (1.5 million steps, 10.2 s), 200 and no limit at all at every return (1.0
+# million, 7.9-8.5 s).
+_FACE_WORK_PER_SMO_VARIABLE = 200
 _NO_STEP_LIMIT = 2**63 - 1
 _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (np.finfo costs 5 us a call)
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
