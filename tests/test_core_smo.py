@@ -5,11 +5,12 @@ against NumPy."""
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 import svmkit._solver
 from compiled_doctests import run_docstring_examples
 from naive import gram_by_loops, intercept_by_masks, linear_pair, poly_pair, rbf_pair
-from svmkit import SVC
+from svmkit import SVC, SVR, NuSVC
 from svmkit._core.kernel_blocks import (
     KERNEL_LINEAR,
     KERNEL_POLYNOMIAL,
@@ -307,6 +308,29 @@ def test_face_steps_on_all_free_multipliers_of_long_solves_reach_the_same_optimu
     K = X @ X.T
     f = K[:, model.indices] @ (model.alpha * model.y) + model.intercept
     np.testing.assert_allclose(model.yf, model.y * f[model.indices], atol=1e-6)
+
+
+@pytest.mark.parametrize("estimator", [NuSVC(kernel="linear", nu=0.5, tol=1e-6), SVR(kernel="linear", tol=1e-6)],
+                         ids=["nu_svc", "svr_two_variables_a_row"])
+def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, estimator):
+    """The same tries in nu mode (one sum per sign) and with two variables per kernel row
+    (epsilon-SVR) reach the optimum of the solve without them."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(240, 40))
+    target = X[:, :5].sum(axis=1) + 2.0 * rng.normal(size=240)
+    y = target if isinstance(estimator, SVR) else (target > 0).astype(int)
+    plain = clone(estimator).fit(X, y)
+    tries = []
+    original = svmkit._solver.free_face_steps
+    monkeypatch.setattr(svmkit._solver, "free_face_steps", lambda *args: tries.append(original(*args)) or tries[-1])
+    monkeypatch.setattr(svmkit._solver, "_FACE_MAX_FREE", 4)
+    monkeypatch.setattr(svmkit._solver, "_FACE_PERIOD_PER_VARIABLE", 0)
+    monkeypatch.setattr(svmkit._solver, "_STEPS_PER_CALL", 50)
+    with_faces = clone(estimator).fit(X, y)
+    assert len(tries) > 0 and sum(tries) > 0
+    assert with_faces.dual_objective_ == pytest.approx(plain.dual_objective_, rel=1e-7)
+    np.testing.assert_allclose(with_faces.predict(X), plain.predict(X), atol=1e-4)
+
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
                                       sparse_row_products, sparse_sparse_products])
