@@ -41,12 +41,13 @@ _DENSE_SV_BYTES = 256 * 2**20  # largest dense copy of sparse support vectors ma
 # may be away for milliseconds (synthetic n = 10,000, 3.1 million values, median of 15: 190 ms with
 # two BLAS threads, 21-24 ms with one); two workers, each with one BLAS thread, win from about a
 # million values (alternating, medians of 31-41: splice 1.5 million values 6.3-6.8 ms against 8.0
-# with one worker, synthetic n = 10,000 8.2 against 10.1 ms; digits, 0.3 million: 2.9 against 2.1),
-# and, measured again with the workers' threads started once per process and each fit followed by
-# scikit-learn's and oneDAL's as in the benchmark, from a quarter of that (digits right after its
-# fit, median of 15: 2.48 ms with two workers against 2.96 ms with one; alone, alternating: 2.21
-# against 2.70 ms; make_classification, 0.64 million values: 2.45 against 2.51 ms)
-_PARALLEL_PREDICT_VALUES = 2**18
+# with one worker, synthetic n = 10,000 8.2 against 10.1 ms; digits, 0.3 million: 2.9 against 2.1).
+# Measured again with the workers' threads started once per process and each fit followed by
+# scikit-learn's and oneDAL's as in the benchmark, digits right after its fit, median of 15: 2.48 ms
+# with two workers against 2.96 ms with one in one run, 3.92 against 3.57 ms in another (with
+# time stolen by the host), and 7.05 ms (0.23x LIBSVM) in a benchmark run with two: left at a
+# million.
+_PARALLEL_PREDICT_VALUES = 2**20
 # Kernel products of fewer multiply-adds than this take a few microseconds: setting BLAS to one
 # thread and back (13 us) would cost more than it could save, and is left out (heart_scale, 68
 # test rows x 104 support vectors x 13 features: decision_function 0.095 -> 0.077 ms, and 0.134
