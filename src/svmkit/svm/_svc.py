@@ -646,8 +646,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         bounds = np.concatenate([[0], np.cumsum(self.n_support_)])
         coefs = [np.ascontiguousarray(self.dual_coef_[:, start:stop].T) for start, stop in zip(bounds[:-1], bounds[1:])]
         # row r of dual_coef_ holds a support vector's coefficient against class r (r < k) or r + 1
-        first = np.array([min(m.positive_class, m.negative_class) for m in self.binary_models_])
-        second = np.array([max(m.positive_class, m.negative_class) for m in self.binary_models_])
+        first, second = self._pair_classes()
 
         def combine(block):
             products = np.empty((n_classes, block.shape[0], n_classes - 1))
