@@ -108,7 +108,7 @@ from _common import (  # noqa: E402
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
 ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "sparse-text",
                 "synthetic")
-EXTRA_DATASETS = ("many-classes", "wide-linear")  # only when named
+KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear")  # the last two only when named
 DEFAULT_SIZES = (2000, 5000, 10000, 20000, 50000, 100000, 200000)
 SYNTHETIC_TOTAL = 200_000 + 10_000  # rows generated once; every size takes a prefix (nested series)
 
@@ -227,13 +227,10 @@ def real_cases(name, data_dir, kernels, cache):
         X_train, X_test, y_train, y_test = _quarter_held_out(X, y)
         X_train, X_test = _standardised(X_train, X_test)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
-    if name == "sparse-text":
-        X_train, y_train, X_test, y_test = sparse_text_split()
+    if name in ("sparse-text", "many-classes", "wide-linear"):
+        X_train, y_train, X_test, y_test = sparse_text_split() if name == "sparse-text" else synthetic_split(name)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
-    if name in ("many-classes", "wide-linear"):
-        X_train, y_train, X_test, y_test = synthetic_split(name)
-        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
-    raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(ALL_DATASETS + EXTRA_DATASETS)}")
+    raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(KNOWN_DATASETS)}")
 
 
 def synthetic_split(name):
@@ -544,9 +541,9 @@ def main(argv=None):
         libraries = [name for name in libraries if name == "svmkit"]
     kernels = {name.strip() for name in args.kernels.split(",") if name.strip()}
     datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
-    unknown = [name for name in datasets if name not in ALL_DATASETS + EXTRA_DATASETS]
+    unknown = [name for name in datasets if name not in KNOWN_DATASETS]
     if unknown:
-        parser.error(f"unknown dataset(s) {unknown}; choose from {', '.join(ALL_DATASETS + EXTRA_DATASETS)}")
+        parser.error(f"unknown dataset(s) {unknown}; choose from {', '.join(KNOWN_DATASETS)}")
     sizes = [int(float(n)) for n in args.synthetic_sizes.split(",") if n.strip()]
     warnings.filterwarnings("ignore", message=".*[Cc]onverge.*")
     warnings.filterwarnings("ignore", message=".*probability.*deprecated.*", category=FutureWarning)
