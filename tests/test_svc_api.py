@@ -267,6 +267,35 @@ def test_prediction_in_parallel_blocks_equals_one_block(monkeypatch):
     np.testing.assert_allclose(model.decision_function(X), whole, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("kernel, n_classes, dtype", [
+    ("rbf", 2, np.float64), ("rbf", 4, np.float64), ("poly", 3, np.float64), ("rbf", 2, np.float32)])
+def test_shared_products_prediction_equals_the_workers_own_products(monkeypatch, kernel, n_classes, dtype):
+    """Dense data with many features: each block's products on BLAS's threads, the kernel's
+    remaining steps on two workers, in several blocks; the decisions must be those of the
+    path where each worker computes its own products (and of one worker)."""
+    X, y = make_classification(n_samples=400, n_features=30, n_informative=10, n_classes=n_classes, random_state=2)
+    X = X.astype(dtype)
+    model = SVC(kernel=kernel, gamma=0.02, degree=2).fit(X[:250], y[:250])
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 0)
+    monkeypatch.setattr(svmkit.svm._base, "_PARALLEL_PREDICT_VALUES", 1)
+    monkeypatch.setattr(svmkit.svm._base, "_PREDICT_BLOCK_BYTES", 8 * model.support_.shape[0] * 20)
+    model.n_jobs = 2
+    own_products = model.decision_function(X[250:])
+    shared = []
+    original = svmkit.svm._base.BaseKernelSVM._decide_with_shared_products
+    monkeypatch.setattr(svmkit.svm._base.BaseKernelSVM, "_decide_with_shared_products",
+                        lambda *args: shared.append(1) or original(*args))
+    monkeypatch.setattr(svmkit.svm._base, "_SHARED_PRODUCT_FEATURES", 30)
+    monkeypatch.setattr(svmkit.svm._base, "_SHARED_PRODUCT_WORK", 1)
+    decisions = model.decision_function(X[250:])
+    assert shared == [1]
+    np.testing.assert_allclose(decisions, own_products, rtol=1e-12, atol=1e-12)
+    # too few kernel values for two workers: the products on BLAS's threads, the rest in the calling thread
+    monkeypatch.setattr(svmkit.svm._base, "_PARALLEL_PREDICT_VALUES", 10**9)
+    np.testing.assert_allclose(model.decision_function(X[250:]), own_products, rtol=1e-12, atol=1e-12)
+    assert shared == [1, 1]
+
+
 @pytest.mark.parametrize("case", ["binary", "ovo", "ovr", "svr", "one_class"])
 def test_small_rbf_prediction_in_one_compiled_call_equals_numpys_blocks(monkeypatch, case):
     """Below _COMPILED_DECISION_VALUES kernel values the RBF decisions come from one compiled
