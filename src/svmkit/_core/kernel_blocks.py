@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ._bits import bits_float
-from ._jit import jit
+from ._jit import contracting_jit, jit
 
 
 @jit
@@ -49,7 +49,7 @@ _EXP_MIN = -708.0  # exp(x) of smaller x is taken as 0 (below 3.3e-308)
 _TAYLOR = tuple(1.0 / math.factorial(i) for i in range(14))  # exp(r) to degree 13
 
 
-@jit
+@contracting_jit
 def exp_nonpositive(x):
     """``exp(x)`` for ``x <= 0`` in arithmetic that vectorises (NumPy's ``exp``
     cannot be called from compiled loops, and a call to the C library per
@@ -71,7 +71,7 @@ def exp_nonpositive(x):
     return (low + high * (r4 * r4)) * scale if x >= _EXP_MIN else 0.0
 
 
-@jit
+@contracting_jit
 def exp_nonpositive_single(x):
     """:func:`exp_nonpositive` to single precision (relative error below 1e-8,
     Taylor degree 7), for values stored as float32."""
