@@ -267,21 +267,26 @@ def test_prediction_in_parallel_blocks_equals_one_block(monkeypatch):
     np.testing.assert_allclose(model.decision_function(X), whole, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("kernel, n_classes, dtype", [
-    ("rbf", 2, np.float64), ("rbf", 4, np.float64), ("poly", 3, np.float64), ("rbf", 2, np.float32), ("rbf", 3, "csr")])
-def test_shared_products_prediction_equals_the_workers_own_products(monkeypatch, kernel, n_classes, dtype):
+@pytest.mark.parametrize("kernel, estimator, dtype", [
+    ("rbf", "svc", np.float64), ("poly", "svc", np.float64), ("rbf", "svc", np.float32), ("rbf", "svc", "csr"),
+    ("rbf", "svr", np.float64)])
+def test_shared_products_prediction_equals_the_workers_own_products(monkeypatch, kernel, estimator, dtype):
     """Dense data with many features (or sparse rows of many nonzeros, densified a block at a
-    time): each block's products on BLAS's threads, the kernel's remaining steps on two
-    workers, in several blocks; the decisions must be those of the path where each worker
-    computes its own products (and of one worker)."""
-    X, y = make_classification(n_samples=400, n_features=30, n_informative=10, n_classes=n_classes, random_state=2)
+    time), one column of coefficients: each block's products on BLAS's threads, the kernel's
+    remaining steps on two workers, in several blocks; the decisions must be those of the
+    path where each worker computes its own products (and of one worker)."""
+    from svmkit import SVR
+
+    X, y = make_classification(n_samples=400, n_features=30, n_informative=10, random_state=2)
     X = sp.csr_matrix(X) if dtype == "csr" else X.astype(dtype)
-    model = SVC(kernel=kernel, gamma=0.02, degree=2).fit(X[:250], y[:250])
+    model = SVC(kernel=kernel, gamma=0.02, degree=2) if estimator == "svc" else SVR(kernel=kernel, gamma=0.02)
+    model.fit(X[:250], y[:250])
     monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 0)
     monkeypatch.setattr(svmkit.svm._base, "_PARALLEL_PREDICT_VALUES", 1)
     monkeypatch.setattr(svmkit.svm._base, "_PREDICT_BLOCK_BYTES", 8 * model.support_.shape[0] * 20)
     model.n_jobs = 2
-    own_products = model.decision_function(X[250:])
+    predict = model.decision_function if estimator == "svc" else model.predict
+    own_products = predict(X[250:])
     shared = []
     original = svmkit.svm._base.BaseKernelSVM._decide_with_shared_products
     monkeypatch.setattr(svmkit.svm._base.BaseKernelSVM, "_decide_with_shared_products",
@@ -289,12 +294,12 @@ def test_shared_products_prediction_equals_the_workers_own_products(monkeypatch,
     monkeypatch.setattr(svmkit.svm._base, "_SHARED_PRODUCT_FEATURES", 30)
     monkeypatch.setattr(svmkit.svm._base, "_SHARED_PRODUCT_WORK", 1)
     monkeypatch.setattr(svmkit.svm._base, "_SHARED_PRODUCT_BLOCK_BYTES", 8 * model.support_.shape[0] * 100)
-    decisions = model.decision_function(X[250:])
+    decisions = predict(X[250:])
     assert shared == [1]
     np.testing.assert_allclose(decisions, own_products, rtol=1e-12, atol=1e-12)
     # too few kernel values for two workers: the products on BLAS's threads, the rest in the calling thread
     monkeypatch.setattr(svmkit.svm._base, "_PARALLEL_PREDICT_VALUES", 10**9)
-    np.testing.assert_allclose(model.decision_function(X[250:]), own_products, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(predict(X[250:]), own_products, rtol=1e-12, atol=1e-12)
     assert shared == [1, 1]
 
 

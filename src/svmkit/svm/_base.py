@@ -58,8 +58,11 @@ _PARALLEL_PREDICT_VALUES = 2**20
 # / 5.8 / 9.3; 64: 10.1 / 10.3 / 17.9; 100: 13.2 / 12.9 / 23.6 (another run 15.5 / 12.4); 128:
 # 17.5 / 14.4 / 24.5; 256: 41.3 / 23.9 / 40.1; 400: 57.6 / 37.3 / 53.9; usps (256) 51.9 / 34.5
 # / 129.8; benchmarks' wide-linear (500) 25.3 / 16.1 / 25.6; 3,000 x 784 116.4 / 76.1 / 119.1;
-# 10 classes x 300 features 39.3 / 42.1 / 320 (the one loss); 300 test rows of 784 features
-# (one worker) 28.7 / 17.5 / 26.2, 100 rows 12.1 / 7.2 / 11.3; 300 rows of 200 6.9 / 5.0 / 8.9
+# 300 test rows of 784 features (one worker) 28.7 / 17.5 / 26.2, 100 rows 12.1 / 7.2 / 11.3;
+# 300 rows of 200 6.9 / 5.0 / 8.9. Only for one column of coefficients (two classes, SVR, one
+# class): with several, interleaved with oneDAL's predictions as in the benchmark, median of 20,
+# usps took 39.5 against 34.4 ms, 10 classes x 300 features 43.0 against 35.9 ms (two classes:
+# 2,000 x 500 15.6 against 24.2, 128 features 18.4 against 22.8, 784 features 76.5 against 75.1)
 _SHARED_PRODUCT_FEATURES = 100
 _SHARED_PRODUCT_WORK = 2**25
 # Those products are computed in blocks of up to this many bytes: BLAS runs faster on taller
@@ -419,8 +422,8 @@ class BaseKernelSVM(BaseEstimator):
         step = -(-n_rows // n_blocks) or 1
         densify_rows = densify and step * n_features * 8 <= _PREDICT_BLOCK_BYTES
         out = np.empty((X.shape[0], coef.shape[1]))
-        if (cores > 1 and n_features >= _SHARED_PRODUCT_FEATURES and n_rows * n_sv * n_features >= _SHARED_PRODUCT_WORK
-                and not self._precomputed
+        if (cores > 1 and combine is None and coef.shape[1] == 1 and n_features >= _SHARED_PRODUCT_FEATURES
+                and n_rows * n_sv * n_features >= _SHARED_PRODUCT_WORK and not self._precomputed
                 and hasattr(self.kernel_, "from_products")
                 and not sparse_products and (isinstance(X, np.ndarray) or densify_rows)
                 and isinstance(support_vectors, np.ndarray)):
