@@ -48,21 +48,21 @@ _DENSE_SV_BYTES = 256 * 2**20  # largest dense copy of sparse support vectors ma
 # time stolen by the host), and 7.05 ms (0.23x LIBSVM) in a benchmark run with two: left at a
 # million.
 _PARALLEL_PREDICT_VALUES = 2**20
-# Dense data with at least this many features and products of at least _SHARED_PRODUCT_WORK
-# multiply-adds: each block's products run on all of BLAS's threads in the calling thread (one
-# product on two threads scales twice where two single-threaded products on the workers scaled
-# 1.0-1.4x), the kernel's remaining steps (exp) and the product with the coefficients on the
-# workers where there are enough kernel values (_PARALLEL_PREDICT_VALUES), else in the calling
-# thread. Synthetic data, some 2,200-2,900 support vectors, same process, alternating, median of
+# Predictions with one column of coefficients (two classes, SVR, one class) on dense data with at
+# least this many features and products of at least _SHARED_PRODUCT_WORK multiply-adds: each
+# block's products run on all of BLAS's threads in the calling thread (one product on two threads
+# ran twice as fast, where two single-threaded products on the workers ran 1.0-1.4x as fast as
+# one), the kernel's remaining steps (exp) and the product with the coefficients on the workers
+# where there are enough kernel values (_PARALLEL_PREDICT_VALUES), else in the calling thread.
+# Synthetic two-class data, some 2,200-2,900 support vectors, same process, alternating, median of
 # 7-25, ms, each worker with its own products / this / oneDAL: 1,500 test rows of 32 features 5.1
 # / 5.8 / 9.3; 64: 10.1 / 10.3 / 17.9; 100: 13.2 / 12.9 / 23.6 (another run 15.5 / 12.4); 128:
-# 17.5 / 14.4 / 24.5; 256: 41.3 / 23.9 / 40.1; 400: 57.6 / 37.3 / 53.9; usps (256) 51.9 / 34.5
-# / 129.8; benchmarks' wide-linear (500) 25.3 / 16.1 / 25.6; 3,000 x 784 116.4 / 76.1 / 119.1;
-# 300 test rows of 784 features (one worker) 28.7 / 17.5 / 26.2, 100 rows 12.1 / 7.2 / 11.3;
-# 300 rows of 200 6.9 / 5.0 / 8.9. Only for one column of coefficients (two classes, SVR, one
-# class): with several, interleaved with oneDAL's predictions as in the benchmark, median of 20,
-# usps took 39.5 against 34.4 ms, 10 classes x 300 features 43.0 against 35.9 ms (two classes:
-# 2,000 x 500 15.6 against 24.2, 128 features 18.4 against 22.8, 784 features 76.5 against 75.1)
+# 17.5 / 14.4 / 24.5; 256: 41.3 / 23.9 / 40.1; 400: 57.6 / 37.3 / 53.9; benchmarks' wide-linear
+# (500) 25.3 / 16.1 / 25.6; 300 test rows of 784 features (one worker) 28.7 / 17.5 / 26.2, 100
+# rows 12.1 / 7.2 / 11.3; 300 rows of 200 6.9 / 5.0 / 8.9. Interleaved with oneDAL's predictions
+# as in the benchmark, median of 20: 2,000 x 500 24.2 / 15.6, 128 features 22.8 / 18.4, 784
+# features 75.1 / 76.5. Several columns (multiclass) stay with the workers' own products: there,
+# this way took usps 39.5 against 34.4 ms, 10 classes x 300 features 43.0 against 35.9 ms.
 _SHARED_PRODUCT_FEATURES = 100
 _SHARED_PRODUCT_WORK = 2**25
 # Those products are computed in blocks of up to this many bytes: BLAS runs faster on taller
@@ -427,7 +427,7 @@ class BaseKernelSVM(BaseEstimator):
                 and hasattr(self.kernel_, "from_products")
                 and not sparse_products and (isinstance(X, np.ndarray) or densify_rows)
                 and isinstance(support_vectors, np.ndarray)):
-            self._decide_with_shared_products(X, support_vectors, sv_norms, coef, combine, n_workers, out)
+            self._decide_with_shared_products(X, support_vectors, sv_norms, coef, n_workers, out)
             out += intercept
             return out
 
@@ -454,11 +454,11 @@ class BaseKernelSVM(BaseEstimator):
         out += intercept
         return out
 
-    def _decide_with_shared_products(self, X, support_vectors, sv_norms, coef, combine, n_workers, out):
-        """``K(X, SV) @ coef`` into ``out`` for dense data (or sparse rows densified a block at a
-        time) with many features: each block's products ``X_rows SV'`` on all of BLAS's threads,
-        then the kernel's remaining steps and the product with the coefficients in equal parts
-        on ``n_workers`` threads."""
+    def _decide_with_shared_products(self, X, support_vectors, sv_norms, coef, n_workers, out):
+        """``K(X, SV) @ coef`` into ``out`` for one column of coefficients and dense data (or
+        sparse rows densified a block at a time) with many features: each block's products
+        ``X_rows SV'`` on all of BLAS's threads, then the kernel's remaining steps and the
+        product with the coefficients in equal parts on ``n_workers`` threads."""
         n_rows, n_sv = X.shape[0], support_vectors.shape[0]
         dtype = np.float32 if X.dtype == support_vectors.dtype == np.float32 else np.float64
         part_rows = max(_PREDICT_MIN_ROWS, _PREDICT_BLOCK_BYTES // (8 * n_sv))  # a worker's part
@@ -475,7 +475,7 @@ class BaseKernelSVM(BaseEstimator):
             def finish_part(part_start):
                 part = slice(part_start, part_start + part_rows_here)
                 block = self.kernel_.from_products(products[part], None if X_norms is None else X_norms[part], sv_norms)
-                out[start + part_start:start + part_start + block.shape[0]] = block @ coef if combine is None else combine(block)
+                out[start + part_start:start + part_start + block.shape[0]] = block @ coef
 
             map_in_threads(finish_part, range(0, X_rows.shape[0], part_rows_here), n_workers)
 
