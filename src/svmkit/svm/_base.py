@@ -62,7 +62,11 @@ _PARALLEL_PREDICT_VALUES = 2**20
 # rows 12.1 / 7.2 / 11.3; 300 rows of 200 6.9 / 5.0 / 8.9. Interleaved with oneDAL's predictions
 # as in the benchmark, median of 20: 2,000 x 500 24.2 / 15.6, 128 features 22.8 / 18.4, 784
 # features 75.1 / 76.5. Several columns (multiclass) stay with the workers' own products: there,
-# this way took usps 39.5 against 34.4 ms, 10 classes x 300 features 43.0 against 35.9 ms.
+# this way took usps 39.5 against 34.4 ms, 10 classes x 300 features 43.0 against 35.9 ms;
+# but where they have too few kernel values for two workers, their one worker computes wide
+# products on all of BLAS's threads too (interleaved with oneDAL's calls, median of 25, ms, BLAS
+# on one thread / on both / oneDAL: usps 400 test rows 9.43 / 6.12 / 26.3, 150 rows 4.22 / 2.60
+# / 12.86; 10 classes, 300 test rows x 3,000 support vectors x 300 features 11.35 / 6.82 / 80.1).
 _SHARED_PRODUCT_FEATURES = 100
 _SHARED_PRODUCT_WORK = 2**25
 # Those products are computed in blocks of up to this many bytes: BLAS runs faster on taller
@@ -422,8 +426,8 @@ class BaseKernelSVM(BaseEstimator):
         step = -(-n_rows // n_blocks) or 1
         densify_rows = densify and step * n_features * 8 <= _PREDICT_BLOCK_BYTES
         out = np.empty((X.shape[0], coef.shape[1]))
-        if (cores > 1 and combine is None and coef.shape[1] == 1 and n_features >= _SHARED_PRODUCT_FEATURES
-                and n_rows * n_sv * n_features >= _SHARED_PRODUCT_WORK and not self._precomputed
+        wide_products = n_features >= _SHARED_PRODUCT_FEATURES and n_rows * n_sv * n_features >= _SHARED_PRODUCT_WORK
+        if (cores > 1 and combine is None and coef.shape[1] == 1 and wide_products and not self._precomputed
                 and hasattr(self.kernel_, "from_products")
                 and not sparse_products and (isinstance(X, np.ndarray) or densify_rows)
                 and isinstance(support_vectors, np.ndarray)):
@@ -448,8 +452,8 @@ class BaseKernelSVM(BaseEstimator):
                     block = from_sq_norms(X_rows, support_vectors, row_sq_norms(X_rows), sv_norms)
             out[rows] = block @ coef if combine is None else combine(block)
 
-        # (workers run BLAS on one thread too)
-        with contextlib.nullcontext() if tiny else single_threaded_blas():
+        # (workers run BLAS on one thread too; so does one worker, unless the products are wide)
+        with contextlib.nullcontext() if tiny or (n_workers == 1 and wide_products) else single_threaded_blas():
             map_in_threads(decide_block, range(0, n_rows, step), n_workers)
         out += intercept
         return out
