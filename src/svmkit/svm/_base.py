@@ -28,7 +28,7 @@ from .._solver import (
     solve_dual,
 )
 from .._core.kernel_blocks import rbf_decisions, sparse_row_products, sparse_sparse_products
-from ..kernels import LinearKernel, RBFKernel, resolve_gamma, row_sq_norms
+from ..kernels import LinearKernel, RBFKernel, _result_dtype, resolve_gamma, row_sq_norms
 
 # Per block of test rows: each block passes through the kernel's steps and the product with
 # the coefficients while it stays in a core's 2 MB L2 cache (splice: 5.2 ms instead of 7.5 ms
@@ -227,6 +227,21 @@ def enable_logging():
         logger.setLevel(logging.INFO)
 
 
+def _equal_block_rows(n_rows, n_columns, min_rows, n_workers):
+    """Rows per block of ``n_rows`` rows of ``n_columns`` float64 kernel values: blocks of at
+    most ``_PREDICT_BLOCK_BYTES`` (but at least ``min_rows`` rows, for BLAS's products), as many
+    as a multiple of the workers and of equal size, so that no worker is left with a larger share.
+
+    Examples
+    --------
+    >>> _equal_block_rows(1000, 1000, 64, 2)  # 8 MB of values: 4 blocks of 2 MB
+    250
+    """
+    n_blocks = min(-(-n_rows * 8 * max(1, n_columns) // _PREDICT_BLOCK_BYTES), -(-n_rows // min_rows))
+    n_blocks = min(n_rows, -(-n_blocks // n_workers) * n_workers) or 1
+    return -(-n_rows // n_blocks) or 1
+
+
 def _sparse_row_multiplier(X, support_vectors, support_sparse):
     """``multiply(start, stop, out)``: ``out = X[start:stop] @ support_vectors.T`` in compiled
     code over the nonzeros of the CSR rows of ``X``; against the support vectors transposed and
@@ -417,13 +432,7 @@ class BaseKernelSVM(BaseEstimator):
             X_norms = row_sq_norms(X)
         elif sp.issparse(support_vectors) and densify:
             support_vectors = support_vectors.toarray()
-        # blocks of at most _PREDICT_BLOCK_BYTES (but at least _PREDICT_MIN_ROWS rows, for BLAS's
-        # products), as many as a multiple of the workers and of equal size, so that no worker is
-        # left with a larger share
-        min_rows = 1 if sparse_products else _PREDICT_MIN_ROWS
-        n_blocks = min(-(-n_rows * 8 * max(1, n_sv) // _PREDICT_BLOCK_BYTES), -(-n_rows // min_rows))
-        n_blocks = min(n_rows, -(-n_blocks // n_workers) * n_workers) or 1
-        step = -(-n_rows // n_blocks) or 1
+        step = _equal_block_rows(n_rows, n_sv, 1 if sparse_products else _PREDICT_MIN_ROWS, n_workers)
         densify_rows = densify and step * n_features * 8 <= _PREDICT_BLOCK_BYTES
         out = np.empty((X.shape[0], coef.shape[1]))
         wide_products = n_features >= _SHARED_PRODUCT_FEATURES and n_rows * n_sv * n_features >= _SHARED_PRODUCT_WORK
@@ -464,7 +473,7 @@ class BaseKernelSVM(BaseEstimator):
         ``X_rows SV'`` on all of BLAS's threads, then the kernel's remaining steps and the
         product with the coefficients in equal parts on ``n_workers`` threads."""
         n_rows, n_sv = X.shape[0], support_vectors.shape[0]
-        dtype = np.float32 if X.dtype == support_vectors.dtype == np.float32 else np.float64
+        dtype = _result_dtype(X, support_vectors)
         part_rows = max(_PREDICT_MIN_ROWS, _PREDICT_BLOCK_BYTES // (8 * n_sv))  # a worker's part
         block_rows = max(part_rows * n_workers, _SHARED_PRODUCT_BLOCK_BYTES // (8 * n_sv))
         for start in range(0, n_rows, block_rows):
@@ -472,9 +481,7 @@ class BaseKernelSVM(BaseEstimator):
             X_rows = X_rows.toarray() if sp.issparse(X_rows) else X_rows
             products = (X_rows @ support_vectors.T).astype(dtype, copy=False)
             X_norms = row_sq_norms(X_rows) if sv_norms is not None else None
-            # parts of at most part_rows rows, as many as a multiple of the workers
-            n_parts = -(-X_rows.shape[0] // part_rows)
-            part_rows_here = -(-X_rows.shape[0] // (-(-n_parts // n_workers) * n_workers))
+            part_rows_here = _equal_block_rows(X_rows.shape[0], n_sv, _PREDICT_MIN_ROWS, n_workers)
 
             def finish_part(part_start):
                 part = slice(part_start, part_start + part_rows_here)
