@@ -76,7 +76,7 @@ def _problem(seed, n, copies):
     return K, y, p
 
 
-def _run_both(K, y, p, upper, nu_mode, alpha0):
+def _run_both(K, y, p, upper, nu_mode, alpha0, max_steps=10**6):
     n = K.shape[0]
     m = y.shape[0]
     rows = np.tile(np.arange(n), m // n)
@@ -95,12 +95,13 @@ def _run_both(K, y, p, upper, nu_mode, alpha0):
             active = np.arange(m, dtype=np.int64)
             state = np.array([m, min(m, 1000), 0], dtype=np.int64)
             synced = alpha.copy()
-            out = smo(stored, slot, rows, y, upper, synced, qd, alpha, grad, active, state, 1e-6, 10**6, nu_mode, False)
+            out = smo(stored, slot, rows, y, upper, synced, qd, alpha, grad, active, state, 1e-6, max_steps, nu_mode,
+                      False)
         else:
             flags = side_flags(y, alpha, upper)
             filled = np.array([n])
             out = smo_rows(
-                stored, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, 10**6, nu_mode, 0, *NO_ROWS
+                stored, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, max_steps, nu_mode, 0, *NO_ROWS
             )
         results.append((out, alpha, grad))
     return results
@@ -109,6 +110,10 @@ def _run_both(K, y, p, upper, nu_mode, alpha0):
 @pytest.mark.parametrize("copies", [1, 2])
 @pytest.mark.parametrize("nu_mode", [False, True])
 def test_row_order_smo_takes_the_same_steps_as_libsvm_loop(copies, nu_mode):
+    """The same pairs, except where two values differ in their last bits only (after an
+    update that leaves both multipliers free, the pair's ``-y G`` are equal up to rounding):
+    LIBSVM's loop takes the larger, the row-order solver the last index. On this problem
+    that happens once in nu mode with one variable per row; the optimum is the same."""
     K, y, p = _problem(3, 40, copies)
     upper = np.full(y.shape[0], 0.8)
     alpha0 = np.zeros(y.shape[0])
@@ -116,11 +121,28 @@ def test_row_order_smo_takes_the_same_steps_as_libsvm_loop(copies, nu_mode):
         alpha0[np.flatnonzero(y > 0)[:3]] = 0.5
         alpha0[np.flatnonzero(y < 0)[:3]] = 0.5
     (old, alpha_old, grad_old), (new, alpha_new, grad_new) = _run_both(K, y, p, upper, nu_mode, alpha0)
-    assert new[0] == old[0] > 0  # steps
     assert new[1] == old[1] == SMO_OPTIMAL
+    if nu_mode and copies == 1:
+        assert (new[0], old[0]) == (1974, 1992)
+        np.testing.assert_allclose(alpha_new, alpha_old, rtol=0, atol=1e-5)
+        objective = lambda a, g: 0.5 * a @ (g - p) + p @ a  # noqa: E731
+        assert objective(alpha_new, grad_new) == pytest.approx(objective(alpha_old, grad_old), rel=1e-11)
+        return
+    assert new[0] == old[0] > 0  # steps
     assert new[2] == pytest.approx(old[2], abs=1e-15)  # gap
     np.testing.assert_array_equal(alpha_new, alpha_old)
     np.testing.assert_array_equal(grad_new, grad_old)
+
+
+def test_row_order_smo_takes_the_last_of_values_equal_but_for_their_last_bits():
+    """-y G of 1 + 2^-52 at index 0 and 1 at index 1: in the first step LIBSVM's loop
+    takes index 0 as i, the row-order solver index 1 (the last of a tie in all but the
+    packed bits)."""
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    p = np.array([-(1.0 + 2.0**-52), -1.0, -1.0, -1.0])
+    (old, alpha_old, _), (new, alpha_new, _) = _run_both(np.eye(4), y, p, np.ones(4), False, np.zeros(4), 1)
+    assert alpha_old[0] > 0 and alpha_old[1] == 0
+    assert alpha_new[1] > 0 and alpha_new[0] == 0
 
 
 def _xor_problem(n, gamma, seed=4):

@@ -9,19 +9,21 @@ passes that the compiler turns into SIMD code:
    I_up (the next ``i``) in each chunk of ``_SCAN`` variables;
 2. the second-order gains ``b^2 / a`` of all candidates ``j`` and their
    largest value per chunk, with a count of the variables that still violate
-   the stopping condition by ``tol``;
-3. a pass over the one chunk that holds each maximum, for its last index.
+   the stopping condition by ``tol``.
 
 Plain and nu mode have loops of their own: in plain mode there is one ``i``,
 so the gains read one kernel row with no per-variable choice between two.
 
 A maximum with its index does not vectorise; the largest value does when it is
 taken over integers. A float64 maps to an int64 with the same order by
-flipping the non-sign bits of negative numbers, so the passes reduce such
-integer keys and then look for the index with the winning key. The choices are
-those of :func:`svmkit._core.smo.smo` without shrinking (the same pairs, ties
-to the last index), at about a third of its cost per step (svmguide1, RBF,
-m = 3089, float32 rows: 6.4-8.3 us instead of 24 us).
+flipping the non-sign bits of negative numbers, and the low bits of that key
+are replaced by the variable's place in its chunk: the largest such packed key
+names its variable, and no pass has to look for it (a third of a step on 208
+variables, 700 -> 480 ns; a twelfth on 700). The choices are those of
+:func:`svmkit._core.smo.smo` without shrinking (the same pairs, ties to the
+last index), except that values whose keys differ only in those low bits (8 of
+the 52 bits of the mantissa) count as ties, at about a third of its cost per
+step (svmguide1, RBF, m = 3089, float32 rows: 6.4-8.3 us instead of 24 us).
 
 There is no shrinking here: every 100 steps the solver counts the variables
 that LIBSVM's shrinking would keep and, when fewer than ``m /
@@ -37,7 +39,7 @@ reference-count updates, which made up some 40% of a step on a sub-problem of
 
 import numpy as np
 
-from ._bits import bits_float, float_bits
+from ._bits import float_bits
 from ._jit import jit
 from .kernel_blocks import KERNEL_NONE, kernel_row
 from .smo import (
@@ -50,7 +52,9 @@ _IN_UP = 1
 _IN_LOW = 2
 _NO_KEY = np.int64(-(2**63))
 _SIGN_FREE = np.int64(2**63 - 1)
-_SCAN = 256  # variables per chunk: the passes keep one maximum per chunk, the index scans read one chunk
+_SCAN = 256  # variables per chunk (a power of two): the passes keep one packed maximum per chunk
+_INDEX_BITS = np.int64(_SCAN - 1)  # the low bits of a packed key: the variable's place in its chunk
+_VALUE_BITS = ~_INDEX_BITS
 _CHECK_PERIOD = 100  # steps between two such counts (an O(m) pass)
 
 
@@ -102,7 +106,7 @@ def _gain_bits(b, quad):
 @jit
 def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_neg):
     """``G_t += y_t (c_i K[s_i, t] + c_j K[s_j, t])``, and in the same loop per chunk
-    the largest key of ``-y G`` over I_up: of ``y > 0`` in ``keys_pos`` and
+    the largest packed key (:func:`_packed`) of ``-y G`` over I_up: of ``y > 0`` in ``keys_pos`` and
     ``y < 0`` in ``keys_neg`` in nu mode, of all in ``keys_pos`` otherwise."""
     for c in range(keys_pos.shape[0]):
         t0, k0, count = _chunk(c, n)
@@ -115,7 +119,7 @@ def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_n
                 col = k0 + np.uint64(k)
                 g = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
                 grad[t] = g
-                key = _order_key(-y[t] * g)
+                key = _packed(_order_key(-y[t] * g), k)
                 up = (flags[t] & _IN_UP) != 0
                 best_pos = max(best_pos, key if up & (y[t] > 0) else _NO_KEY)
                 best_neg = max(best_neg, key if up & (y[t] < 0) else _NO_KEY)
@@ -125,19 +129,18 @@ def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_n
                 col = k0 + np.uint64(k)
                 g = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
                 grad[t] = g
-                best_pos = max(best_pos, _order_key(-y[t] * g) if flags[t] & _IN_UP else _NO_KEY)
+                best_pos = max(best_pos, _packed(_order_key(-y[t] * g), k) if flags[t] & _IN_UP else _NO_KEY)
         keys_pos[c] = best_pos
         keys_neg[c] = best_neg
 
 
 @jit
-def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys, gain_of):
-    """Per chunk the largest key of the gain ``b^2 / a`` of pairing ``t`` (in I_low,
-    ``b > 0``) with the ``i`` of its sign, whose kernel row is ``K[s_pos]`` or
-    ``K[s_neg]`` (plain mode: one ``i``, given as the positive one); ``gain_of[t]``
-    receives each variable's key (-1: not a candidate), so that the variable with the
-    winning key is found without computing a gain again; returns the number of I_low
-    variables with ``b >= tol`` (none: the gap is below ``tol``)."""
+def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys):
+    """Per chunk the largest packed key (:func:`_packed`) of the gain ``b^2 / a`` of
+    pairing ``t`` (in I_low, ``b > 0``) with the ``i`` of its sign, whose kernel row is
+    ``K[s_pos]`` or ``K[s_neg]`` (plain mode: one ``i``, given as the positive one),
+    -1 for a chunk without a candidate; returns the number of I_low variables with
+    ``b >= tol`` (none: the gap is below ``tol``)."""
     violators = 0
     for c in range(keys.shape[0]):
         t0, k0, count = _chunk(c, n)
@@ -152,9 +155,7 @@ def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg,
                 b = (g_pos if pos else g_neg) + y[t] * grad[t]
                 quad = (qd_pos if pos else qd_neg) + qd[t] - 2.0 * (k_pos if pos else k_neg)
                 low = (flags[t] & _IN_LOW) != 0
-                key = _gain_bits(b, quad) if low & (b > 0) else np.int64(-1)
-                gain_of[t] = key
-                best = max(best, key)
+                best = max(best, _packed(_gain_bits(b, quad), k) if low & (b > 0) else np.int64(-1))
                 violators += low & (b >= tol)
         else:
             for k in range(count):
@@ -162,53 +163,35 @@ def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg,
                 col = k0 + np.uint64(k)
                 b = g_pos + y[t] * grad[t]
                 low = (flags[t] & _IN_LOW) != 0
-                key = _gain_bits(b, qd_pos + qd[t] - 2.0 * K[s_pos, col]) if low & (b > 0) else np.int64(-1)
-                gain_of[t] = key
-                best = max(best, key)
+                gain = _gain_bits(b, qd_pos + qd[t] - 2.0 * K[s_pos, col])
+                best = max(best, _packed(gain, k) if low & (b > 0) else np.int64(-1))
                 violators += low & (b >= tol)
         keys[c] = best
     return violators
 
 
 @jit
-def _last_chunk_with_max(keys):
-    """``(c, key)``: the largest key and the last chunk that holds it."""
+def _packed(key, k):
+    """``key`` with its low bits replaced by ``k``, the variable's place in its chunk:
+    in the order of the keys, ties (and keys that differ only in those bits) to the
+    larger ``k``."""
+    return (key & _VALUE_BITS) | np.int64(k)
+
+
+@jit
+def _winner(n, keys):
+    """The variable of the largest packed key of ``keys`` (one per chunk), ties of the
+    value bits to the last chunk, or -1 if no chunk has one."""
     best = keys[0]
     chunk = 0
     for c in range(1, keys.shape[0]):
-        if keys[c] >= best:
+        if (keys[c] & _VALUE_BITS) >= (best & _VALUE_BITS):
             best = keys[c]
             chunk = c
-    return chunk, best
-
-
-@jit
-def _last_up_with_key(n, y, grad, flags, chunk, key, sign):
-    """The last variable of I_up in ``chunk`` (``y`` of the given sign; 0: any)
-    whose ``-y G`` has ``key``; -1 if none (a vectorised pass, not an early exit)."""
-    t0, _, count = _chunk(chunk, n)
-    last = -1
-    for k in range(count):
-        t = t0 + np.uint64(k)
-        match = ((flags[t] & _IN_UP) != 0) & (y[t] * sign >= 0) & (_order_key(-y[t] * grad[t]) == key)
-        last = max(last, k if match else -1)
-    return np.int64(t0) + last if last >= 0 else -1
-
-
-@jit
-def _last_with_gain(n, gain_of, chunk, key):
-    """The last variable in ``chunk`` whose gain has ``key`` (``gain_of``: see :func:`_gains`)."""
-    t0, _, count = _chunk(chunk, n)
-    last = -1
-    for k in range(count):
-        last = max(last, k if gain_of[t0 + np.uint64(k)] == key else -1)
-    return np.int64(t0) + last if last >= 0 else -1
-
-
-@jit
-def _key_value(key):
-    """The float64 of an order key (the key map is its own inverse)."""
-    return bits_float(key ^ ((key >> 63) & _SIGN_FREE))
+    if best == _NO_KEY:
+        return -1
+    t0, _, _ = _chunk(chunk, n)
+    return np.int64(t0) + (best & _INDEX_BITS)
 
 
 @jit
@@ -270,7 +253,6 @@ def smo_rows(
     keys_pos = np.empty(n_chunks, dtype=np.int64)
     keys_neg = np.empty(n_chunks, dtype=np.int64)
     gain_keys = np.empty(n_chunks, dtype=np.int64)
-    gain_of = np.empty(m, dtype=np.int64)
     scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
     steps = 0
     # (the start: rows of K that are not computed may hold anything, NaN too)
@@ -279,13 +261,8 @@ def smo_rows(
         check_due = hand_over_fraction > 0 and steps > 0 and steps % _CHECK_PERIOD == 0
         if check_due and np.sum(kept_by_shrinking(y, upper, alpha, grad, nu_mode)) * hand_over_fraction < m:
             return steps, SMO_USE_SHRINKING, np.inf, -1
-        chunk_pos, key_pos = _last_chunk_with_max(keys_pos)
-        i_pos = _last_up_with_key(n, y, grad, flags, chunk_pos, key_pos, 1.0 if nu_mode else 0.0)
-        i_neg = i_pos
-        key_neg = key_pos
-        if nu_mode:
-            chunk_neg, key_neg = _last_chunk_with_max(keys_neg)
-            i_neg = _last_up_with_key(n, y, grad, flags, chunk_neg, key_neg, -1.0)
+        i_pos = _winner(n, keys_pos)
+        i_neg = _winner(n, keys_neg) if nu_mode else i_pos
         if i_pos < 0 and i_neg < 0:
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         for i in (i_pos, i_neg):
@@ -298,17 +275,16 @@ def smo_rows(
         stand_in_neg = i_neg if i_neg >= 0 else i_pos
         s_pos = slot[stand_in_pos % n]
         s_neg = slot[stand_in_neg % n]
-        g_pos = _key_value(key_pos) if i_pos >= 0 else -np.inf
-        g_neg = _key_value(key_neg) if i_neg >= 0 else -np.inf
+        g_pos = -y[i_pos] * grad[i_pos] if i_pos >= 0 else -np.inf
+        g_neg = -y[i_neg] * grad[i_neg] if i_neg >= 0 else -np.inf
         qd_pos = qd[stand_in_pos]
         qd_neg = qd[stand_in_neg]
         violators = _gains(
-            n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys, gain_of
+            n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys
         )
         if violators == 0:
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
-        chunk, gain = _last_chunk_with_max(gain_keys)
-        j = _last_with_gain(n, gain_of, chunk, gain)
+        j = _winner(n, gain_keys)
         if slot[j % n] < 0 and not compute_row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch):
             return steps, SMO_NEED_ROW, np.inf, j % n
         if steps >= max_steps:
