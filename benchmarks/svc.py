@@ -54,6 +54,11 @@ wide-linear    madelon-like: make_classification, 2000 x 500 (20      RBF C=1 ga
                informative), standardised, test 667 (seed 0); hard
                for SMO with the linear kernel (LIBSVM: some 40 s a
                fit); not in the default run
+small-shapes   seven noisy two-class problems of make_classification  RBF C=1 gamma='scale' (numeric); linear C=1
+               in the shapes of LIBSVM's small binary datasets, 145 x
+               5 ... 1243 x 21 (SMALL_SHAPES), standardised, 10% of
+               labels flipped, test a third of n (seed 0); not in
+               the default run
 synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gamma=0.05
                standardised; n = --synthetic-sizes, test 10% of n
                (at most 10,000 rows); fit time ~ a n^b is fitted
@@ -108,7 +113,10 @@ from _common import (  # noqa: E402
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
 ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "sparse-text",
                 "synthetic")
-KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear")  # the last two only when named
+KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes")  # the last three only when named
+# (rows, features) of LIBSVM's small binary datasets: liver-disorders, sonar, ionosphere, australian,
+# diabetes, german.numer, svmguide3
+SMALL_SHAPES = ((145, 5), (208, 60), (351, 34), (690, 14), (768, 8), (1000, 24), (1243, 21))
 DEFAULT_SIZES = (2000, 5000, 10000, 20000, 50000, 100000, 200000)
 SYNTHETIC_TOTAL = 200_000 + 10_000  # rows generated once; every size takes a prefix (nested series)
 
@@ -227,6 +235,13 @@ def real_cases(name, data_dir, kernels, cache):
         X_train, X_test, y_train, y_test = _quarter_held_out(X, y)
         X_train, X_test = _standardised(X_train, X_test)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
+    if name == "small-shapes":
+        cases = []
+        for n_train, n_features in SMALL_SHAPES:
+            X_train, y_train, X_test, y_test = small_shape_split(n_train, n_features)
+            settings = [("rbf", 1.0, "scale"), ("linear", 1.0, None)]
+            cases += _cases_for(f"{n_train}x{n_features}", X_train, y_train, X_test, y_test, settings, kernels)
+        return cases
     if name in ("sparse-text", "many-classes", "wide-linear"):
         X_train, y_train, X_test, y_test = sparse_text_split() if name == "sparse-text" else synthetic_split(name)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
@@ -246,6 +261,20 @@ def synthetic_split(name):
     else:
         X, y = make_classification(2667, 500, n_informative=20, random_state=0)
         n_train = 2000
+    X_train, X_test = _standardised(X[:n_train], X[n_train:])
+    return X_train, y[:n_train], X_test, y[n_train:]
+
+
+def small_shape_split(n_train, n_features):
+    """A small noisy two-class problem of the shape of one of LIBSVM's small datasets
+    (``SMALL_SHAPES``): make_classification with 5 informative features (fewer where there are
+    fewer features), two clusters a class, 10% of the labels flipped, standardised; a third as
+    many rows again for the test (seed 0)."""
+    from sklearn.datasets import make_classification
+
+    n_test = n_train // 3
+    X, y = make_classification(n_train + n_test, n_features, n_informative=min(n_features, 5), n_redundant=0,
+                               flip_y=0.1, random_state=0)
     X_train, X_test = _standardised(X[:n_train], X[n_train:])
     return X_train, y[:n_train], X_test, y[n_train:]
 
