@@ -498,12 +498,14 @@ def solve_dual(
     progress = _Progress(verbose, callback, m)
     # from here on the rows of the problem are numbered 0..n_data-1, in the order of their first
     # variable (one-vs-one problems: LIBSVM's order, the rows of one class, then the other's)
-    data_rows, local_rows = _rows_in_order_of_use(problem.rows)
-    if not np.array_equal(data_rows, np.arange(gram.n_rows)):
-        gram = gram.subset(data_rows)
-    problem = replace(problem, rows=local_rows)
+    # (a two-class C-SVC problem uses every row once, in order: nothing to renumber)
+    if not np.array_equal(problem.rows, np.arange(gram.n_rows)):
+        data_rows, local_rows = _rows_in_order_of_use(problem.rows)
+        if not np.array_equal(data_rows, np.arange(gram.n_rows)):
+            gram = gram.subset(data_rows)
+        problem = replace(problem, rows=local_rows)
     budget = cache_size * 2**20
-    n_data = data_rows.shape[0]
+    n_data = gram.n_rows
     n_features = gram.n_features if isinstance(gram, GramBlocks) else 1
     with blas_threads_for(n_data, n_features):
         if n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and n_data * n_data * 4 <= budget:
