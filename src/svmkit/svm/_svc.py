@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from functools import cached_property
 from itertools import combinations
@@ -327,7 +328,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # (alternating in one process, 26 classes of make_classification, 16 features: 2,500 rows
         # RBF 104 -> 57 ms, linear 148 -> 94 ms; 5,000 rows 177 -> 156 and 266 -> 220 ms)
         one_call = not self._uses_qp()
-        with blas_threads_for(*blas_shape):
+        # (one problem solved by SMO: its solver sets the same threads itself)
+        with contextlib.nullcontext() if one_call and len(problems) == 1 else blas_threads_for(*blas_shape):
             if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
                 models = self._fit_in_one_call(
                     problem_gram, X, problems, problem_data, cache_size,
@@ -526,12 +528,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         models = self.binary_models_
         n_classes, n_problems, n = self.classes_.shape[0], len(models), X.shape[0]
         # every problem's variables one after another: problem, data row, multiplier, label
-        problem_of_row = np.repeat(np.arange(n_problems), [model.indices.shape[0] for model in models])
-        rows = np.concatenate([model.indices for model in models])
-        alpha = np.concatenate([model.alpha for model in models])
+        # (of one problem, its own arrays)
+        def joined(name):
+            return getattr(models[0], name) if n_problems == 1 else np.concatenate([getattr(m, name) for m in models])
+
+        rows, alpha = joined("indices"), joined("alpha")
         is_support = alpha > 0
-        sv_rows, sv_problem = rows[is_support], problem_of_row[is_support]
-        sv_coef = alpha[is_support] * np.concatenate([model.y for model in models])[is_support]
+        sv_rows = rows[is_support]
+        sv_coef = alpha[is_support] * joined("y")[is_support]
+        if n_problems == 1:
+            sv_problem = np.zeros(sv_rows.shape[0], dtype=np.intp)
+        else:
+            sv_problem = np.repeat(np.arange(n_problems), [model.indices.shape[0] for model in models])[is_support]
         is_sv = np.zeros(n, dtype=bool)
         is_sv[sv_rows] = True
         support = np.flatnonzero(is_sv)
