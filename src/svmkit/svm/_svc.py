@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
+from .._core.labels import class_indices
 from .._core.multiclass import one_vs_one_votes, ovr_scores
 from .._solver import PrecomputedGram, blas_threads_for, full_gram_dtype, solve_subsets_in_one_call
 from ..kernels import LinearKernel
@@ -279,7 +280,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         X, y = self._validate_train_X(X, y)
         if not _are_class_labels(y):  # (scikit-learn's check costs 0.35 ms)
             check_classification_targets(y)
-        classes, y_index = np.unique(y, return_inverse=True)
+        if y.dtype in (np.float64, np.int64) and y.flags.c_contiguous:  # (202 labels: 20 -> 7 us)
+            classes, y_index = class_indices(y)
+        else:
+            classes, y_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"SVC needs samples of at least two classes; the data contain one class only ({classes[0]})."
