@@ -507,8 +507,11 @@ def solve_dual(
     budget = cache_size * 2**20
     n_data = gram.n_rows
     n_features = gram.n_features if isinstance(gram, GramBlocks) else 1
-    with blas_threads_for(n_data, n_features):
-        if n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and n_data * n_data * 4 <= budget:
+    full_gram = n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and n_data * n_data * 4 <= budget
+    # (the full-Gram solver computes rows of few features in compiled code: no BLAS threads to set)
+    compiled_rows = full_gram and _compiled_row_code(gram) != KERNEL_NONE
+    with contextlib.nullcontext() if compiled_rows else blas_threads_for(n_data, n_features):
+        if full_gram:
             # float64 while the matrix is small (up to 724 rows); above, float32 (LIBSVM's
             # precision for its cache): half the memory touched, and rows computed from the
             # float32 copy of the data at twice the BLAS speed (usps: 0.60 s instead of 0.78 s)
