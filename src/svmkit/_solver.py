@@ -551,10 +551,10 @@ def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=Fal
     alpha, grad = joined("alpha0"), np.empty(bounds[-1])
     n_iter, status = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64)
     gap = np.empty(len(problems))
-    progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems]
+    progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems] if verbose or callback else []
     solve(bounds, joined("y"), joined("upper"), joined("p"), alpha, settings, grad, n_iter, status, gap)
-    for k, problem in enumerate(problems):
-        progress[k].report(int(n_iter[k]), float(gap[k]), problem.rows.shape[0], force=True)
+    for k, report in enumerate(progress):
+        report.report(int(n_iter[k]), float(gap[k]), problems[k].rows.shape[0], force=True)
     return [
         DualSolution(alpha[start:stop], grad[start:stop], float(gap[k]), int(n_iter[k]),
                      OPTIMAL if status[k] == SMO_OPTIMAL else ITERATION_LIMIT, "full-gram")
