@@ -25,6 +25,13 @@ from svmkit.kernels import RBFKernel
 from test_svc_libsvm import libsvm_pair_objectives
 
 
+@pytest.fixture(autouse=True)
+def _class_strips_at_every_size(monkeypatch):
+    """The fits here test the class-strips route: no one-vs-one fit of few rows takes the Gram
+    matrix of all rows instead (svm._svc._ONE_VS_ONE_ALL_ROWS)."""
+    monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)
+
+
 def _three_classes(n_samples=1200, n_features=30, seed=0):
     X, y = make_classification(
         n_samples=n_samples, n_features=n_features, n_informative=10, n_classes=3, flip_y=0.05, random_state=seed

@@ -325,6 +325,7 @@ def test_cross_validation_fits_in_one_call_are_those_solved_one_by_one(monkeypat
     X = StandardScaler().fit_transform(X)
     calls = []
     original = svc_module.solve_subsets_in_one_call
+    monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)  # (counted: the cross-validation fits only)
     monkeypatch.setattr(svc_module, "solve_subsets_in_one_call", lambda *a: calls.append(1) or original(*a))
     in_one_call = clone(estimator).fit(X, y)
     assert len(calls) == len(in_one_call.probA_)

@@ -414,6 +414,7 @@ def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
 
     monkeypatch.setattr(svc_module, "map_in_threads", spy_map)
     monkeypatch.setattr(class_blocks_module, "solve_pairs", lambda *args: calls.append(1) or original_solve(*args))
+    monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)  # (iris would take the Gram matrix of all rows)
     in_one_call = SVC(n_jobs=2).fit(X_iris, y_iris)  # 3 pairs of 100 rows: 30,000 values
     assert workers == [] and calls == [1]
     monkeypatch.setattr(svc_module, "_PARALLEL_FIT_VALUES", 30_000)
@@ -425,6 +426,27 @@ def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
     assert workers == [2, 1] and calls == [1, 1]
     np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
     np.testing.assert_allclose(in_one_call.dual_coef_, two.dual_coef_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_one_vs_one_fits_of_few_rows_solve_their_pairs_on_the_gram_matrix_of_all_rows(monkeypatch, kernel):
+    """Up to _ONE_VS_ONE_ALL_ROWS rows the pairs are solved in one compiled call on the Gram
+    matrix of all rows (solve_subsets), with the solution of the class-strips route (solve_pairs)."""
+    import svmkit._class_blocks as class_blocks_module
+    import svmkit._solver as solver_module
+    import svmkit.svm._svc as svc_module
+
+    calls = []
+    original_subsets, original_pairs = solver_module.solve_subsets, class_blocks_module.solve_pairs
+    monkeypatch.setattr(solver_module, "solve_subsets", lambda *args: calls.append("all rows") or original_subsets(*args))
+    monkeypatch.setattr(class_blocks_module, "solve_pairs", lambda *args: calls.append("strips") or original_pairs(*args))
+    all_rows = SVC(kernel=kernel).fit(X_iris, y_iris)
+    monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)
+    strips = SVC(kernel=kernel).fit(X_iris, y_iris)
+    assert calls == ["all rows", "strips"]
+    np.testing.assert_array_equal(all_rows.support_, strips.support_)
+    np.testing.assert_allclose(all_rows.dual_coef_, strips.dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(all_rows.intercept_, strips.intercept_, rtol=1e-9, atol=1e-12)
 
 
 def test_binary_model_docstring_examples():
