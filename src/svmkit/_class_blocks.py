@@ -63,7 +63,7 @@ class ClassBlockGram(GramBlocks):
             self._class_of[rows] = k
         self._diag = None
         # the data grouped by class, each class one slice: blocks read views, not gathered rows
-        bounds = np.cumsum([0] + [rows.shape[0] for rows in members])
+        bounds = np.array([0] + [rows.shape[0] for rows in members]).cumsum()
         self._grouped = GramBlocks(kernel, X[np.concatenate(members)])
         self._slices = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
         self._class_blocks = [{} for _ in members]  # by dtype
@@ -110,7 +110,7 @@ class ClassBlockGram(GramBlocks):
         strips = np.empty(self.class_strip_bytes() // 8)
         end = self.n_rows
         widths = [end - part.start for part in self._slices]
-        offsets = np.cumsum([0] + [(part.stop - part.start) * width for part, width in zip(self._slices, widths)])
+        offsets = np.array([0] + [(part.stop - part.start) * width for part, width in zip(self._slices, widths)]).cumsum()
 
         def compute_strip(k):
             out = strips[offsets[k] : offsets[k + 1]].reshape(-1, widths[k])

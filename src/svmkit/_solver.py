@@ -547,7 +547,7 @@ def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=Fal
         problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
         _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
     )
-    bounds = np.cumsum([0] + [problem.rows.shape[0] for problem in problems])
+    bounds = np.array([0] + [problem.rows.shape[0] for problem in problems]).cumsum()
     alpha, grad = joined("alpha0"), np.empty(bounds[-1])
     n_iter, status = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64)
     gap = np.empty(len(problems))

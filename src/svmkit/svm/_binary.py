@@ -243,7 +243,7 @@ def problem_objectives(models):
     >>> bool(np.allclose(dual, [m.dual_objective for m in model.binary_models_]))
     True
     """
-    bounds = np.cumsum([0] + [model.alpha.shape[0] for model in models])
+    bounds = np.array([0] + [model.alpha.shape[0] for model in models]).cumsum()
     alpha, y, yf, upper = (np.concatenate([getattr(model, name) for model in models]) for name in ("alpha", "y", "yf", "upper"))
     return _objectives(*objective_sums(bounds, alpha, y, yf, upper, np.array([model.intercept for model in models])))
 
