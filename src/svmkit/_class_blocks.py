@@ -110,7 +110,8 @@ class ClassBlockGram(GramBlocks):
         strips = np.empty(self.class_strip_bytes() // 8)
         end = self.n_rows
         widths = [end - part.start for part in self._slices]
-        offsets = np.array([0] + [(part.stop - part.start) * width for part, width in zip(self._slices, widths)]).cumsum()
+        sizes = [(part.stop - part.start) * width for part, width in zip(self._slices, widths)]
+        offsets = np.array([0] + sizes).cumsum()
 
         def compute_strip(k):
             out = strips[offsets[k] : offsets[k + 1]].reshape(-1, widths[k])
@@ -284,7 +285,8 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
     expected = np.concatenate([members[k] for pair in pairs for k in pair])
     if not np.array_equal(np.concatenate([problem.rows for problem in problems]), expected):
         return None
-    if any(problem.rows.shape[0] != members[a].shape[0] + members[b].shape[0] for problem, (a, b) in zip(problems, pairs)):
+    lengths = (members[a].shape[0] + members[b].shape[0] for a, b in pairs)
+    if any(problem.rows.shape[0] != length for problem, length in zip(problems, lengths)):
         return None
 
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
