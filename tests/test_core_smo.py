@@ -26,6 +26,8 @@ from svmkit._core._jit import jit
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
 from svmkit._core.row_cache import add_weighted_rows_serial
 from svmkit._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, smo
+from svmkit._core.labels import class_indices
+from svmkit._core.objectives import objective_sums
 from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
 
 NO_ROWS = svmkit._solver._NO_ROW_KERNEL
@@ -355,7 +357,7 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
 
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
-                                      sparse_row_products, sparse_sparse_products])
+                                      sparse_row_products, sparse_sparse_products, objective_sums, class_indices])
 def test_docstring_examples_of_compiled_functions(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0
@@ -401,3 +403,14 @@ def test_bias_from_the_gradient_equals_the_mask_reference():
         expected = intercept_by_masks(y, alpha, grad, upper)
         assert bias_from_gradient(y, alpha, grad, upper) == pytest.approx(expected, rel=1e-12, abs=1e-12)
     assert n_without_free == 1500
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([3, 1, 3, 7, 1, 1]), np.array([1.0, -1.0, -0.0, 0.0, 2.5, -1.0]), np.arange(10, 0, -1),
+])
+def test_class_indices_are_numpys_unique_with_inverse(labels):
+    classes, index = class_indices(labels)
+    expected_classes, expected_index = np.unique(labels, return_inverse=True)
+    np.testing.assert_array_equal(classes, expected_classes)
+    np.testing.assert_array_equal(index, expected_index)
+    np.testing.assert_array_equal(classes[index], labels)
