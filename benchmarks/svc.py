@@ -43,6 +43,9 @@ digits         scikit-learn's copy, 1797 x 64, 10 classes, standar-  RBF C=1 gam
                dised; a stratified quarter (seed 0) is the test
 cancer         scikit-learn's breast cancer, 569 x 30, standardised;  RBF C=1 gamma='scale' (numeric); linear C=1
                a stratified quarter (seed 0) is the test
+iris, wine     scikit-learn's copies: 150 x 4 and 178 x 13, 3        RBF C=1 gamma='scale' (numeric); linear C=1
+               classes each, standardised; a stratified quarter
+               (seed 0) is the test
 sparse-text    synthetic text-like rows: 5000 x 20,000 CSR, 40        RBF C=1 gamma='scale' (numeric); linear C=1
                nonzeros a row (0.2%) drawn from Zipf-like feature
                frequencies, labels from a sparse linear rule with
@@ -64,8 +67,9 @@ synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gam
                (at most 10,000 rows); fit time ~ a n^b is fitted
 =============  ===================================================  ===========================
 
-heart, digits and cancer are small problems, where per-problem overheads count (digits has 45
-one-vs-one problems of some 270 rows); digits and cancer ship with scikit-learn (no files needed).
+heart, digits, cancer, iris and wine are small problems, where per-problem overheads count (digits
+has 45 one-vs-one problems of some 270 rows, iris and wine three of under 100); digits, cancer, iris
+and wine ship with scikit-learn (no files needed).
 
 A last line times a small problem (200 x 10, median of 50 fits in a warm process).
 
@@ -111,8 +115,8 @@ from _common import (  # noqa: E402
 )
 
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
-ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "sparse-text",
-                "synthetic")
+ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "iris", "wine",
+                "sparse-text", "synthetic")
 KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes")  # the last three only when named
 # (rows, features) of LIBSVM's small binary datasets: liver-disorders, sonar, ionosphere, australian,
 # diabetes, german.numer, svmguide3
@@ -228,10 +232,11 @@ def real_cases(name, data_dir, kernels, cache):
         X, y = load_svmlight_file(str(path), n_features=13)
         X_train, X_test, y_train, y_test = _quarter_held_out(X.toarray(), y)  # (scaled to [-1, 1] already)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
-    if name in ("digits", "cancer"):
-        from sklearn.datasets import load_breast_cancer, load_digits
+    if name in ("digits", "cancer", "iris", "wine"):
+        from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 
-        X, y = (load_digits if name == "digits" else load_breast_cancer)(return_X_y=True)
+        loader = {"digits": load_digits, "cancer": load_breast_cancer, "iris": load_iris, "wine": load_wine}[name]
+        X, y = loader(return_X_y=True)
         X_train, X_test, y_train, y_test = _quarter_held_out(X, y)
         X_train, X_test = _standardised(X_train, X_test)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
