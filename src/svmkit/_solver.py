@@ -551,7 +551,8 @@ def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=Fal
     alpha, grad = joined("alpha0"), np.empty(bounds[-1])
     n_iter, status = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64)
     gap = np.empty(len(problems))
-    progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems] if verbose or callback else []
+    reported = verbose or callback
+    progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems] if reported else []
     solve(bounds, joined("y"), joined("upper"), joined("p"), alpha, settings, grad, n_iter, status, gap)
     for k, report in enumerate(progress):
         report.report(int(n_iter[k]), float(gap[k]), problems[k].rows.shape[0], force=True)

@@ -480,8 +480,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         where it is small enough for float64 and fits in half of ``cache_size``; else None."""
         n = gram.n_rows
         budget = self.cache_size * 2**20 / 2
-        one_vs_rest = problems[0][1] is None
-        if len(problems) < 2 or not (one_vs_rest or n <= _ONE_VS_ONE_ALL_ROWS) or full_gram_dtype(n, budget) != np.float64:
+        few_rows = problems[0][1] is None or n <= _ONE_VS_ONE_ALL_ROWS  # (one-vs-rest: any number)
+        if len(problems) < 2 or not few_rows or full_gram_dtype(n, budget) != np.float64:
             return None
         return PrecomputedGram(gram.K if self._precomputed else gram.block(np.arange(n)), rows_are_copies=True)
 
@@ -697,8 +697,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         models = self.binary_models_
         kept = vars(self).get("_pair_classes_of")
         if kept is None or kept[0] is not models:
-            first = np.array([model.positive_class for model in models], dtype=np.int64)
-            kept = self._pair_classes_of = (models, (first, np.array([m.negative_class for m in models], dtype=np.int64)))
+            first, second = (np.array([getattr(m, side) for m in models], dtype=np.int64)
+                             for side in ("positive_class", "negative_class"))
+            kept = self._pair_classes_of = (models, (first, second))
         return kept[1]
 
     # -- probabilities ----------------------------------------------------------
