@@ -22,8 +22,9 @@ names its variable, and no pass has to look for it (a third of a step on 208
 variables, 700 -> 480 ns; a twelfth on 700). The choices are those of
 :func:`svmkit._core.smo.smo` without shrinking (the same pairs, ties to the
 last index), except that values whose keys differ only in those low bits (8 of
-the 52 bits of the mantissa) count as ties, at about a third of its cost per
-step (svmguide1, RBF, m = 3089, float32 rows: 6.4-8.3 us instead of 24 us).
+the 52 bits of the mantissa) count as ties; a step costs about a third of one
+of that loop (svmguide1, RBF, m = 3089, float32 rows: 6.4-8.3 us instead of
+24 us, before the packed keys).
 
 There is no shrinking here: every 100 steps the solver counts the variables
 that LIBSVM's shrinking would keep and, when fewer than ``m /
