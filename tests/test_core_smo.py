@@ -26,6 +26,7 @@ from svmkit._core._jit import jit
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
 from svmkit._core.row_cache import add_weighted_rows_serial
 from svmkit._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, smo
+from svmkit._core.checks import all_finite
 from svmkit._core.labels import class_indices
 from svmkit._core.libsvm_layout import libsvm_layout
 from svmkit._core.objectives import objective_sums
@@ -359,7 +360,7 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
                                       sparse_row_products, sparse_sparse_products, objective_sums, class_indices,
-                                      libsvm_layout])
+                                      libsvm_layout, all_finite])
 def test_docstring_examples_of_compiled_functions(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0
