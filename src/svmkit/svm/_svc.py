@@ -315,11 +315,6 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         parallel = sum(size**2 for size in sizes) >= _PARALLEL_FIT_VALUES
         n_workers = min(resolve_n_jobs(self.n_jobs), len(problems)) if parallel else 1
         one_call = not self._uses_qp()
-        shared = self._gram_of_all_rows(gram, problems) if one_call and n_workers == 1 else None
-        problem_gram, cache_size = (
-            (shared, self.cache_size) if shared is not None
-            else shared_class_blocks(gram, members, problems, self.cache_size, n_workers)
-        )
 
         def problem_data(pair):
             positive, negative = pair
@@ -331,9 +326,6 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 labels = np.where(y_index[indices] == positive, 1.0, -1.0)
             return indices, labels, upper[indices]
 
-        def fit_problem(pair):
-            return self._fit_binary(problem_gram, X, *problem_data(pair), *pair, cache_size)
-
         # (each problem sets its BLAS threads too: done once here for problems of thin blocks; the
         # probability fits' pair Gram matrices too, whose threads contended with other libraries':
         # heart, probability=True, interleaved with scikit-learn and sklearnex: 20 ms a fit, 4 ms alone)
@@ -344,15 +336,24 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # RBF 104 -> 57 ms, linear 148 -> 94 ms; 5,000 rows 177 -> 156 and 266 -> 220 ms)
         # (one problem solved by SMO: its solver sets the same threads itself)
         with contextlib.nullcontext() if one_call and len(problems) == 1 else blas_threads_for(*blas_shape):
+            shared = self._gram_of_all_rows(gram, problems) if one_call and n_workers == 1 else None
             if shared is not None:
-                models = self._fit_in_one_call(shared, X, problems, problem_data, cache_size, self._subsets_in_one_call)
-            elif one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
                 models = self._fit_in_one_call(
-                    problem_gram, X, problems, problem_data, cache_size,
-                    lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
+                    shared, X, problems, problem_data, self.cache_size, self._subsets_in_one_call
                 )
             else:
-                models = map_in_threads(fit_problem, problems, n_workers)
+                problem_gram, cache_size = shared_class_blocks(gram, members, problems, self.cache_size, n_workers)
+
+                def fit_problem(pair):
+                    return self._fit_binary(problem_gram, X, *problem_data(pair), *pair, cache_size)
+
+                if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
+                    models = self._fit_in_one_call(
+                        problem_gram, X, problems, problem_data, cache_size,
+                        lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
+                    )
+                else:
+                    models = map_in_threads(fit_problem, problems, n_workers)
             self.binary_models_ = models
         self.problem_classes_ = [
             (classes[m.positive_class], classes[m.negative_class] if m.negative_class is not None else "rest")
