@@ -691,17 +691,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         return self.classes_[np.argmax(votes, axis=1)]
 
     def _pair_classes(self):
-        """The first and second class of each one-vs-one problem (int64 arrays), kept with the
-        list of problems they were read from (a fit reads them; each prediction of three or
-        more classes needs them: iris, 38 rows, the first prediction after a fit 0.0965 -> 0.0946 of
-        scikit-learn's time, alternating in one process)."""
-        models = self.binary_models_
-        kept = vars(self).get("_pair_classes_of")
-        if kept is None or kept[0] is not models:
-            first, second = (np.array([getattr(m, side) for m in models], dtype=np.int64)
-                             for side in ("positive_class", "negative_class"))
-            kept = self._pair_classes_of = (models, (first, second))
-        return kept[1]
+        """The first and second class of each one-vs-one problem (int64 arrays)."""
+        first = np.array([model.positive_class for model in self.binary_models_], dtype=np.int64)
+        return first, np.array([model.negative_class for model in self.binary_models_], dtype=np.int64)
 
     # -- probabilities ----------------------------------------------------------
     def _check_probability(self):
