@@ -282,15 +282,15 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
     """
     members = gram.members
     # (one comparison of all problems' rows, not two per problem: 325 pairs, 3 ms)
-    expected = np.concatenate([members[k] for pair in pairs for k in pair])
-    if not np.array_equal(np.concatenate([problem.rows for problem in problems]), expected):
+    rows = np.concatenate([problem.rows for problem in problems])
+    if not np.array_equal(rows, np.concatenate([members[k] for pair in pairs for k in pair])):
         return None
     lengths = (members[a].shape[0] + members[b].shape[0] for a, b in pairs)
     if any(problem.rows.shape[0] != length for problem, length in zip(problems, lengths)):
         return None
 
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
-    qd = gram.diag()[np.concatenate([problem.rows for problem in problems])]
+    qd = gram.diag()[rows]
 
     def solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap):
         strips, class_start = gram.class_strips(map_blocks), gram.class_start()

@@ -499,9 +499,10 @@ def solve_dual(
     # from here on the rows of the problem are numbered 0..n_data-1, in the order of their first
     # variable (one-vs-one problems: LIBSVM's order, the rows of one class, then the other's)
     # (a two-class C-SVC problem uses every row once, in order: nothing to renumber)
-    if not np.array_equal(problem.rows, np.arange(gram.n_rows)):
+    all_rows = np.arange(gram.n_rows)
+    if not np.array_equal(problem.rows, all_rows):
         data_rows, local_rows = _rows_in_order_of_use(problem.rows)
-        if not np.array_equal(data_rows, np.arange(gram.n_rows)):
+        if not np.array_equal(data_rows, all_rows):
             gram = gram.subset(data_rows)
         problem = replace(problem, rows=local_rows)
     budget = cache_size * 2**20
