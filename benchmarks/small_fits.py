@@ -40,6 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import DEFAULT_DATA_DIR  # noqa: E402
+from svc import _quarter_held_out  # noqa: E402
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 BINARY_SHAPES = ((20, 2), (145, 5), (208, 60), (351, 34), (690, 14), (768, 8), (1000, 24), (1243, 21))
@@ -94,9 +95,7 @@ def multiclass_cases():
 
 
 def _training_quarters(X, y, standardise=True):
-    from sklearn.model_selection import train_test_split
-
-    X_train, _, y_train, _ = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    X_train, _, y_train, _ = _quarter_held_out(X, y)
     return (_standardised(X_train) if standardise else X_train), y_train
 
 
