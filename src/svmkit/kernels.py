@@ -38,7 +38,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._core.kernel_blocks import rbf_exponent, sparse_row_products
+from ._core.kernel_blocks import rbf_from_products, sparse_row_products
 
 __all__ = [
     "Kernel",
@@ -329,11 +329,11 @@ class RBFKernel(Kernel):
         row_norms = np.asarray(A_sq_norms).astype(K.dtype, copy=False)
         col_norms = np.asarray(B_sq_norms).astype(K.dtype, copy=False)
         if not K.flags.c_contiguous and K.flags.f_contiguous:  # the transpose of a sparse product
-            rbf_exponent(K.T, col_norms, row_norms, self.gamma)
+            rbf_from_products(K.T, col_norms, row_norms, self.gamma)
         else:
             K = np.ascontiguousarray(K)
-            rbf_exponent(K, row_norms, col_norms, self.gamma)
-        return np.exp(K, out=K)
+            rbf_from_products(K, row_norms, col_norms, self.gamma)
+        return K
 
     def diag(self, A):
         return np.ones(A.shape[0])

