@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._bits import bits_float
+from ._bits import bits_float, float_bits
 from ._jit import contracting_jit, jit
 
 
@@ -31,9 +31,28 @@ _LOG2_E = 1.4426950408889634
 _LN2_HIGH = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm): k * _LN2_HIGH is exact
 _LN2_LOW = 1.90821492927058770002e-10
 _EXP_MIN = -708.0  # exp(x) of smaller x is taken as 0 (below 3.3e-308)
+# k = round(x / ln 2) as the float x log2(e) + 1.5 2^52, whose low bits are k: 2^k without a
+# float-to-integer conversion (which AVX2 lacks for four float64 at once: 1.47 million
+# values 2.6 -> 1.9 ms, the same results)
+_ROUNDING_SHIFT = 6755399441055744.0
 
 
 _TAYLOR = tuple(1.0 / math.factorial(i) for i in range(14))  # exp(r) to degree 13
+
+
+@contracting_jit
+def _exponent_of_two(x):
+    """``(shifted, k)``: ``k = round(max(x, _EXP_MIN) / ln 2)`` (at least -1021) as a float,
+    and ``shifted``, the float whose low bits hold ``k`` (:func:`_power_of_two`)."""
+    shifted = max(x, _EXP_MIN) * _LOG2_E + _ROUNDING_SHIFT
+    return shifted, shifted - _ROUNDING_SHIFT
+
+
+@contracting_jit
+def _power_of_two(shifted):
+    """``2^k`` from the bits of ``shifted`` (:func:`_exponent_of_two`): its low bits plus the
+    exponent bias, moved into the exponent field."""
+    return bits_float((float_bits(shifted) + 1023) << 52)
 
 
 @contracting_jit
@@ -48,14 +67,13 @@ def exp_nonpositive(x):
     error within two units in the last place.
     """
     c = _TAYLOR
-    k = np.floor(x * _LOG2_E + 0.5)
-    r = (x - k * _LN2_HIGH) - k * _LN2_LOW
+    shifted, k = _exponent_of_two(x)
+    r = (max(x, _EXP_MIN) - k * _LN2_HIGH) - k * _LN2_LOW
     r2 = r * r
     r4 = r2 * r2
     low = ((c[0] + c[1] * r) + (c[2] + c[3] * r) * r2) + ((c[4] + c[5] * r) + (c[6] + c[7] * r) * r2) * r4
     high = ((c[8] + c[9] * r) + (c[10] + c[11] * r) * r2) + (c[12] + c[13] * r) * r4
-    scale = bits_float((np.int64(max(k, -1022.0)) + 1023) << 52)
-    return (low + high * (r4 * r4)) * scale if x >= _EXP_MIN else 0.0
+    return (low + high * (r4 * r4)) * _power_of_two(shifted) if x >= _EXP_MIN else 0.0
 
 
 @contracting_jit
@@ -63,13 +81,12 @@ def exp_nonpositive_single(x):
     """:func:`exp_nonpositive` to single precision (relative error below 1e-8,
     Taylor degree 7), for values stored as float32."""
     c = _TAYLOR
-    k = np.floor(x * _LOG2_E + 0.5)
-    r = (x - k * _LN2_HIGH) - k * _LN2_LOW
+    shifted, k = _exponent_of_two(x)
+    r = (max(x, _EXP_MIN) - k * _LN2_HIGH) - k * _LN2_LOW
     r2 = r * r
     low = (c[0] + c[1] * r) + (c[2] + c[3] * r) * r2
     high = (c[4] + c[5] * r) + (c[6] + c[7] * r) * r2
-    scale = bits_float((np.int64(max(k, -1022.0)) + 1023) << 52)
-    return (low + high * (r2 * r2)) * scale if x >= _EXP_MIN else 0.0
+    return (low + high * (r2 * r2)) * _power_of_two(shifted) if x >= _EXP_MIN else 0.0
 
 
 @jit
@@ -79,8 +96,9 @@ def rbf_from_products(products, row_norms, col_norms, gamma):
     The squared distance is formed in LIBSVM's order, ``|a|^2 + |b|^2 - 2 a'b``,
     in the block's precision; it is clipped at 0 because rounding may leave it
     slightly negative. The exponential is :func:`exp_nonpositive` for a float64
-    block and :func:`exp_nonpositive_single` for a float32 one (AVX2, 4,000 x 368
-    float64 values: 3.4 ms against 11.4 for NumPy's ``exp`` alone).
+    block and :func:`exp_nonpositive_single` for a float32 one (AVX2, the RBF block
+    of 4,000 x 368 rows of 4 features: 4.5 ms in float64 instead of 15.0 with
+    NumPy's ``exp``; 2.9 ms in float32 instead of 4.7).
 
     Examples
     --------
