@@ -19,6 +19,7 @@ from svmkit._core.kernel_blocks import (
     exp_nonpositive_single,
     kernel_row,
     rbf_decisions,
+    rbf_from_products,
     sparse_row_products,
     sparse_sparse_products,
 )
@@ -363,7 +364,7 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
 
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
-                                      sparse_row_products, sparse_sparse_products, objective_sums, class_indices,
+                                      rbf_from_products, sparse_row_products, sparse_sparse_products, objective_sums, class_indices,
                                       libsvm_layout, all_finite])
 def test_docstring_examples_of_compiled_functions(function):
     tries, failures = run_docstring_examples(function)

@@ -130,6 +130,23 @@ def test_kernels_of_products_from_the_products_of_rows(kernel):
                                rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_rbf_values_from_products_match_numpys_exp_of_the_distances(dtype, order):
+    """The compiled pass (distance, exponent, exponential) against NumPy's ``exp`` of the squared
+    distances, in place for C-ordered products and for the F-ordered products of sparse rows:
+    the exponents agree to a few roundings of ``|p|^2 + |q|^2`` in the block's precision."""
+    rng = np.random.default_rng(5)
+    P, Q = rng.normal(size=(40, 6)), rng.normal(size=(30, 6)) * 3  # kernel values from 1 down to ~1e-30
+    expected = np.exp(-0.3 * ((P[:, None, :] - Q[None, :, :]) ** 2).sum(axis=-1))
+    P_norms, Q_norms = (P**2).sum(axis=1), (Q**2).sum(axis=1)
+    products = np.asarray(P @ Q.T, dtype=dtype, order=order)
+    values = K.RBFKernel(gamma=0.3).from_products(products, P_norms, Q_norms)
+    assert values.dtype == dtype and np.shares_memory(values, products)
+    bound = 0.3 * 8 * np.finfo(dtype).eps * (P_norms[:, None] + Q_norms[None, :]) + 4 * np.finfo(dtype).eps
+    assert np.all(np.abs(np.log(values.astype(np.float64)) - np.log(expected)) <= bound)
+
+
 @pytest.mark.parametrize(
     "kernel", [K.LinearKernel(), K.PolynomialKernel(degree=2, gamma=0.5, coef0=1.0), K.RBFKernel(gamma=0.3)]
 )
