@@ -1,6 +1,7 @@
 """The within-class kernel blocks shared by one-vs-one problems (svmkit._class_blocks)."""
 
 import doctest
+import threading
 import warnings
 
 import numpy as np
@@ -314,3 +315,34 @@ def test_pairs_in_one_call_from_sparse_data_match_the_dense_fit():
     np.testing.assert_allclose([m.dual_objective for m in sparse.binary_models_],
                                [m.dual_objective for m in dense.binary_models_], rtol=1e-9)
     np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X)), dense.predict(X))
+
+
+def test_each_worker_thread_keeps_its_square_memory_from_problem_to_problem():
+    gram = ClassBlockGram(RBFKernel(gamma=0.1), np.zeros((60, 2)), [np.arange(30), np.arange(30, 60)])
+    first = gram.square_memory(30, np.float32)
+    second = gram.square_memory(20, np.float64)
+    assert second.shape == (20, 20) and second.dtype == np.float64 and np.shares_memory(first, second)
+    assert gram.square_memory(40, np.float64).nbytes == 40 * 40 * 8  # grown for a larger problem
+    other = []
+    worker = threading.Thread(target=lambda: other.append(gram.square_memory(20, np.float64)))
+    worker.start()
+    worker.join()
+    assert not np.shares_memory(other[0], gram.square_memory(20, np.float64))
+
+
+def test_one_vs_one_fits_read_nothing_that_an_earlier_problem_left_in_the_square_memory(monkeypatch):
+    """The pairs of one worker reuse its memory: a fit in which that memory holds NaN at the
+    start of every problem gives the same model, to the bit."""
+    X, y = _three_classes(n_samples=1200)
+    expected = SVC(C=10.0, gamma=0.02, n_jobs=1).fit(X, y)
+    original = ClassBlockGram.square_memory
+
+    def filled_with_nan(self, n, dtype):
+        memory = original(self, n, dtype)
+        memory.fill(np.nan)
+        return memory
+
+    monkeypatch.setattr(ClassBlockGram, "square_memory", filled_with_nan)
+    model = SVC(C=10.0, gamma=0.02, n_jobs=1).fit(X, y)
+    np.testing.assert_array_equal(model.dual_coef_, expected.dual_coef_)
+    np.testing.assert_array_equal(model.intercept_, expected.intercept_)

@@ -68,6 +68,7 @@ class ClassBlockGram(GramBlocks):
         self._slices = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
         self._class_blocks = [{} for _ in members]  # by dtype
         self._locks = [threading.Lock() for _ in members]  # problems run in worker threads
+        self._square = threading.local()  # each worker thread's full-Gram matrix memory
 
     def subset(self, rows):
         """The Gram blocks of ``X[rows]``; for the rows of two classes in LIBSVM's order, with
@@ -81,6 +82,17 @@ class ClassBlockGram(GramBlocks):
             and np.array_equal(rows[n_a:], self.members[b])
         )
         return _PairGram(self, a, b) if is_pair else super().subset(rows)
+
+    def square_memory(self, n, dtype):
+        """The calling thread's memory for one problem's ``n x n`` matrix at a time, kept from
+        problem to problem: the pages are faulted in and zeroed by the system once per worker,
+        not once per problem (usps, 45 problems of 8.5 MB: 96-138 ms of one thread's time to
+        assemble their Gram matrices in new memory, 64-80 ms in reused memory)."""
+        size = n * n * np.dtype(dtype).itemsize
+        memory = getattr(self._square, "memory", None)
+        if memory is None or memory.shape[0] < size:
+            memory = self._square.memory = np.empty(size, dtype=np.uint8)
+        return memory[:size].view(dtype).reshape(n, n)
 
     def diag(self):
         if self._diag is None:  # benign race: worker threads may both compute it
@@ -168,6 +180,9 @@ class _PairGram(GramBlocks):
 
     def diag(self):
         return self._shared.diag()[self._rows]
+
+    def square_memory(self, n, dtype):
+        return self._shared.square_memory(n, dtype)
 
     def float32_copy_bytes(self):
         return 0  # no float32 copy of the pair's data is made (see block32)

@@ -206,6 +206,10 @@ class GramBlocks:
         """The Gram blocks of ``X[rows]`` (rows gathered once, not per block)."""
         return GramBlocks(self.kernel, self.X[rows])
 
+    def square_memory(self, n, dtype):
+        """Memory for the full-Gram solver's ``n x n`` matrix of ``dtype`` (any values)."""
+        return np.empty((n, n), dtype=dtype)
+
     def block(self, rows, cols=None, out=None):
         """Return the dense block of kernel values for the given row indices
         (``cols=None``: every row of ``X``), written into ``out`` if given."""
@@ -326,6 +330,7 @@ class PrecomputedGram:
         return out
 
     block32 = block
+    square_memory = GramBlocks.square_memory
 
     def float32_copy_bytes(self):
         return 0
@@ -633,7 +638,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     # rows are stored in the order they are computed (row r is K[slot[r]]): the memory touched
     # is one stretch as long as the rows computed, not pages scattered over the n x n matrix
     # (which the kernel faults in as 2 MB huge pages: svmguide1 fit 14.2 ms instead of 11.0)
-    K = np.empty((n, n), dtype=dtype)
+    K = gram.square_memory(n, dtype)
     slot = np.full(n, -1, dtype=np.int64)
     n_filled = np.zeros(1, dtype=np.int64)
     block = gram.block if dtype == np.float64 else gram.block32
