@@ -17,14 +17,16 @@ def test_gather_block_is_numpy_ix_():
 
 
 def test_copy_rows_and_columns_assemble_the_block_and_its_transpose():
-    source = BUFFER[:, :40]  # 7 x 40; copy_columns reads it in tiles of 32 rows and a rest
-    source = np.ascontiguousarray(np.vstack([source] * 6))  # 42 x 40
-    out = np.zeros((6, 90), dtype=np.float32)
-    copy_rows(source, np.array([41, 5]), out, np.array([2, 0]), 3)
-    copy_columns(source, np.array([39, 0, 7]), out, np.array([1, 3, 5]), 48)
+    # 70 x 40: copy_columns reads tiles of 64 rows and a rest, 16 columns and a rest
+    source = np.ascontiguousarray(np.vstack([BUFFER[:, :40]] * 10))
+    columns = RNG.permutation(40)[:19]
+    out_rows = RNG.permutation(24)[:19]
+    out = np.zeros((26, 75), dtype=np.float32)
+    copy_rows(source, np.array([69, 5]), out, np.array([25, 24]), 3)
+    copy_columns(source, columns, out, out_rows, 4)
     expected = np.zeros_like(out)
-    expected[[2, 0], 3:43] = source[[41, 5]]
-    expected[[1, 3, 5], 48:90] = source[:, [39, 0, 7]].T
+    expected[[25, 24], 3:43] = source[[69, 5]]
+    expected[out_rows, 4:74] = source[:, columns].T
     np.testing.assert_array_equal(out, expected)
 
 

@@ -37,26 +37,30 @@ def copy_rows(source, source_rows, out, out_rows, first_column):
             out[target, first + np.uint64(b)] = source[row, np.uint64(b)]
 
 
-_TILE = 32  # rows of the source read together by copy_columns (a tile stays in the first-level cache)
+_TILE_ROWS = 64  # copy_columns reads tiles of 64 source rows by 16 columns: each tile of the
+_TILE_COLUMNS = 16  # source and of ``out`` stays in the first-level cache
 
 
 @jit
 def copy_columns(source, source_columns, out, out_rows, first_column):
     """``out[out_rows[a], first_column:first_column + h] = source[:, source_columns[a]]`` for an
-    ``h``-row ``source``: rows of the transposed block without forming the transpose,
-    ``_TILE`` source rows at a time (0.49 ms for 1100 x 700 float32 values, against
-    0.74 ms for NumPy's transposing copy)."""
+    ``h``-row ``source``: rows of the transposed block without forming the transpose, one
+    tile of ``_TILE_ROWS x _TILE_COLUMNS`` source values at a time (usps, the 45 one-vs-one
+    problems' 23.7 million values: 28 ms, against 41 ms with tiles of 32 whole source rows;
+    tiles of 32 x 32, 64 x 32, 128 x 16: 40, 31 and 30 ms)."""
     height = source.shape[0]
     first = np.uint64(first_column)
-    for start in range(0, height, _TILE):
+    n_columns = source_columns.shape[0]
+    for start in range(0, height, _TILE_ROWS):
         base = np.uint64(start)
-        count = min(_TILE, height - start)
-        for a in range(source_columns.shape[0]):
-            column = np.uint64(source_columns[a])
-            target = np.uint64(out_rows[a])
-            for k in range(count):
-                t = base + np.uint64(k)
-                out[target, first + t] = source[t, column]
+        count = min(_TILE_ROWS, height - start)
+        for tile in range(0, n_columns, _TILE_COLUMNS):
+            for a in range(tile, min(tile + _TILE_COLUMNS, n_columns)):
+                column = np.uint64(source_columns[a])
+                target = np.uint64(out_rows[a])
+                for k in range(count):
+                    t = base + np.uint64(k)
+                    out[target, first + t] = source[t, column]
 
 
 _CHUNK = 2048  # columns per chunk: a chunk of ``out`` stays in the first-level cache
