@@ -6,10 +6,10 @@ kernel row is read along its length with no index array, and each step takes
 passes that the compiler turns into SIMD code:
 
 1. the gradient update, fused with the search for the largest ``-y G`` over
-   I_up (the next ``i``) in each chunk of ``_SCAN`` variables;
+   I_up (the next ``i``) and the smallest over I_low (the stopping condition)
+   in each chunk of ``_SCAN`` variables;
 2. the second-order gains ``b^2 / a`` of all candidates ``j`` and their
-   largest value per chunk, with a count of the variables that still violate
-   the stopping condition by ``tol``.
+   largest value per chunk.
 
 Plain and nu mode have loops of their own: in plain mode there is one ``i``,
 so the gains read one kernel row with no per-variable choice between two.
@@ -40,7 +40,7 @@ reference-count updates, which made up some 40% of a step on a sub-problem of
 
 import numpy as np
 
-from ._bits import float_bits
+from ._bits import bits_float, float_bits
 from ._jit import jit
 from .kernel_blocks import KERNEL_NONE, kernel_row
 from .smo import (
@@ -98,51 +98,77 @@ def _order_key(v):
 
 
 @jit
-def _gain_bits(b, quad):
-    """The bits of LIBSVM's gain ``b^2 / quad`` (``quad`` at least ``_TAU``); not
-    negative, so the bits are in its order."""
-    return float_bits((b * b) / (quad if quad > 0 else _TAU))
+def _largest_value(keys):
+    """The float64 whose :func:`_order_key` is the largest of ``keys`` (``-inf`` for none)."""
+    key = keys.max()
+    if key == _NO_KEY:
+        return -np.inf
+    return bits_float(key ^ ((key >> 63) & _SIGN_FREE))
 
 
 @jit
-def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_neg):
+def _gain_bits(b, quad):
+    """The bits of ``b |b| / quad`` (``quad`` at least ``_TAU``): LIBSVM's gain ``b^2 /
+    quad`` for ``b >= 0``, whose bits are in its order; negative bits for ``b < 0``."""
+    return float_bits((b * abs(b)) / (quad if quad > 0 else _TAU))
+
+
+@jit
+def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_neg, lows_pos, lows_neg):
     """``G_t += y_t (c_i K[s_i, t] + c_j K[s_j, t])``, and in the same loop per chunk
-    the largest packed key (:func:`_packed`) of ``-y G`` over I_up: of ``y > 0`` in ``keys_pos`` and
-    ``y < 0`` in ``keys_neg`` in nu mode, of all in ``keys_pos`` otherwise."""
+    the largest packed key (:func:`_packed`) of ``-y G`` over I_up and the largest
+    :func:`_order_key` of ``y G`` over I_low (``_NO_KEY`` where there is none; the key of
+    ``-v`` is the bitwise complement of that of ``v``, but for zero): of ``y > 0``
+    in ``keys_pos`` and ``lows_pos`` and of ``y < 0`` in ``keys_neg`` and ``lows_neg`` in nu
+    mode, of all in ``keys_pos`` and ``lows_pos`` otherwise."""
     for c in range(keys_pos.shape[0]):
         t0, k0, count = _chunk(c, n)
         # (``max`` of a conditional expression, not an ``if``: the form LLVM vectorises)
         best_pos = _NO_KEY
         best_neg = _NO_KEY
+        low_pos = _NO_KEY
+        low_neg = _NO_KEY
         if nu_mode:
             for k in range(count):
                 t = t0 + np.uint64(k)
                 col = k0 + np.uint64(k)
                 g = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
                 grad[t] = g
-                key = _packed(_order_key(-y[t] * g), k)
+                score_key = _order_key(-y[t] * g)
+                key = _packed(score_key, k)
+                low_key = ~score_key  # the order key of y G (of -0.0 where y G is 0)
                 up = (flags[t] & _IN_UP) != 0
+                low = (flags[t] & _IN_LOW) != 0
                 best_pos = max(best_pos, key if up & (y[t] > 0) else _NO_KEY)
                 best_neg = max(best_neg, key if up & (y[t] < 0) else _NO_KEY)
+                low_pos = max(low_pos, low_key if low & (y[t] > 0) else _NO_KEY)
+                low_neg = max(low_neg, low_key if low & (y[t] < 0) else _NO_KEY)
         else:
             for k in range(count):
                 t = t0 + np.uint64(k)
                 col = k0 + np.uint64(k)
                 g = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
                 grad[t] = g
-                best_pos = max(best_pos, _packed(_order_key(-y[t] * g), k) if flags[t] & _IN_UP else _NO_KEY)
+                score_key = _order_key(-y[t] * g)
+                best_pos = max(best_pos, _packed(score_key, k) if flags[t] & _IN_UP else _NO_KEY)
+                low_pos = max(low_pos, ~score_key if flags[t] & _IN_LOW else _NO_KEY)
         keys_pos[c] = best_pos
         keys_neg[c] = best_neg
+        lows_pos[c] = low_pos
+        lows_neg[c] = low_neg
 
 
 @jit
-def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, keys):
+def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, nu_mode, keys):
     """Per chunk the largest packed key (:func:`_packed`) of the gain ``b^2 / a`` of
     pairing ``t`` (in I_low, ``b > 0``) with the ``i`` of its sign, whose kernel row is
     ``K[s_pos]`` or ``K[s_neg]`` (plain mode: one ``i``, given as the positive one),
-    -1 for a chunk without a candidate; returns the number of I_low variables with
-    ``b >= tol`` (none: the gap is below ``tol``)."""
-    violators = 0
+    -1 for a chunk without a candidate.
+
+    (Every variable's ``b |b| / a`` is computed, with ``b = -1`` for those that are not
+    candidates: their float bits are negative and lose to -1, with no selection after the
+    division; a pass on 1,000 variables 1.7 -> 1.1 ns a variable, with the count of
+    violators that it made before, now :func:`_up_keys`' smallest ``-y G`` over I_low.)"""
     for c in range(keys.shape[0]):
         t0, k0, count = _chunk(c, n)
         best = np.int64(-1)
@@ -155,20 +181,15 @@ def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg,
                 k_neg = K[s_neg, col]
                 b = (g_pos if pos else g_neg) + y[t] * grad[t]
                 quad = (qd_pos if pos else qd_neg) + qd[t] - 2.0 * (k_pos if pos else k_neg)
-                low = (flags[t] & _IN_LOW) != 0
-                best = max(best, _packed(_gain_bits(b, quad), k) if low & (b > 0) else np.int64(-1))
-                violators += low & (b >= tol)
+                best = max(best, _packed(_gain_bits(b if ((flags[t] & _IN_LOW) != 0) & (b > 0) else -1.0, quad), k))
         else:
             for k in range(count):
                 t = t0 + np.uint64(k)
                 col = k0 + np.uint64(k)
                 b = g_pos + y[t] * grad[t]
-                low = (flags[t] & _IN_LOW) != 0
-                gain = _gain_bits(b, qd_pos + qd[t] - 2.0 * K[s_pos, col])
-                best = max(best, _packed(gain, k) if low & (b > 0) else np.int64(-1))
-                violators += low & (b >= tol)
+                quad = qd_pos + qd[t] - 2.0 * K[s_pos, col]
+                best = max(best, _packed(_gain_bits(b if ((flags[t] & _IN_LOW) != 0) & (b > 0) else -1.0, quad), k))
         keys[c] = best
-    return violators
 
 
 @jit
@@ -253,11 +274,14 @@ def smo_rows(
     n_chunks = _n_chunks(m, n)
     keys_pos = np.empty(n_chunks, dtype=np.int64)
     keys_neg = np.empty(n_chunks, dtype=np.int64)
+    lows_pos = np.empty(n_chunks, dtype=np.int64)
+    lows_neg = np.empty(n_chunks, dtype=np.int64)
     gain_keys = np.empty(n_chunks, dtype=np.int64)
     scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
     steps = 0
     # (the start: rows of K that are not computed may hold anything, NaN too)
-    _up_keys(n, y, grad, flags, np.zeros((1, n), dtype=K.dtype), 0, 0, 0.0, 0.0, nu_mode, keys_pos, keys_neg)
+    _up_keys(n, y, grad, flags, np.zeros((1, n), dtype=K.dtype), 0, 0, 0.0, 0.0, nu_mode, keys_pos, keys_neg,
+             lows_pos, lows_neg)
     while True:
         check_due = hand_over_fraction > 0 and steps > 0 and steps % _CHECK_PERIOD == 0
         if check_due and np.sum(kept_by_shrinking(y, upper, alpha, grad, nu_mode)) * hand_over_fraction < m:
@@ -265,6 +289,11 @@ def smo_rows(
         i_pos = _winner(n, keys_pos)
         i_neg = _winner(n, keys_neg) if nu_mode else i_pos
         if i_pos < 0 and i_neg < 0:
+            return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
+        g_pos = -y[i_pos] * grad[i_pos] if i_pos >= 0 else -np.inf
+        g_neg = -y[i_neg] * grad[i_neg] if i_neg >= 0 else -np.inf
+        # no variable of I_low with b = g_i + y_t G_t >= tol (b as the gains compute it)
+        if g_pos + _largest_value(lows_pos) < tol and (not nu_mode or g_neg + _largest_value(lows_neg) < tol):
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         for i in (i_pos, i_neg):
             if i >= 0 and slot[i % n] < 0 and not compute_row(K, slot, n_filled, i % n, XT, kernel, gamma, coef0,
@@ -276,15 +305,9 @@ def smo_rows(
         stand_in_neg = i_neg if i_neg >= 0 else i_pos
         s_pos = slot[stand_in_pos % n]
         s_neg = slot[stand_in_neg % n]
-        g_pos = -y[i_pos] * grad[i_pos] if i_pos >= 0 else -np.inf
-        g_neg = -y[i_neg] * grad[i_neg] if i_neg >= 0 else -np.inf
         qd_pos = qd[stand_in_pos]
         qd_neg = qd[stand_in_neg]
-        violators = _gains(
-            n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, tol, nu_mode, gain_keys
-        )
-        if violators == 0:
-            return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
+        _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, nu_mode, gain_keys)
         j = _winner(n, gain_keys)
         if slot[j % n] < 0 and not compute_row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch):
             return steps, SMO_NEED_ROW, np.inf, j % n
@@ -303,4 +326,5 @@ def smo_rows(
         alpha[j] = aj
         flags[i] = _side(y[i], ai, ui)
         flags[j] = _side(y[j], aj, uj)
-        _up_keys(n, y, grad, flags, K, s_i, s_j, y[i] * (ai - old_i), y[j] * (aj - old_j), nu_mode, keys_pos, keys_neg)
+        _up_keys(n, y, grad, flags, K, s_i, s_j, y[i] * (ai - old_i), y[j] * (aj - old_j), nu_mode, keys_pos, keys_neg,
+                 lows_pos, lows_neg)
