@@ -512,6 +512,14 @@ def test_map_in_threads_keeps_order_raises_and_runs_nested_maps_in_turn():
 
     nested = map_in_threads(outer, range(4), 2)
     assert nested == [[(x + y, True) for y in range(3)] for x in range(4)]
+
+    def thread_of(_):
+        threading.Event().wait(0.01)  # (long enough for the pool's thread to take an item)
+        return threading.get_ident()
+
+    # the calling thread takes items too, and maps again on two threads after a failure
+    threads = set(map_in_threads(thread_of, range(8), 2))
+    assert len(threads) == 2 and threading.get_ident() in threads
     # a forked child starts threads of its own (the parent's pool has none there: without
     # that, its tasks would wait forever)
     context = multiprocessing.get_context("fork")
