@@ -41,16 +41,19 @@ _TAYLOR = tuple(1.0 / math.factorial(i) for i in range(14))  # exp(r) to degree 
 
 
 @contracting_jit
-def _exponent_of_two(x):
-    """``(shifted, k)``: ``k = round(max(x, _EXP_MIN) / ln 2)`` (at least -1021) as a float,
-    and ``shifted``, the float whose low bits hold ``k`` (:func:`_power_of_two`)."""
-    shifted = max(x, _EXP_MIN) * _LOG2_E + _ROUNDING_SHIFT
-    return shifted, shifted - _ROUNDING_SHIFT
+def _range_reduction(x):
+    """``(shifted, r)`` with ``max(x, _EXP_MIN) = k ln 2 + r``, ``|r| <= ln(2) / 2``:
+    ``k = round(max(x, _EXP_MIN) / ln 2)`` (at least -1021), held in the low bits of the
+    float ``shifted`` (:func:`_power_of_two`)."""
+    x = max(x, _EXP_MIN)
+    shifted = x * _LOG2_E + _ROUNDING_SHIFT
+    k = shifted - _ROUNDING_SHIFT
+    return shifted, (x - k * _LN2_HIGH) - k * _LN2_LOW
 
 
 @contracting_jit
 def _power_of_two(shifted):
-    """``2^k`` from the bits of ``shifted`` (:func:`_exponent_of_two`): its low bits plus the
+    """``2^k`` from the bits of ``shifted`` (:func:`_range_reduction`): its low bits plus the
     exponent bias, moved into the exponent field."""
     return bits_float((float_bits(shifted) + 1023) << 52)
 
@@ -67,8 +70,7 @@ def exp_nonpositive(x):
     error within two units in the last place.
     """
     c = _TAYLOR
-    shifted, k = _exponent_of_two(x)
-    r = (max(x, _EXP_MIN) - k * _LN2_HIGH) - k * _LN2_LOW
+    shifted, r = _range_reduction(x)
     r2 = r * r
     r4 = r2 * r2
     low = ((c[0] + c[1] * r) + (c[2] + c[3] * r) * r2) + ((c[4] + c[5] * r) + (c[6] + c[7] * r) * r2) * r4
@@ -81,8 +83,7 @@ def exp_nonpositive_single(x):
     """:func:`exp_nonpositive` to single precision (relative error below 1e-8,
     Taylor degree 7), for values stored as float32."""
     c = _TAYLOR
-    shifted, k = _exponent_of_two(x)
-    r = (max(x, _EXP_MIN) - k * _LN2_HIGH) - k * _LN2_LOW
+    shifted, r = _range_reduction(x)
     r2 = r * r
     low = (c[0] + c[1] * r) + (c[2] + c[3] * r) * r2
     high = (c[4] + c[5] * r) + (c[6] + c[7] * r) * r2
