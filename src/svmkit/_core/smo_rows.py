@@ -91,10 +91,15 @@ def _n_chunks(m, n):
 
 
 @jit
+def _flip_negative(bits):
+    """The non-sign bits of a negative int64 flipped: float bits to an order key and back."""
+    return bits ^ ((bits >> 63) & _SIGN_FREE)
+
+
+@jit
 def _order_key(v):
     """An int64 in the order of the float64 ``v`` (-0.0 and +0.0 get the same key)."""
-    bits = float_bits(v + 0.0)
-    return bits ^ ((bits >> 63) & _SIGN_FREE)
+    return _flip_negative(float_bits(v + 0.0))
 
 
 @jit
@@ -103,7 +108,7 @@ def _largest_value(keys):
     key = keys.max()
     if key == _NO_KEY:
         return -np.inf
-    return bits_float(key ^ ((key >> 63) & _SIGN_FREE))
+    return bits_float(_flip_negative(key))
 
 
 @jit
