@@ -182,7 +182,7 @@ def map_in_threads(function, items, n_workers):
         # the calling thread takes items too: it is running already, while a pool thread has
         # to be woken (on this virtual machine a prediction of 1.5 million kernel values in six
         # blocks took 9.5 ms after 50 ms of idleness, and 6.5-7.7 ms right after another call)
-        _in_worker.flag = True  # (calls made by the items run in turn, as on the pool's threads)
+        _mark_worker()  # (calls made by the items run in turn, as on the pool's threads)
         try:
             take_items()
         finally:
