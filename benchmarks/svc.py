@@ -57,6 +57,11 @@ wide-linear    madelon-like: make_classification, 2000 x 500 (20      RBF C=1 ga
                informative), standardised, test 667 (seed 0); hard
                for SMO with the linear kernel (LIBSVM: some 40 s a
                fit); not in the default run
+ijcnn1-like    the issue's anchor setting without the file: make_classi-  RBF C=32 gamma=2
+               fication, 50,000 x 22 (8 informative, 4 redundant),
+               10% positive, 1% of labels flipped, each feature
+               mapped to [-1, 1] as svm-scale does; test 10,000 (seed
+               0); not in the default run
 small-shapes   seven noisy two-class problems of make_classification  RBF C=1 gamma='scale' (numeric); linear C=1
                in the shapes of LIBSVM's small binary datasets, 145 x
                5 ... 1243 x 21 (SMALL_SHAPES), standardised, 10% of
@@ -66,6 +71,14 @@ synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gam
                standardised; n = --synthetic-sizes, test 10% of n
                (at most 10,000 rows); fit time ~ a n^b is fitted
 =============  ===================================================  ===========================
+
+Any other name is read as a LIBSVM file: ``--data-dir``/NAME (or NAME as a path; ``.bz2`` and
+``.gz`` are read too), with its test split from NAME.t beside it (``x.bz2``: ``x.t.bz2``) or,
+without one, a stratified quarter held out (seed 0). It is kept as CSR when at most a quarter of
+its values are nonzero, dense otherwise; ``--svm-scale`` maps its features to [-1, 1] first (for
+files that are not scaled already). Its settings are ``--C`` (default 1) and ``--gamma`` (default
+'scale') for RBF, ``--C`` for linear: the same targets checked on other real datasets, e.g.
+``--datasets ijcnn1 --C 32 --gamma 2``.
 
 heart, digits, cancer, iris and wine are small problems, where per-problem overheads count (digits
 has 45 one-vs-one problems of some 270 rows, iris and wine three of under 100); digits, cancer, iris
@@ -117,7 +130,8 @@ from _common import (  # noqa: E402
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
 ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "iris", "wine",
                 "sparse-text", "synthetic")
-KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes")  # the last three only when named
+KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes", "ijcnn1-like")  # only when named
+SPARSE_DENSITY = 0.25  # a LIBSVM file of other data is kept as CSR up to this fraction of nonzero values
 # (rows, features) of LIBSVM's small binary datasets: liver-disorders, sonar, ionosphere, australian,
 # diabetes, german.numer, svmguide3
 SMALL_SHAPES = ((145, 5), (208, 60), (351, 34), (690, 14), (768, 8), (1000, 24), (1243, 21))
@@ -189,8 +203,9 @@ def _cases_for(dataset, X_train, y_train, X_test, y_test, settings, kernels):
     return cases
 
 
-def real_cases(name, data_dir, kernels, cache):
-    """The cases of one real dataset (empty when its files are missing)."""
+def real_cases(name, data_dir, kernels, cache, file_settings=None):
+    """The cases of one real dataset (empty when its files are missing). A name that is not
+    one of ``KNOWN_DATASETS`` is a LIBSVM file (:func:`file_cases`, with ``file_settings``)."""
     if name in ("a9a", "a9a-dense"):
         if "a9a" not in cache:
             cache["a9a"] = load_split(data_dir, "a9a", "a9a.t", n_features=123)
@@ -250,7 +265,37 @@ def real_cases(name, data_dir, kernels, cache):
     if name in ("sparse-text", "many-classes", "wide-linear"):
         X_train, y_train, X_test, y_test = sparse_text_split() if name == "sparse-text" else synthetic_split(name)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
-    raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(KNOWN_DATASETS)}")
+    if name == "ijcnn1-like":
+        X_train, y_train, X_test, y_test = ijcnn1_like_split()
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 32.0, 2.0), ("linear", 32.0, None)], kernels)
+    return file_cases(name, data_dir, kernels, **(file_settings or {}))
+
+
+def file_cases(name, data_dir, kernels, C=1.0, gamma="scale", svm_scale=False):
+    """The cases of a LIBSVM file that is not one of ``KNOWN_DATASETS``: ``data_dir/name`` (or
+    ``name`` as a path), its test split ``name.t`` beside it (before a ``.bz2`` or ``.gz``
+    suffix) or a stratified quarter held out; CSR when at most ``SPARSE_DENSITY`` of its values
+    are nonzero, else dense; features mapped to [-1, 1] first with ``svm_scale``."""
+    path = Path(data_dir) / name
+    if not path.exists() and Path(name).exists():
+        path = Path(name)
+    if not path.exists():
+        raise ValueError(f"unknown dataset {name!r}: no file {path}; the named datasets are {', '.join(KNOWN_DATASETS)}")
+    suffix = path.suffix if path.suffix in (".bz2", ".gz") else ""
+    test_path = path.with_name(path.name[: len(path.name) - len(suffix)] + ".t" + suffix)
+    if test_path.exists():
+        X_train, y_train, X_test, y_test = load_split(path.parent, path.name, test_path.name)
+    else:
+        from sklearn.datasets import load_svmlight_file
+
+        X, y = load_svmlight_file(str(path))
+        X_train, X_test, y_train, y_test = _quarter_held_out(X, y)
+    if svm_scale:
+        X_train, X_test = scale_like_svm_scale(X_train, X_test)
+    elif sp.issparse(X_train) and X_train.nnz > SPARSE_DENSITY * X_train.shape[0] * X_train.shape[1]:
+        X_train, X_test = X_train.toarray(), X_test.toarray()
+    settings = [("rbf", C, gamma), ("linear", C, None)]
+    return _cases_for(path.name, X_train, y_train, X_test, y_test, settings, kernels)
 
 
 def synthetic_split(name):
@@ -267,6 +312,19 @@ def synthetic_split(name):
         X, y = make_classification(2667, 500, n_informative=20, random_state=0)
         n_train = 2000
     X_train, X_test = _standardised(X[:n_train], X[n_train:])
+    return X_train, y[:n_train], X_test, y[n_train:]
+
+
+def ijcnn1_like_split(n_train=50_000, n_test=10_000, seed=0):
+    """Data of ijcnn1's shape and setting (the issue's anchor: 50,000 x 22, RBF C = 32, gamma =
+    2), made without the file: make_classification with 8 informative and 4 redundant features,
+    10% positive, 1% of the labels flipped; each feature mapped to [-1, 1] with the training
+    rows' range (svm-scale)."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_train + n_test, 22, n_informative=8, n_redundant=4, weights=[0.9], flip_y=0.01,
+                               random_state=seed)
+    X_train, X_test = scale_like_svm_scale(X[:n_train], X[n_train:])
     return X_train, y[:n_train], X_test, y[n_train:]
 
 
@@ -560,6 +618,11 @@ def main(argv=None):
                         help="a library whose first fit of a dataset takes longer runs no more repetitions of it")
     parser.add_argument("--max-predicted-seconds", type=float, default=None,
                         help="synthetic series: skip a library at a size whose extrapolated fit time exceeds this")
+    parser.add_argument("--C", type=float, default=1.0, help="C of the datasets read from other LIBSVM files")
+    parser.add_argument("--gamma", default="scale",
+                        help="RBF gamma of the datasets read from other LIBSVM files: a number or 'scale'")
+    parser.add_argument("--svm-scale", action="store_true",
+                        help="map the features of other LIBSVM files to [-1, 1] (svm-scale) before the fits")
     parser.add_argument("--tol", type=float, default=1e-3)
     parser.add_argument("--cache-size", type=float, default=200.0, help="MB, for all three libraries")
     parser.add_argument("--skip-small", action="store_true", help="do not time the 200 x 10 problem")
@@ -575,9 +638,16 @@ def main(argv=None):
         libraries = [name for name in libraries if name == "svmkit"]
     kernels = {name.strip() for name in args.kernels.split(",") if name.strip()}
     datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
-    unknown = [name for name in datasets if name not in KNOWN_DATASETS]
+    unknown = [name for name in datasets
+               if name not in KNOWN_DATASETS and not (Path(args.data_dir) / name).exists() and not Path(name).exists()]
     if unknown:
-        parser.error(f"unknown dataset(s) {unknown}; choose from {', '.join(KNOWN_DATASETS)}")
+        parser.error(f"unknown dataset(s) {unknown}: neither {', '.join(KNOWN_DATASETS)} nor a file in "
+                     f"{args.data_dir}")
+    try:
+        gamma = args.gamma if args.gamma == "scale" else float(args.gamma)
+    except ValueError:
+        parser.error(f"--gamma must be a number or 'scale', not {args.gamma!r}")
+    file_settings = dict(C=args.C, gamma=gamma, svm_scale=args.svm_scale)
     sizes = [int(float(n)) for n in args.synthetic_sizes.split(",") if n.strip()]
     warnings.filterwarnings("ignore", message=".*[Cc]onverge.*")
     warnings.filterwarnings("ignore", message=".*probability.*deprecated.*", category=FutureWarning)
@@ -622,7 +692,7 @@ def main(argv=None):
                 print(text_table(HEADER, case_rows(case)), flush=True)
             continue
         print(f"loading {dataset} ...", flush=True)
-        for case in real_cases(dataset, args.data_dir, kernels, data_cache):
+        for case in real_cases(dataset, args.data_dir, kernels, data_cache, file_settings):
             print(f"running {case.dataset} {case.shape_text} {case.params_text} ...", flush=True)
             run_case(case, classes, args)
             cases.append(case)
