@@ -13,6 +13,7 @@ from naive import gram_by_loops, intercept_by_masks, linear_pair, poly_pair, rbf
 from svmkit import SVC, SVR, NuSVC
 from svmkit._core.kernel_blocks import (
     KERNEL_LINEAR,
+    KERNEL_NONE,
     KERNEL_POLYNOMIAL,
     KERNEL_RBF,
     exp_nonpositive,
@@ -33,7 +34,7 @@ from svmkit._core.libsvm_layout import libsvm_layout
 from svmkit._core.objectives import objective_sums
 from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
 
-NO_ROWS = svmkit._solver._NO_ROW_KERNEL
+NO_ROWS = (np.empty((0, 0), dtype=np.float32), KERNEL_NONE, 0.0, 0.0, 1)  # the solver computes no row itself
 
 
 @jit

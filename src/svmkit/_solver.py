@@ -514,9 +514,10 @@ def solve_dual(
     n_data = gram.n_rows
     n_features = gram.n_features if isinstance(gram, GramBlocks) else 1
     full_gram = n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and n_data * n_data * 4 <= budget
-    # (the full-Gram solver computes rows of few features in compiled code: no BLAS threads to set)
-    compiled_rows = full_gram and _compiled_row_code(gram) != KERNEL_NONE
-    with contextlib.nullcontext() if compiled_rows else blas_threads_for(n_data, n_features):
+    # (the full-Gram solver computes rows of few features in compiled code: no BLAS threads to set;
+    # rows that are copies of shared blocks it never computes, and their data rows are not gathered)
+    row_code = KERNEL_NONE if not full_gram or gram.rows_are_copies else _compiled_row_code(gram)
+    with contextlib.nullcontext() if row_code != KERNEL_NONE else blas_threads_for(n_data, n_features):
         if full_gram:
             # float64 while the matrix is small (up to 724 rows); above, float32 (LIBSVM's
             # precision for its cache): half the memory touched, and rows computed from the
@@ -526,7 +527,7 @@ def solve_dual(
             # overhead: at least 32 rows a time (svmguide1, d = 4: nu-SVC and one-class 15 %
             # faster than with 8); wide rows in BLAS-friendly blocks of up to 128
             prefetch = min(max(2 * n_features, 32), _PREFETCH_ROWS)
-            return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, progress)
+            return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, row_code, progress)
         return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
 
 
@@ -631,9 +632,10 @@ def _rows_in_order_of_use(rows):
     return distinct[order], position[inverse].astype(np.int64)
 
 
-def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, progress):
+def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, row_code, progress):
     """SMO on the Gram matrix held in memory; its rows are computed when first
-    needed, in blocks together with the rows of the current top violators."""
+    needed, in blocks together with the rows of the current top violators (by the
+    solver itself where ``row_code``, :func:`_compiled_row_code`, is a kernel)."""
     m = problem.rows.shape[0]
     # rows are stored in the order they are computed (row r is K[slot[r]]): the memory touched
     # is one stretch as long as the rows computed, not pages scattered over the n x n matrix
@@ -654,11 +656,11 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
     if sv_rows.size:
         _fill_rows(K, slot, n_filled, block, sv_rows)
         _add_rows_to_gradient(K, slot, sv_rows, coef, rows, y, grad)
-    if n <= prefetch or gram.rows_are_copies or _all_rows_first(gram, n):
+    if n <= prefetch or gram.rows_are_copies or _all_rows_first(gram, n, row_code):
         _fill_rows(K, slot, n_filled, block, np.flatnonzero(slot < 0))
     if _in_row_order(rows, n):
         return _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, alpha, grad, tol, max_steps,
-                                   shrinking, prefetch, progress)
+                                   shrinking, prefetch, row_code, progress)
     # LIBSVM's loop, with its shrinking: variables that do not follow the kernel rows
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
@@ -680,7 +682,7 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, pr
 
 
 def _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, alpha, grad, tol, max_steps, shrinking,
-                        prefetch, progress):
+                        prefetch, row_code, progress):
     """The full-Gram solver for variables in row order (every formulation here): SMO
     with contiguous passes, and when shrinking would leave few variables active,
     those solved as a sub-problem of their own, all in one compiled call
@@ -690,7 +692,7 @@ def _solve_in_row_order(gram, K, slot, n_filled, block, problem, y, upper, qd, a
     state = np.zeros(2, dtype=np.int64)
     wanted = np.empty(K.shape[1], dtype=np.int64)
     eps = _EPS[K.dtype]
-    row_kernel = _NO_ROW_KERNEL if gram.rows_are_copies else _compiled_row_kernel(gram, K.dtype)
+    row_kernel = _compiled_row_kernel(gram, K.dtype, row_code)
     face = _FaceSteps(m)
     n_iter = 0
     while True:
@@ -798,10 +800,7 @@ def _add_rows_to_gradient(K, slot, data_rows, coef, rows, y, grad):
     grad += y * column_sum[rows]
 
 
-_NO_ROW_KERNEL = (np.empty((0, 0), dtype=np.float32), KERNEL_NONE, 0.0, 0.0, 1)  # rows come from the caller
-
-
-def _all_rows_first(gram, n):
+def _all_rows_first(gram, n, row_code):
     """Whether every kernel row of a small problem is computed before SMO, in one or a few BLAS
     blocks, instead of the rows SMO asks for (with the top violators') in a dozen blocks and
     returns to Python: such problems need (nearly) all rows anyway, and the solver does not
@@ -809,18 +808,14 @@ def _all_rows_first(gram, n):
     first / as needed: breast cancer RBF 0.87, linear 0.86; splice RBF 0.82, linear 0.95;
     make_classification 1,000 x 100 RBF 0.85, 1,000 x 30 linear 1.02; but easy data with
     few support vectors, 3,000 x 30: 1.46 (1,386 of 3,000 rows needed)."""
-    return (isinstance(gram, GramBlocks) and n * n * gram.n_features <= _ALL_ROWS_WORK
-            and _compiled_row_code(gram) == KERNEL_NONE)
+    return isinstance(gram, GramBlocks) and n * n * gram.n_features <= _ALL_ROWS_WORK and row_code == KERNEL_NONE
 
 
-def _compiled_row_kernel(gram, dtype):
-    """``(XT, kernel, gamma, coef0, degree)`` for :func:`smo_rows`: the solver computes
-    kernel rows itself for linear, polynomial and RBF kernels on dense data with at
-    most ``_COMPILED_ROW_FEATURES`` features (its per-row loops beat a BLAS block
-    there, and no row costs a return to Python); otherwise ``KERNEL_NONE``."""
-    code = _compiled_row_code(gram)
+def _compiled_row_kernel(gram, dtype, code):
+    """``(XT, kernel, gamma, coef0, degree)`` for :func:`smo_rows` with the kernel ``code`` of
+    :func:`_compiled_row_code`; with ``KERNEL_NONE`` the rows come from the caller."""
     if code == KERNEL_NONE:
-        return np.empty((0, 0), dtype=dtype), *_NO_ROW_KERNEL[1:]
+        return np.empty((0, 0), dtype=dtype), KERNEL_NONE, 0.0, 0.0, 1
     kernel = gram.kernel
     XT = np.ascontiguousarray(gram.X.T, dtype=dtype)
     gamma = float(getattr(kernel, "gamma", 0.0))  # the linear kernel has none of the three
@@ -829,8 +824,10 @@ def _compiled_row_kernel(gram, dtype):
 
 
 def _compiled_row_code(gram):
-    """The code of the kernel whose rows the solver computes itself (see
-    :func:`_compiled_row_kernel`), or ``KERNEL_NONE``."""
+    """The code of the kernel whose rows the full-Gram solver computes itself: linear,
+    polynomial and RBF kernels on dense data with at most ``_COMPILED_ROW_FEATURES``
+    features (its per-row loops beat a BLAS block there, and no row costs a return to
+    Python); otherwise ``KERNEL_NONE``."""
     kernel = getattr(gram, "kernel", None)
     code = {LinearKernel: KERNEL_LINEAR, PolynomialKernel: KERNEL_POLYNOMIAL, RBFKernel: KERNEL_RBF}.get(type(kernel))
     if code is None or gram.n_features > _COMPILED_ROW_FEATURES or sp.issparse(gram.X):
