@@ -42,7 +42,7 @@ from ._core.smo import (
 )
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
 from ._core.free_face import free_face_steps
-from ._core.full_gram import SMO_NEED_ROWS, full_gram_smo, smo_on_block
+from ._core.full_gram import SMO_NEED_ROWS, commit_block, full_gram_smo, smo_on_block
 from ._core.pairs import solve_subsets
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
@@ -764,9 +764,7 @@ class _FaceSteps:
             taken = free_face_steps(block, local, y_free, upper[free], alpha_free, grad_free, nu_mode,
                                     _FACE_ALL_MAX_FREE, _FACE_ALL_MAX_STEPS, eps)
             if taken:
-                coef = np.bincount(local, y_free * (alpha_free - alpha[free]), minlength=rows.shape[0])
-                alpha[free] = alpha_free
-                _add_rows_to_gradient(K, slot, rows, coef, np.arange(y.shape[0]) % n, y, grad)
+                commit_block(K, slot, free, rows, local, y_free, alpha_free, y, alpha, grad)
         # the next try after as many SMO steps as the face steps' work calls for (counted, not
         # timed, so that a fit does not depend on the machine's speed; _FACE_WORK_PER_SMO_VARIABLE)
         face_work = taken * free.shape[0] ** 3 / _FACE_WORK_PER_SMO_VARIABLE

@@ -150,19 +150,29 @@ def solve_shrunk(
                 block, local_rows, y_active, upper_active, alpha_active, grad_active, nu_mode, face_max_free,
                 face_max_steps, eps,
             )
-        coef = np.zeros(k)
-        for a in range(active.shape[0]):
-            coef[local_rows[a]] += y_active[a] * (alpha_active[a] - alpha[active[a]])
-            alpha[active[a]] = alpha_active[a]
-        moved = np.flatnonzero(coef)
-        column_sum = np.zeros(n)
-        add_weighted_rows_serial(K, slot[active_rows[moved]], coef[moved], column_sum)
-        for t in range(m):
-            grad[t] += y[t] * column_sum[t % n]
+        commit_block(K, slot, active, active_rows, local_rows, y_active, alpha_active, y, alpha, grad)
         if gap < target:
             return steps, True
         active = active[kept_by_shrinking(y_active, upper_active, alpha[active], grad[active], nu_mode)]
     return steps, unshrunk
+
+
+@jit
+def commit_block(K, slot, variables, block_rows, local_rows, y_block, alpha_block, y, alpha, grad):
+    """Write back the multipliers of a sub-problem solved on a block of kernel rows
+    (variable ``variables[a]`` has ``alpha_block[a]`` and uses row
+    ``block_rows[local_rows[a]]``, stored in ``K`` at ``slot``) into ``alpha``, and
+    update the gradient of every variable with the rows whose coefficient moved."""
+    n = K.shape[1]
+    coef = np.zeros(block_rows.shape[0])
+    for a in range(variables.shape[0]):
+        coef[local_rows[a]] += y_block[a] * (alpha_block[a] - alpha[variables[a]])
+        alpha[variables[a]] = alpha_block[a]
+    moved = np.flatnonzero(coef)
+    column_sum = np.zeros(n)
+    add_weighted_rows_serial(K, slot[block_rows[moved]], coef[moved], column_sum)
+    for t in range(y.shape[0]):
+        grad[t] += y[t] * column_sum[t % n]
 
 
 @jit
