@@ -141,6 +141,8 @@ def kernel_row(XT, r, code, gamma, coef0, degree, acc, out):
             for c in range(n):
                 diff = x - column[c]
                 acc[c] += diff * diff
+        # (a loop of its own per precision: one loop with the choice inside it did not vectorise,
+        # svmguide1 RBF fit 8.2 -> 17.1 ms; rbf_from_products' loop does, with the same choice)
         if out.itemsize == 4:
             for c in range(n):
                 out[c] = exp_nonpositive_single(-gamma * np.float64(acc[c]))
