@@ -31,7 +31,8 @@ def full_gram_smo(
 ):
     """SMO on variables in row order (variable ``t`` uses row ``t % n``), with
     shrunk sub-problems once shrinking would keep fewer than ``m /
-    hand_over_fraction`` variables (0: never).
+    hand_over_fraction`` variables (0: never), or, in a slow solve, fewer than
+    ``m / 2`` and at most ``face_max_free`` (see :func:`smo_rows`).
 
     Parameters
     ----------
@@ -100,7 +101,7 @@ def full_gram_smo(
             flags[:] = side_flags(y, alpha, upper)
         done, status, gap, needed = smo_rows(
             K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, min(budget, max_steps) - steps, nu_mode,
-            hand_over_fraction, XT, kernel, gamma, coef0, degree,
+            hand_over_fraction, face_max_free, XT, kernel, gamma, coef0, degree,
         )
         steps += done
         if status != SMO_USE_SHRINKING:
@@ -193,7 +194,7 @@ def smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_
     if in_order:
         flags = side_flags(y, alpha, upper)
         steps, _, gap, _ = smo_rows(
-            K_block, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, 0,
+            K_block, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, 0, 0,
             np.empty((0, 0), dtype=K_block.dtype), KERNEL_NONE, 0.0, 0.0, 1,
         )
     else:
