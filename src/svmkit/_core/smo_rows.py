@@ -307,11 +307,10 @@ def smo_rows(
                 return steps, SMO_USE_SHRINKING, np.inf, -1
         i_pos = _winner(n, keys_pos)
         i_neg = _winner(n, keys_neg) if nu_mode else i_pos
-        if i_pos < 0 and i_neg < 0:
-            return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         g_pos = -y[i_pos] * grad[i_pos] if i_pos >= 0 else -np.inf
         g_neg = -y[i_neg] * grad[i_neg] if i_neg >= 0 else -np.inf
-        # no variable of I_low with b = g_i + y_t G_t >= tol (b as the gains compute it)
+        # no variable of I_low with b = g_i + y_t G_t >= tol (b as the gains compute it; an
+        # empty I_up has g = -inf, so this also ends a solve with no i left)
         if g_pos + _largest_value(lows_pos) < tol and (not nu_mode or g_neg + _largest_value(lows_neg) < tol):
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         for i in (i_pos, i_neg):
