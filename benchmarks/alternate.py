@@ -7,7 +7,8 @@ median fit times, their ratio and each turn's ratio.
 
 Usage::
 
-    python benchmarks/alternate.py usps linear [--fits 9] [--data-dir ../shared/data]
+    python benchmarks/alternate.py usps linear [--fits 9] [--data-dir ../shared/data] [--tol 1e-3]
+        [--cache-size 200]
 """
 
 import argparse
@@ -17,7 +18,7 @@ import numpy as np
 from sklearn.svm import SVC as LibsvmSVC
 
 from _common import DEFAULT_DATA_DIR
-from svc import real_cases
+from svc import make_estimator, real_cases
 from svmkit import SVC
 
 
@@ -27,12 +28,12 @@ def main():
     parser.add_argument("kernel", choices=["rbf", "linear"])
     parser.add_argument("--fits", type=int, default=9, help="fits of each library (default 9)")
     parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
+    parser.add_argument("--tol", type=float, default=1e-3)
+    parser.add_argument("--cache-size", type=float, default=200.0, help="MB, for both libraries")
     args = parser.parse_args()
+    args.probability = False
     case = next(iter(real_cases(args.dataset, args.data_dir, [args.kernel], {})))
-    settings = {"C": case.C, "kernel": args.kernel, "tol": 1e-3, "cache_size": 200}
-    if args.kernel == "rbf":
-        settings["gamma"] = case.gamma
-    models = {"svmkit": SVC(**settings), "libsvm": LibsvmSVC(**settings)}
+    models = {"svmkit": make_estimator(SVC, case, args), "libsvm": make_estimator(LibsvmSVC, case, args)}
     for model in models.values():  # (untimed: loads svmkit's compiled code)
         model.fit(case.X_train, case.y_train)
     times = {name: [] for name in models}

@@ -125,6 +125,7 @@ from _common import (  # noqa: E402
     thread_settings,
     timed,
     timed_with_memory,
+    with_int32_indices,
 )
 
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
@@ -276,11 +277,10 @@ def file_cases(name, data_dir, kernels, C=1.0, gamma="scale", svm_scale=False):
     ``name`` as a path), its test split ``name.t`` beside it (before a ``.bz2`` or ``.gz``
     suffix) or a stratified quarter held out; CSR when at most ``SPARSE_DENSITY`` of its values
     are nonzero, else dense; features mapped to [-1, 1] first with ``svm_scale``."""
-    path = Path(data_dir) / name
-    if not path.exists() and Path(name).exists():
-        path = Path(name)
-    if not path.exists():
-        raise ValueError(f"unknown dataset {name!r}: no file {path}; the named datasets are {', '.join(KNOWN_DATASETS)}")
+    path = data_file(name, data_dir)
+    if path is None:
+        raise ValueError(f"unknown dataset {name!r}: no file {Path(data_dir) / name}; the named datasets are "
+                         f"{', '.join(KNOWN_DATASETS)}")
     suffix = path.suffix if path.suffix in (".bz2", ".gz") else ""
     test_path = path.with_name(path.name[: len(path.name) - len(suffix)] + ".t" + suffix)
     if test_path.exists():
@@ -289,13 +289,19 @@ def file_cases(name, data_dir, kernels, C=1.0, gamma="scale", svm_scale=False):
         from sklearn.datasets import load_svmlight_file
 
         X, y = load_svmlight_file(str(path))
-        X_train, X_test, y_train, y_test = _quarter_held_out(X, y)
+        X_train, X_test, y_train, y_test = _quarter_held_out(with_int32_indices(X), y)
     if svm_scale:
         X_train, X_test = scale_like_svm_scale(X_train, X_test)
     elif sp.issparse(X_train) and X_train.nnz > SPARSE_DENSITY * X_train.shape[0] * X_train.shape[1]:
         X_train, X_test = X_train.toarray(), X_test.toarray()
     settings = [("rbf", C, gamma), ("linear", C, None)]
     return _cases_for(path.name, X_train, y_train, X_test, y_test, settings, kernels)
+
+
+def data_file(name, data_dir):
+    """The LIBSVM file of a dataset that is not one of ``KNOWN_DATASETS``: ``data_dir/name``,
+    else ``name`` as a path; None where neither exists."""
+    return next((path for path in (Path(data_dir) / name, Path(name)) if path.exists()), None)
 
 
 def synthetic_split(name):
@@ -638,8 +644,7 @@ def main(argv=None):
         libraries = [name for name in libraries if name == "svmkit"]
     kernels = {name.strip() for name in args.kernels.split(",") if name.strip()}
     datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
-    unknown = [name for name in datasets
-               if name not in KNOWN_DATASETS and not (Path(args.data_dir) / name).exists() and not Path(name).exists()]
+    unknown = [name for name in datasets if name not in KNOWN_DATASETS and data_file(name, args.data_dir) is None]
     if unknown:
         parser.error(f"unknown dataset(s) {unknown}: neither {', '.join(KNOWN_DATASETS)} nor a file in "
                      f"{args.data_dir}")
