@@ -1,5 +1,6 @@
 """The within-class kernel blocks shared by one-vs-one problems (svmkit._class_blocks)."""
 
+import contextlib
 import doctest
 import threading
 import warnings
@@ -21,8 +22,8 @@ from svmkit._core.pairs import assemble_pair_gram, solve_pairs, solve_subsets
 from svmkit.svm import _svc as svc_module
 from svmkit.svm._base import map_in_threads
 from svmkit.svm._formulations import c_svc_dual
-from svmkit._solver import GramBlocks, single_threaded_blas
-from svmkit.kernels import RBFKernel
+from svmkit._solver import GramBlocks, single_threaded_blas, solve_dual
+from svmkit.kernels import LinearKernel, RBFKernel
 from test_svc_libsvm import libsvm_pair_objectives
 
 
@@ -83,7 +84,14 @@ def test_shared_blocks_only_where_they_fit_half_the_cache(n_samples, value_bytes
     sizes = np.array([m.shape[0] for m in members])
     cross = max(sizes[a] * sizes[b] for a, b in pairs)
     shared_mb = value_bytes * (np.sum(sizes**2) + 2 * cross) / 2**20
-    assert isinstance(shared, ClassBlockGram) and per_worker == pytest.approx((200 - shared_mb) / 2)
+    # with a scratch place a worker below each class's block, as large as the largest other class
+    largest_other = np.array([max(np.delete(sizes, k)) for k in range(3)])
+    scratch_mb = value_bytes * 2 * np.sum(largest_other * sizes) / 2**20
+    assert isinstance(shared, ClassBlockGram) and shared.n_scratch == 2
+    assert per_worker == pytest.approx((200 - shared_mb - scratch_mb) / 2)
+    no_scratch = 2 * (shared_mb + scratch_mb) * 0.99
+    shared, per_worker = shared_class_blocks(gram, members, pairs, cache_size=no_scratch, n_workers=2)
+    assert shared.n_scratch == 0 and per_worker == pytest.approx((no_scratch - shared_mb) / 2)
     too_small = 2 * shared_mb * 0.99
     assert shared_class_blocks(gram, members, pairs, cache_size=too_small, n_workers=2) == (gram, too_small / 2)
     assert shared_class_blocks(gram, members, [(0, None), (1, None)], 200, 2)[0] is gram  # one-vs-rest
@@ -330,19 +338,57 @@ def test_each_worker_thread_keeps_its_square_memory_from_problem_to_problem():
     assert not np.shares_memory(other[0], gram.square_memory(20, np.float64))
 
 
-def test_one_vs_one_fits_read_nothing_that_an_earlier_problem_left_in_the_square_memory(monkeypatch):
-    """The pairs of one worker reuse its memory: a fit in which that memory holds NaN at the
-    start of every problem gives the same model, to the bit."""
+@pytest.mark.parametrize("memory", ["square", "scratch"])
+def test_one_vs_one_fits_read_nothing_that_an_earlier_problem_left_in_the_reused_memory(monkeypatch, memory):
+    """The pairs of one worker reuse its memory (the matrix its rows are copied into, or the
+    scratch places of the cross blocks below the within-class blocks): a fit in which that
+    memory holds NaN at the start of every problem gives the same model, to the bit."""
     X, y = _three_classes(n_samples=1200)
     expected = SVC(C=10.0, gamma=0.02, n_jobs=1).fit(X, y)
-    original = ClassBlockGram.square_memory
+    if memory == "square":
+        monkeypatch.setattr(_class_blocks._PairGram, "splits_rows", False)
+        original = ClassBlockGram.square_memory
 
-    def filled_with_nan(self, n, dtype):
-        memory = original(self, n, dtype)
-        memory.fill(np.nan)
-        return memory
+        def filled_with_nan(self, n, dtype):
+            memory = original(self, n, dtype)
+            memory.fill(np.nan)
+            return memory
 
-    monkeypatch.setattr(ClassBlockGram, "square_memory", filled_with_nan)
+        monkeypatch.setattr(ClassBlockGram, "square_memory", filled_with_nan)
+    else:
+        original = ClassBlockGram.scratch_place
+
+        @contextlib.contextmanager
+        def scratch_with_nan(self):
+            with original(self) as place:
+                for k, blocks in enumerate(self._class_blocks):
+                    for rows in blocks.values():
+                        first = self.scratch_rows(k, place)
+                        rows[first : first + self._partner_rows[k]] = np.nan
+                yield place
+
+        monkeypatch.setattr(ClassBlockGram, "scratch_place", scratch_with_nan)
     model = SVC(C=10.0, gamma=0.02, n_jobs=1).fit(X, y)
     np.testing.assert_array_equal(model.dual_coef_, expected.dual_coef_)
     np.testing.assert_array_equal(model.intercept_, expected.intercept_)
+
+
+@pytest.mark.parametrize("kernel", [RBFKernel(gamma=0.02), LinearKernel()])
+def test_pairs_solved_on_their_stored_rows_are_those_solved_on_copies(kernel):
+    """A one-vs-one problem whose rows are read from the shared blocks where they are stored
+    (its cross blocks computed into, and transposed into, scratch places) is the problem
+    solved on its rows copied into a matrix of their own, to the bit."""
+    X, y = _three_classes(n_samples=1200)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    rows = np.concatenate([members[1], members[2]])
+    labels = np.repeat([1.0, -1.0], [members[1].shape[0], members[2].shape[0]])
+    problem = c_svc_dual(rows, labels, np.full(rows.shape[0], 10.0))
+    solutions = []
+    for n_scratch in (1, 0):
+        gram = ClassBlockGram(kernel, X, members, n_scratch=n_scratch)
+        assert gram.subset(rows).splits_rows == (n_scratch > 0)
+        solutions.append(solve_dual(gram, problem))
+    on_parts, on_copies = solutions
+    assert on_parts.n_iter == on_copies.n_iter > 0
+    np.testing.assert_array_equal(on_parts.alpha, on_copies.alpha)
+    np.testing.assert_array_equal(on_parts.grad, on_copies.grad)

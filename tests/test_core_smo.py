@@ -37,6 +37,7 @@ from svmkit._core.objectives import objective_sums
 from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
 
 NO_ROWS = (np.empty((0, 0), dtype=np.float32), KERNEL_NONE, 0.0, 0.0, 1)  # the solver computes no row itself
+NO_PART = np.empty((0, 0))  # rows in one part (smo_rows' R)
 
 
 @jit
@@ -112,7 +113,7 @@ def _run_both(K, y, p, upper, nu_mode, alpha0, max_steps=10**6):
             flags = side_flags(y, alpha, upper)
             filled = np.array([n])
             out = smo_rows(
-                stored, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, max_steps, nu_mode, 0, 0, *NO_ROWS
+                stored, slot, NO_PART, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, max_steps, nu_mode, 0, 0, *NO_ROWS
             )
         results.append((out, alpha, grad))
     return results
@@ -196,7 +197,7 @@ def test_row_order_smo_hands_over_to_shrinking_when_few_stay_active():
     slot, filled = np.arange(1200), np.array([1200])
     qd = np.ones(1200)
     steps, status, _, _ = smo_rows(
-        K, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, 20, 0, *NO_ROWS
+        K, slot, NO_PART, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, 20, 0, *NO_ROWS
     )
     assert status == SMO_USE_SHRINKING
     assert steps > 0 and steps % 100 == 0
@@ -219,7 +220,7 @@ def test_row_order_smo_hands_over_a_slow_solve_from_half_of_the_variables():
         alpha, grad, upper = np.zeros(400), -np.ones(400), np.ones(400)
         flags = side_flags(y, alpha, upper)
         steps, status, _, _ = smo_rows(
-            K, np.arange(400), np.array([400]), y, upper, np.diag(K).copy(), alpha, grad, flags, 1e-3, 10**6,
+            K, np.arange(400), NO_PART, np.arange(400), np.array([400]), y, upper, np.diag(K).copy(), alpha, grad, flags, 1e-3, 10**6,
             False, 5, slow_max_kept, *NO_ROWS
         )
         return steps, status, int(kept_by_shrinking(y, upper, alpha, grad, False).sum())
@@ -258,7 +259,7 @@ def test_full_gram_loop_with_shrunk_sub_problems_reaches_the_unshrunk_optimum(mi
         asked = 0
         while True:
             steps, status, gap, count = full_gram_smo(
-                K, slot, filled, y, upper, np.ones(1200), alpha, grad, state, 1e-4, 10**7, 10**7, False,
+                K, slot, NO_PART, slot, filled, y, upper, np.ones(1200), alpha, grad, state, 1e-4, 10**7, 10**7, False,
                 hand_over, 256, 30, 2.2e-16, *NO_ROWS, wanted,
             )
             if status not in (SMO_NEED_ROW, SMO_NEED_ROWS):
@@ -275,6 +276,40 @@ def test_full_gram_loop_with_shrunk_sub_problems_reaches_the_unshrunk_optimum(mi
     np.testing.assert_allclose(grad, Q @ alpha - 1.0, rtol=0, atol=1e-8 * np.abs(grad).max())
     objective = lambda a: 0.5 * a @ Q @ a - a.sum()  # noqa: E731
     assert objective(alpha) == pytest.approx(objective(reference), rel=1e-6)
+
+
+def _in_two_parts(K, split, seed=0):
+    """The rows of ``K`` stored as two parts in shuffled places of two larger arrays, the
+    rest NaN (as a one-vs-one problem's rows are read from the shared blocks)."""
+    rng = np.random.default_rng(seed)
+    n = K.shape[0]
+    slot, slot_r = rng.permutation(n + 300)[:n], rng.permutation(n + 200)[:n]
+    left, right = np.full((n + 300, split), np.nan), np.full((n + 200, n - split), np.nan)
+    left[slot], right[slot_r] = K[:, :split], K[:, split:]
+    return left, slot, right, slot_r
+
+
+@pytest.mark.parametrize("split", [700, 256])
+def test_full_gram_loop_on_rows_in_two_parts_takes_the_steps_of_whole_rows(split):
+    """Rows read in two parts where they are stored (SMO's passes, the shrunk sub-problems'
+    gathered blocks and their write-back) give the solve on whole rows, to the bit."""
+    X, y, K = _xor_problem(1200, 2.0)
+
+    def run(K, slot, R, slot_r):
+        alpha, grad, upper = np.zeros(1200), -np.ones(1200), np.full(1200, 1000.0)
+        state, wanted = np.zeros(2, dtype=np.int64), np.empty(1200, dtype=np.int64)
+        steps, status, gap, _ = full_gram_smo(
+            K, slot, R, slot_r, np.array([1200]), y, upper, np.ones(1200), alpha, grad, state, 1e-4, 10**7, 10**7,
+            False, 5, 256, 30, 2.2e-16, *NO_ROWS, wanted,
+        )
+        return steps, status, gap, state, alpha, grad
+
+    whole = run(K, np.arange(1200), NO_PART, np.arange(1200))
+    parts = run(*_in_two_parts(K, split))
+    assert whole[1] == parts[1] == SMO_OPTIMAL and whole[3][0] == 1  # shrunk sub-problems were solved
+    assert whole[:3] == parts[:3]
+    np.testing.assert_array_equal(parts[4], whole[4])
+    np.testing.assert_array_equal(parts[5], whole[5])
 
 
 @pytest.mark.parametrize("estimator", ["svc", "nu_svc", "svr"])

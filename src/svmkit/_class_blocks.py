@@ -9,6 +9,12 @@ problem computes only its cross block ``K_ab``, once, in one BLAS call.
 On usps (10 classes) that is 29 million kernel values for the 45 problems
 instead of the 66 million of their rows computed one problem at a time.
 
+Where the cache has room for them, each within-class block is kept with scratch
+places below it, one per worker: a problem computes ``K_ab`` into a place below
+``K_bb`` and transposes it into a place below ``K_aa``, and the solver reads each
+row in two parts where they are stored (:meth:`_PairGram.row_parts`), instead of
+copying the four blocks into a Gram matrix of the problem's own.
+
 Where all the problems are small (a float64 Gram matrix each) and the strips
 fit, :func:`solve_pairs_in_one_call` computes one strip per class instead (its
 rows against those of the class and of every later class, in one BLAS block)
@@ -20,6 +26,8 @@ calls, on worker threads.
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import threading
 
 import numpy as np
@@ -43,6 +51,11 @@ class ClassBlockGram(GramBlocks):
     X : array or CSR matrix of shape (n_samples, n_features)
     members : list of int arrays
         The rows of each class, in increasing order.
+    n_scratch : int
+        How many problems at once may read their rows where they are stored
+        (:meth:`_PairGram.row_parts`): each class's within-class block is kept with
+        room below it for that many cross blocks against another class (0: none; the
+        problems' rows are copied into a matrix of their own).
 
     Examples
     --------
@@ -55,9 +68,14 @@ class ClassBlockGram(GramBlocks):
     True
     """
 
-    def __init__(self, kernel, X, members):
+    def __init__(self, kernel, X, members, n_scratch=0):
         super().__init__(kernel, X)
         self.members = members
+        self.n_scratch = n_scratch
+        self._free_scratch = queue.SimpleQueue()
+        for place in range(n_scratch):
+            self._free_scratch.put(place)
+        self._partner_rows = _largest_other(np.array([rows.shape[0] for rows in members], dtype=np.int64))
         self._class_of = np.empty(X.shape[0], dtype=np.int64)
         for k, rows in enumerate(members):
             self._class_of[rows] = k
@@ -66,7 +84,7 @@ class ClassBlockGram(GramBlocks):
         bounds = np.array([0] + [rows.shape[0] for rows in members]).cumsum()
         self._grouped = GramBlocks(kernel, X[np.concatenate(members)])
         self._slices = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
-        self._class_blocks = [{} for _ in members]  # by dtype
+        self._class_blocks = [{} for _ in members]  # by dtype, each with its room for cross blocks
         self._locks = [threading.Lock() for _ in members]  # problems run in worker threads
         self._square = threading.local()  # each worker thread's full-Gram matrix memory
 
@@ -102,15 +120,40 @@ class ClassBlockGram(GramBlocks):
     def class_block(self, k, dtype=np.float32):
         """``K(X_k, X_k)`` for the rows ``X_k`` of class ``k``, in float32 (the solver's large
         Gram matrices) or float64 (its small ones), computed on first use."""
+        return self.class_rows(k, dtype)[: self.members[k].shape[0]]
+
+    def class_rows(self, k, dtype):
+        """The within-class block of class ``k`` followed by the room for ``n_scratch``
+        cross blocks ``K(X_b, X_k)`` of as many rows as the largest other class."""
         dtype = np.dtype(dtype)
         with self._locks[k]:
             if dtype not in self._class_blocks[k]:
-                self._class_blocks[k][dtype] = self.cross_block(k, k, dtype)
+                n_k = self.members[k].shape[0]
+                rows = np.empty((n_k + self.n_scratch * self._partner_rows[k], n_k), dtype=dtype)
+                self.cross_block(k, k, dtype, out=rows[:n_k])
+                self._class_blocks[k][dtype] = rows
             return self._class_blocks[k][dtype]
 
-    def cross_block(self, a, b, dtype):
-        """``K(X_a, X_b)`` in ``dtype`` (float32 values computed as :meth:`block32` does)."""
+    @contextlib.contextmanager
+    def scratch_place(self):
+        """One of the ``n_scratch`` places for cross blocks below the within-class blocks,
+        held in the ``with`` block (waits for one to be free)."""
+        place = self._free_scratch.get()
+        try:
+            yield place
+        finally:
+            self._free_scratch.put(place)
+
+    def scratch_rows(self, k, place):
+        """The first row of scratch place ``place`` in :meth:`class_rows` of class ``k``."""
+        return self.members[k].shape[0] + place * self._partner_rows[k]
+
+    def cross_block(self, a, b, dtype, out=None):
+        """``K(X_a, X_b)`` in ``dtype`` (float32 values computed as :meth:`block32` does),
+        in ``out`` if given."""
         compute = self._grouped.block32 if dtype == np.float32 else self._grouped.block
+        if out is not None:
+            return compute(self._slices[a], self._slices[b], out=out)
         return np.asarray(compute(self._slices[a], self._slices[b]), dtype=dtype)
 
     def class_strips(self, map_blocks=None):
@@ -147,7 +190,8 @@ class ClassBlockGram(GramBlocks):
 
 class _PairGram(GramBlocks):
     """The Gram blocks of the rows of classes ``a`` and ``b``; whole rows (float32 or float64)
-    are assembled from the shared within-class blocks and the pair's cross block."""
+    are assembled from the shared within-class blocks and the pair's cross block, or read
+    in two parts where they are stored (:meth:`row_parts`)."""
 
     # once the cross block is computed, every row is a copy: the solver takes them all at
     # once, with no return to Python per block of rows (usps RBF fit 263 ms instead of 295)
@@ -187,6 +231,32 @@ class _PairGram(GramBlocks):
     def float32_copy_bytes(self):
         return 0  # no float32 copy of the pair's data is made (see block32)
 
+    @property
+    def splits_rows(self):
+        """Whether :meth:`row_parts` applies (the shared blocks have scratch places)."""
+        return self._shared.n_scratch > 0
+
+    @contextlib.contextmanager
+    def row_parts(self, dtype):
+        """The pair's kernel rows where they are stored, as
+        :func:`svmkit._core.smo_rows.smo_rows` reads them: ``(K, slot, R, slot_r)``, row
+        ``r``'s first ``n_a`` columns ``K[slot[r]]`` and the others ``R[slot_r[r]]``.
+        ``K`` holds the within-class block of class ``a`` and, in a scratch place below
+        it, ``K_ba``; ``R`` holds ``K_ab`` in a scratch place and the within-class block of
+        ``b``. The cross block is computed into its place and transposed into the other;
+        nothing else is copied. Valid in the ``with`` block."""
+        shared, (a, b), n_a = self._shared, self._classes, self._n_a
+        n_b = self.n_rows - n_a
+        with shared.scratch_place() as place:
+            K, R = shared.class_rows(a, dtype), shared.class_rows(b, dtype)
+            ab_first, ba_first = shared.scratch_rows(b, place), shared.scratch_rows(a, place)
+            K_ab = R[ab_first : ab_first + n_a]
+            shared.cross_block(a, b, np.dtype(dtype), out=K_ab)
+            copy_columns(K_ab, np.arange(n_b), K, ba_first + np.arange(n_b), 0)
+            slot = np.concatenate([np.arange(n_a), ba_first + np.arange(n_b)])
+            slot_r = np.concatenate([ab_first + np.arange(n_a), np.arange(n_b)])
+            yield K, slot, R, slot_r
+
     def block(self, rows, cols=None, out=None):
         return self._assembled(rows, cols, out, np.dtype(np.float64))
 
@@ -219,8 +289,10 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
 
     One-vs-one problems of three or more classes get a :class:`ClassBlockGram`
     when its blocks (all within-class blocks, and one cross block per worker)
-    fit in half of ``cache_size``; the rest is shared by the workers. Otherwise
-    ``gram`` is returned as it is, with ``cache_size / n_workers`` each.
+    fit in half of ``cache_size``, with scratch places for the workers' cross
+    blocks below the within-class blocks where those fit too; the rest is shared
+    by the workers. Otherwise ``gram`` is returned as it is, with ``cache_size /
+    n_workers`` each.
     """
     kernel = getattr(gram, "kernel", None)
     one_vs_one = len(problems) > 1 and all(negative is not None for _, negative in problems)
@@ -236,9 +308,29 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
     class_bytes = int(np.sum(class_value_bytes * sizes**2))
     cross_bytes = max(nbytes * int(sizes[a] * sizes[b]) for (a, b), nbytes in value_bytes.items())
     shared_bytes = class_bytes + n_workers * cross_bytes
-    if shared_bytes > cache_size * 2**20 / 2:
+    half = cache_size * 2**20 / 2
+    if shared_bytes > half:
         return gram, cache_size / n_workers
-    return ClassBlockGram(kernel, gram.X, members), (cache_size - shared_bytes / 2**20) / n_workers
+    scratch_bytes = n_workers * int(np.sum(class_value_bytes * _largest_other(sizes) * sizes))
+    n_scratch = n_workers if shared_bytes + scratch_bytes <= half else 0
+    shared_bytes += scratch_bytes if n_scratch else 0
+    return ClassBlockGram(kernel, gram.X, members, n_scratch), (cache_size - shared_bytes / 2**20) / n_workers
+
+
+def _largest_other(sizes):
+    """For each class, the rows of the largest other class.
+
+    Examples
+    --------
+    >>> _largest_other(np.array([5, 9, 7]))
+    array([9, 7, 9])
+    """
+    if sizes.shape[0] < 2:
+        return np.zeros_like(sizes)
+    order = np.argsort(sizes, kind="stable")
+    largest = np.full_like(sizes, sizes[order[-1]])
+    largest[order[-1]] = sizes[order[-2]]
+    return largest
 
 
 def pairs_fit_in_one_call(gram, pairs, cache_size):

@@ -26,7 +26,7 @@ SMO_NEED_ROWS = 4
 
 @jit
 def full_gram_smo(
-    K, slot, n_filled, y, upper, qd, alpha, grad, state, tol, budget, max_steps, nu_mode,
+    K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, tol, budget, max_steps, nu_mode,
     hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, wanted,
 ):
     """SMO on variables in row order (variable ``t`` uses row ``t % n``), with
@@ -36,7 +36,7 @@ def full_gram_smo(
 
     Parameters
     ----------
-    K, slot, n_filled, y, upper, qd, alpha, grad, tol, nu_mode
+    K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, tol, nu_mode
         As :func:`svmkit._core.smo_rows.smo_rows` (updated in place).
     state : int64 array, shape (2,), updated in place
         ``state[0]``: whether a shrunk sub-problem came within ``10 tol`` once
@@ -71,13 +71,13 @@ def full_gram_smo(
     >>> K = X @ X.T
     >>> alpha, grad = np.zeros(4), -np.ones(4)
     >>> out = full_gram_smo(
-    ...     K, np.arange(4), np.array([4]), y, np.full(4, 10.0), np.diagonal(K).copy(), alpha, grad,
+    ...     K, np.arange(4), np.empty((0, 0)), np.arange(4), np.array([4]), y, np.full(4, 10.0), np.diagonal(K).copy(), alpha, grad,
     ...     np.zeros(2, dtype=np.int64), 1e-6, 1000, 1000, False, 5, 256, 30,
     ...     2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(4, dtype=np.int64))
     >>> alpha.round(6)  # the margin 1 <= x <= 3, w = 1, b = -2
     array([0. , 0.5, 0.5, 0. ])
     """
-    n = K.shape[1]
+    n = K.shape[1] + R.shape[1]
     scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
     flags = side_flags(y, alpha, upper)
     steps = 0
@@ -92,7 +92,7 @@ def full_gram_smo(
             if count:
                 return steps, SMO_NEED_ROWS, np.inf, count
             stretch, unshrunk = solve_shrunk(
-                K, slot, active, y, upper, alpha, grad, tol, max_steps - steps, nu_mode, state[0] == 1,
+                K, slot, R, slot_r, active, y, upper, alpha, grad, tol, max_steps - steps, nu_mode, state[0] == 1,
                 face_max_free, face_max_steps, eps,
             )
             steps += stretch
@@ -100,7 +100,7 @@ def full_gram_smo(
             state[1] = 0
             flags[:] = side_flags(y, alpha, upper)
         done, status, gap, needed = smo_rows(
-            K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, min(budget, max_steps) - steps, nu_mode,
+            K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, min(budget, max_steps) - steps, nu_mode,
             hand_over_fraction, face_max_free, XT, kernel, gamma, coef0, degree,
         )
         steps += done
@@ -112,7 +112,7 @@ def full_gram_smo(
 
 @jit
 def solve_shrunk(
-    K, slot, active, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk, face_max_free, face_max_steps, eps,
+    K, slot, R, slot_r, active, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk, face_max_free, face_max_steps, eps,
 ):
     """LIBSVM's shrinking with contiguous passes: SMO on the ``active`` variables
     (those shrinking keeps, whose kernel rows must all be in ``K``), copied into
@@ -128,7 +128,7 @@ def solve_shrunk(
     (splice, linear kernel: some 65 of its 1,000 variables active for most of the fit.)
     """
     m = y.shape[0]
-    n = K.shape[1]
+    n = K.shape[1] + R.shape[1]
     period = min(m, 1000)
     target = tol if unshrunk else 10 * tol
     steps = 0
@@ -136,7 +136,7 @@ def solve_shrunk(
         active_rows, local_rows = _distinct_rows(active % n)
         k = active_rows.shape[0]
         block = np.empty((k, k), dtype=K.dtype)
-        gather_block(K, slot[active_rows], active_rows, block, np.arange(k))
+        gather_rows(K, slot, R, slot_r, active_rows, block)
         y_active = y[active]
         upper_active = upper[active]
         alpha_active = alpha[active]
@@ -151,7 +151,7 @@ def solve_shrunk(
                 block, local_rows, y_active, upper_active, alpha_active, grad_active, nu_mode, face_max_free,
                 face_max_steps, eps,
             )
-        commit_block(K, slot, active, active_rows, local_rows, y_active, alpha_active, y, alpha, grad)
+        commit_block(K, slot, R, slot_r, active, active_rows, local_rows, y_active, alpha_active, y, alpha, grad)
         if gap < target:
             return steps, True
         active = active[kept_by_shrinking(y_active, upper_active, alpha[active], grad[active], nu_mode)]
@@ -159,19 +159,23 @@ def solve_shrunk(
 
 
 @jit
-def commit_block(K, slot, variables, block_rows, local_rows, y_block, alpha_block, y, alpha, grad):
+def commit_block(K, slot, R, slot_r, variables, block_rows, local_rows, y_block, alpha_block, y, alpha, grad):
     """Write back the multipliers of a sub-problem solved on a block of kernel rows
     (variable ``variables[a]`` has ``alpha_block[a]`` and uses row
-    ``block_rows[local_rows[a]]``, stored in ``K`` at ``slot``) into ``alpha``, and
-    update the gradient of every variable with the rows whose coefficient moved."""
-    n = K.shape[1]
+    ``block_rows[local_rows[a]]``, stored in ``K`` and ``R`` at ``slot`` and ``slot_r``
+    as :func:`svmkit._core.smo_rows.smo_rows` reads them) into ``alpha``, and update the
+    gradient of every variable with the rows whose coefficient moved."""
+    split = K.shape[1]
+    n = split + R.shape[1]
     coef = np.zeros(block_rows.shape[0])
     for a in range(variables.shape[0]):
         coef[local_rows[a]] += y_block[a] * (alpha_block[a] - alpha[variables[a]])
         alpha[variables[a]] = alpha_block[a]
     moved = np.flatnonzero(coef)
     column_sum = np.zeros(n)
-    add_weighted_rows_serial(K, slot[block_rows[moved]], coef[moved], column_sum)
+    add_weighted_rows_serial(K, slot[block_rows[moved]], coef[moved], column_sum[:split])
+    if n > split:
+        add_weighted_rows_serial(R, slot_r[block_rows[moved]], coef[moved], column_sum[split:])
     for t in range(y.shape[0]):
         grad[t] += y[t] * column_sum[t % n]
 
@@ -194,7 +198,7 @@ def smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_
     if in_order:
         flags = side_flags(y, alpha, upper)
         steps, _, gap, _ = smo_rows(
-            K_block, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, 0, 0,
+            K_block, slot, np.empty((0, 0), dtype=K_block.dtype), slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, 0, 0,
             np.empty((0, 0), dtype=K_block.dtype), KERNEL_NONE, 0.0, 0.0, 1,
         )
     else:
@@ -205,6 +209,23 @@ def smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_
             nu_mode, False,
         )
     return steps, gap
+
+
+@jit
+def gather_rows(K, slot, R, slot_r, rows, out):
+    """``out[a, b]``: kernel row ``rows[a]`` in column ``rows[b]``, read where
+    :func:`svmkit._core.smo_rows.smo_rows` reads it (``K`` and ``R`` at ``slot`` and
+    ``slot_r``; ``rows`` increasing, every one of them stored)."""
+    split = K.shape[1]
+    if rows.shape[0] == 0 or rows[-1] < split:  # (all columns in the rows' first part)
+        gather_block(K, slot[rows], rows, out, np.arange(rows.shape[0]))
+        return
+    left = rows[rows < split]
+    right = rows[rows >= split] - split
+    n_left = left.shape[0]
+    gather_block(K, slot[rows], left, out[:, :n_left], np.arange(rows.shape[0]))
+    if right.shape[0]:
+        gather_block(R, slot_r[rows], right, out[:, n_left:], np.arange(rows.shape[0]))
 
 
 @jit

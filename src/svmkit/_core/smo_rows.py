@@ -11,6 +11,12 @@ passes that the compiler turns into SIMD code:
 2. the second-order gains ``b^2 / a`` of all candidates ``j`` and their
    largest value per chunk.
 
+A row may also be read in two parts stored apart (``K`` and ``R``, each with
+its own place of the row): a one-vs-one problem's rows are then read from the
+within-class and cross blocks where they are stored, not copied into a Gram
+matrix of the problem's own. The variables of each part have chunks of their
+own, and each pass runs once on each part.
+
 Plain and nu mode have loops of their own: in plain mode there is one ``i``,
 so the gains read one kernel row with no per-variable choice between two.
 
@@ -125,15 +131,19 @@ def _gain_bits(b, quad):
 
 
 @jit
-def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_neg, lows_pos, lows_neg):
+def _up_keys(n, first, chunk0, n_chunks, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_neg, lows_pos,
+             lows_neg):
     """``G_t += y_t (c_i K[s_i, t] + c_j K[s_j, t])``, and in the same loop per chunk
     the largest packed key (:func:`_packed`) of ``-y G`` over I_up and the largest
     :func:`_order_key` of ``y G`` over I_low (``_NO_KEY`` where there is none; the key of
     ``-v`` is the bitwise complement of that of ``v``, but for zero): of ``y > 0``
     in ``keys_pos`` and ``lows_pos`` and of ``y < 0`` in ``keys_neg`` and ``lows_neg`` in nu
-    mode, of all in ``keys_pos`` and ``lows_pos`` otherwise."""
-    for c in range(keys_pos.shape[0]):
+    mode, of all in ``keys_pos`` and ``lows_pos`` otherwise. For the ``n_chunks`` chunks
+    from ``chunk0`` on, whose variables start at ``first`` and use ``n``-column rows of
+    ``K`` (the rows' second part, see :func:`smo_rows`, has chunks of its own)."""
+    for c in range(n_chunks):
         t0, k0, count = _chunk(c, n)
+        t0 += np.uint64(first)
         # (``max`` of a conditional expression, not an ``if``: the form LLVM vectorises)
         best_pos = _NO_KEY
         best_neg = _NO_KEY
@@ -163,25 +173,26 @@ def _up_keys(n, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_n
                 score_key = _order_key(-y[t] * g)
                 best_pos = max(best_pos, _packed(score_key, k) if flags[t] & _IN_UP else _NO_KEY)
                 low_pos = max(low_pos, ~score_key if flags[t] & _IN_LOW else _NO_KEY)
-        keys_pos[c] = best_pos
-        keys_neg[c] = best_neg
-        lows_pos[c] = low_pos
-        lows_neg[c] = low_neg
+        keys_pos[chunk0 + c] = best_pos
+        keys_neg[chunk0 + c] = best_neg
+        lows_pos[chunk0 + c] = low_pos
+        lows_neg[chunk0 + c] = low_neg
 
 
 @jit
-def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, nu_mode, keys):
+def _gains(n, first, chunk0, n_chunks, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, nu_mode, keys):
     """Per chunk the largest packed key (:func:`_packed`) of the gain ``b^2 / a`` of
     pairing ``t`` (in I_low, ``b > 0``) with the ``i`` of its sign, whose kernel row is
     ``K[s_pos]`` or ``K[s_neg]`` (plain mode: one ``i``, given as the positive one),
-    -1 for a chunk without a candidate.
+    -1 for a chunk without a candidate; chunks as in :func:`_up_keys`.
 
     (Every variable's ``b |b| / a`` is computed, with ``b = -1`` for those that are not
     candidates: their float bits are negative and lose to -1, with no selection after the
     division; a pass on 1,000 variables 1.7 -> 1.0 ns a variable, with the count of
     violators that it made before, now :func:`_up_keys`' smallest ``-y G`` over I_low.)"""
-    for c in range(keys.shape[0]):
+    for c in range(n_chunks):
         t0, k0, count = _chunk(c, n)
+        t0 += np.uint64(first)
         best = np.int64(-1)
         if nu_mode:
             for k in range(count):
@@ -200,7 +211,7 @@ def _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg,
                 b = g_pos + y[t] * grad[t]
                 quad = qd_pos + qd[t] - 2.0 * K[s_pos, col]
                 best = max(best, _packed(_gain_bits(b if ((flags[t] & _IN_LOW) != 0) & (b > 0) else -1.0, quad), k))
-        keys[c] = best
+        keys[chunk0 + c] = best
 
 
 @jit
@@ -212,9 +223,10 @@ def _packed(key, k):
 
 
 @jit
-def _winner(n, keys):
-    """The variable of the largest packed key of ``keys`` (one per chunk), ties of the
-    value bits to the last chunk, or -1 if no chunk has one."""
+def _winner(n, split, n_left, keys):
+    """The variable of the largest packed key of ``keys`` (one per chunk: ``n_left`` of the
+    rows' first ``split`` columns, then those of the others), ties of the value bits to the
+    last chunk, or -1 if no chunk has one."""
     best = keys[0]
     chunk = 0
     for c in range(1, keys.shape[0]):
@@ -223,7 +235,11 @@ def _winner(n, keys):
             chunk = c
     if best == _NO_KEY:
         return -1
-    t0, _, _ = _chunk(chunk, n)
+    if chunk < n_left:
+        t0, _, _ = _chunk(chunk, split)
+    else:
+        t0, _, _ = _chunk(chunk - n_left, n - split)
+        t0 += np.uint64(split)
     return np.int64(t0) + (best & _INDEX_BITS)
 
 
@@ -241,7 +257,7 @@ def compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch)
 
 @jit
 def smo_rows(
-    K, slot, n_filled, y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, hand_over_fraction,
+    K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, hand_over_fraction,
     slow_max_kept, XT, kernel, gamma, coef0, degree,
 ):
     """Run SMO on variables in row order until the gap is below ``tol``,
@@ -250,12 +266,18 @@ def smo_rows(
 
     Parameters
     ----------
-    K : 2-D float array with ``n`` columns
-        Computed kernel rows: row ``r`` of the kernel matrix is ``K[slot[r]]``;
-        variable ``t`` uses row ``t % n``.
+    K : 2-D float array with ``split`` columns
+        Computed kernel rows: the first ``split`` columns of row ``r`` of the
+        kernel matrix are ``K[slot[r]]``; variable ``t`` uses row ``t % n``.
     slot : int64 array, shape (n,)
         Where each row is stored in ``K`` (-1: not computed yet); updated in
         place when rows are computed here.
+    R : 2-D float array of ``K``'s type with ``n - split`` columns
+        The other columns of row ``r``: ``R[slot_r[r]]``. With ``n - split > 0``
+        (rows in two parts, read where they are stored: the within-class and cross
+        blocks of a one-vs-one problem), every row is stored and ``m = n``; else
+        ``R`` is any array with no columns and ``slot_r`` is ``slot``.
+    slot_r : int64 array, shape (n,)
     n_filled : int64 array, shape (1,)
         How many rows of ``K`` are taken; rows computed here go to the next ones.
     y, upper, qd : float64 arrays, shape (m,), ``m`` a multiple of ``n``
@@ -287,8 +309,12 @@ def smo_rows(
         ``SMO_OPTIMAL`` and ``SMO_STEP_LIMIT`` (else ``inf``).
     """
     m = alpha.shape[0]
-    n = K.shape[1]
-    n_chunks = _n_chunks(m, n)
+    split = K.shape[1]
+    n = split + R.shape[1]
+    # chunks of the rows' first part (all copies of the variables), then of their second
+    n_left = _n_chunks(m if split == n else split, split)
+    n_right = _n_chunks(n - split, n - split) if n > split else 0
+    n_chunks = n_left + n_right
     keys_pos = np.empty(n_chunks, dtype=np.int64)
     keys_neg = np.empty(n_chunks, dtype=np.int64)
     lows_pos = np.empty(n_chunks, dtype=np.int64)
@@ -297,16 +323,20 @@ def smo_rows(
     scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
     steps = 0
     # (the start: rows of K that are not computed may hold anything, NaN too)
-    _up_keys(n, y, grad, flags, np.zeros((1, n), dtype=K.dtype), 0, 0, 0.0, 0.0, nu_mode, keys_pos, keys_neg,
-             lows_pos, lows_neg)
+    zeros = np.zeros((1, n), dtype=K.dtype)
+    _up_keys(split, 0, 0, n_left, y, grad, flags, zeros, 0, 0, 0.0, 0.0, nu_mode, keys_pos, keys_neg, lows_pos,
+             lows_neg)
+    if n_right:
+        _up_keys(n - split, split, n_left, n_right, y, grad, flags, zeros, 0, 0, 0.0, 0.0, nu_mode, keys_pos,
+                 keys_neg, lows_pos, lows_neg)
     while True:
         if hand_over_fraction > 0 and steps > 0 and steps % _CHECK_PERIOD == 0:
             kept = np.sum(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
             slow = steps >= _SLOW_STEPS_PER_VARIABLE * m and 2 * kept < m and kept <= slow_max_kept
             if kept * hand_over_fraction < m or slow:
                 return steps, SMO_USE_SHRINKING, np.inf, -1
-        i_pos = _winner(n, keys_pos)
-        i_neg = _winner(n, keys_neg) if nu_mode else i_pos
+        i_pos = _winner(n, split, n_left, keys_pos)
+        i_neg = _winner(n, split, n_left, keys_neg) if nu_mode else i_pos
         g_pos = -y[i_pos] * grad[i_pos] if i_pos >= 0 else -np.inf
         g_neg = -y[i_neg] * grad[i_neg] if i_neg >= 0 else -np.inf
         # no variable of I_low with b = g_i + y_t G_t >= tol (b as the gains compute it; an
@@ -325,8 +355,12 @@ def smo_rows(
         s_neg = slot[stand_in_neg % n]
         qd_pos = qd[stand_in_pos]
         qd_neg = qd[stand_in_neg]
-        _gains(n, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, nu_mode, gain_keys)
-        j = _winner(n, gain_keys)
+        _gains(split, 0, 0, n_left, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, nu_mode,
+               gain_keys)
+        if n_right:
+            _gains(n - split, split, n_left, n_right, y, grad, qd, flags, R, slot_r[stand_in_pos % n],
+                   slot_r[stand_in_neg % n], g_pos, g_neg, qd_pos, qd_neg, nu_mode, gain_keys)
+        j = _winner(n, split, n_left, gain_keys)
         if slot[j % n] < 0 and not compute_row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch):
             return steps, SMO_NEED_ROW, np.inf, j % n
         if steps >= max_steps:
@@ -335,14 +369,21 @@ def smo_rows(
         i = i_pos if y[j] > 0 else i_neg
         s_i = s_pos if y[j] > 0 else s_neg
         s_j = slot[j % n]
+        column = j % n
         old_i = alpha[i]
         old_j = alpha[j]
         ui = upper[i]
         uj = upper[j]
-        ai, aj = pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, ui, uj, qd[i] + qd[j] - 2.0 * K[s_i, j % n])
+        ai, aj = pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, ui, uj, qd[i] + qd[j] - 2.0 * (
+            K[s_i, column] if column < split else R[slot_r[i % n], column - split]))
         alpha[i] = ai
         alpha[j] = aj
         flags[i] = _side(y[i], ai, ui)
         flags[j] = _side(y[j], aj, uj)
-        _up_keys(n, y, grad, flags, K, s_i, s_j, y[i] * (ai - old_i), y[j] * (aj - old_j), nu_mode, keys_pos, keys_neg,
-                 lows_pos, lows_neg)
+        c_i = y[i] * (ai - old_i)
+        c_j = y[j] * (aj - old_j)
+        _up_keys(split, 0, 0, n_left, y, grad, flags, K, s_i, s_j, c_i, c_j, nu_mode, keys_pos, keys_neg, lows_pos,
+                 lows_neg)
+        if n_right:
+            _up_keys(n - split, split, n_left, n_right, y, grad, flags, R, slot_r[i % n], slot_r[j % n], c_i, c_j,
+                     nu_mode, keys_pos, keys_neg, lows_pos, lows_neg)
