@@ -113,7 +113,8 @@ def _run_both(K, y, p, upper, nu_mode, alpha0, max_steps=10**6):
             flags = side_flags(y, alpha, upper)
             filled = np.array([n])
             out = smo_rows(
-                stored, slot, NO_PART, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, max_steps, nu_mode, 0, 0, *NO_ROWS
+                stored, slot, NO_PART, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, max_steps, nu_mode, 0, 0,
+                *NO_ROWS
             )
         results.append((out, alpha, grad))
     return results
@@ -220,8 +221,8 @@ def test_row_order_smo_hands_over_a_slow_solve_from_half_of_the_variables():
         alpha, grad, upper = np.zeros(400), -np.ones(400), np.ones(400)
         flags = side_flags(y, alpha, upper)
         steps, status, _, _ = smo_rows(
-            K, np.arange(400), NO_PART, np.arange(400), np.array([400]), y, upper, np.diag(K).copy(), alpha, grad, flags, 1e-3, 10**6,
-            False, 5, slow_max_kept, *NO_ROWS
+            K, np.arange(400), NO_PART, np.arange(400), np.array([400]), y, upper, np.diag(K).copy(), alpha, grad,
+            flags, 1e-3, 10**6, False, 5, slow_max_kept, *NO_ROWS
         )
         return steps, status, int(kept_by_shrinking(y, upper, alpha, grad, False).sum())
 

@@ -71,8 +71,8 @@ def full_gram_smo(
     >>> K = X @ X.T
     >>> alpha, grad = np.zeros(4), -np.ones(4)
     >>> out = full_gram_smo(
-    ...     K, np.arange(4), np.empty((0, 0)), np.arange(4), np.array([4]), y, np.full(4, 10.0), np.diagonal(K).copy(), alpha, grad,
-    ...     np.zeros(2, dtype=np.int64), 1e-6, 1000, 1000, False, 5, 256, 30,
+    ...     K, np.arange(4), np.empty((0, 0)), np.arange(4), np.array([4]), y, np.full(4, 10.0),
+    ...     np.diagonal(K).copy(), alpha, grad, np.zeros(2, dtype=np.int64), 1e-6, 1000, 1000, False, 5, 256, 30,
     ...     2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(4, dtype=np.int64))
     >>> alpha.round(6)  # the margin 1 <= x <= 3, w = 1, b = -2
     array([0. , 0.5, 0.5, 0. ])
@@ -100,8 +100,8 @@ def full_gram_smo(
             state[1] = 0
             flags[:] = side_flags(y, alpha, upper)
         done, status, gap, needed = smo_rows(
-            K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, min(budget, max_steps) - steps, nu_mode,
-            hand_over_fraction, face_max_free, XT, kernel, gamma, coef0, degree,
+            K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, min(budget, max_steps) - steps,
+            nu_mode, hand_over_fraction, face_max_free, XT, kernel, gamma, coef0, degree,
         )
         steps += done
         if status != SMO_USE_SHRINKING:
@@ -112,7 +112,8 @@ def full_gram_smo(
 
 @jit
 def solve_shrunk(
-    K, slot, R, slot_r, active, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk, face_max_free, face_max_steps, eps,
+    K, slot, R, slot_r, active, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk, face_max_free,
+    face_max_steps, eps,
 ):
     """LIBSVM's shrinking with contiguous passes: SMO on the ``active`` variables
     (those shrinking keeps, whose kernel rows must all be in ``K``), copied into
@@ -197,9 +198,10 @@ def smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_
         in_order = in_order and local_rows[t] == t
     if in_order:
         flags = side_flags(y, alpha, upper)
+        no_data = np.empty((0, 0), dtype=K_block.dtype)  # (rows in one part; no row computed here)
         steps, _, gap, _ = smo_rows(
-            K_block, slot, np.empty((0, 0), dtype=K_block.dtype), slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, 0, 0,
-            np.empty((0, 0), dtype=K_block.dtype), KERNEL_NONE, 0.0, 0.0, 1,
+            K_block, slot, no_data, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps,
+            nu_mode, 0, 0, no_data, KERNEL_NONE, 0.0, 0.0, 1,
         )
     else:
         active = np.arange(m)

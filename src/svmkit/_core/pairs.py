@@ -198,9 +198,9 @@ def _solve_on(K, y, upper, p, qd, alpha, grad, nu_mode, tol, max_steps, steps_pe
     done = 0
     while True:  # (all rows are there: the only other status is SMO_OPTIMAL)
         steps, status, gap, _ = full_gram_smo(
-            K, slot, np.empty((0, 0), dtype=K.dtype), slot, np.array([n]), y, upper, qd, alpha, grad, state, tol, steps_per_call, max_steps - done,
-            nu_mode, hand_over_fraction, face_max_free, face_max_steps, eps, no_data, KERNEL_NONE, 0.0, 0.0, 1,
-            wanted,
+            K, slot, no_data, slot, np.array([n]), y, upper, qd, alpha, grad, state, tol, steps_per_call,
+            max_steps - done, nu_mode, hand_over_fraction, face_max_free, face_max_steps, eps, no_data, KERNEL_NONE,
+            0.0, 0.0, 1, wanted,
         )
         done += steps
         if status != SMO_STEP_LIMIT or done >= max_steps:

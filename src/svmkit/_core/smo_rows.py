@@ -180,7 +180,8 @@ def _up_keys(n, first, chunk0, n_chunks, y, grad, flags, K, s_i, s_j, c_i, c_j, 
 
 
 @jit
-def _gains(n, first, chunk0, n_chunks, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, nu_mode, keys):
+def _gains(n, first, chunk0, n_chunks, y, grad, qd, flags, K, s_pos, s_neg, g_pos, g_neg, qd_pos, qd_neg, nu_mode,
+           keys):
     """Per chunk the largest packed key (:func:`_packed`) of the gain ``b^2 / a`` of
     pairing ``t`` (in I_low, ``b > 0``) with the ``i`` of its sign, whose kernel row is
     ``K[s_pos]`` or ``K[s_neg]`` (plain mode: one ``i``, given as the positive one),
