@@ -392,3 +392,16 @@ def test_pairs_solved_on_their_stored_rows_are_those_solved_on_copies(kernel):
     assert on_parts.n_iter == on_copies.n_iter > 0
     np.testing.assert_array_equal(on_parts.alpha, on_copies.alpha)
     np.testing.assert_array_equal(on_parts.grad, on_copies.grad)
+
+
+def test_a_pair_read_where_its_rows_are_stored_needs_no_room_for_its_gram_matrix():
+    """No n x n matrix is formed: the full-Gram solver reads the pair's stored rows also where
+    its own matrix would not fit the cache left to the problem (1 MB for 800 x 800 floats)."""
+    X, y = _three_classes(n_samples=1200)
+    members = [np.flatnonzero(y == k) for k in range(3)]
+    rows = np.concatenate([members[0], members[1]])
+    labels = np.repeat([1.0, -1.0], [members[0].shape[0], members[1].shape[0]])
+    problem = c_svc_dual(rows, labels, np.full(rows.shape[0], 10.0))
+    stored = solve_dual(ClassBlockGram(RBFKernel(gamma=0.02), X, members, n_scratch=1), problem, cache_size=1)
+    copied = solve_dual(ClassBlockGram(RBFKernel(gamma=0.02), X, members), problem, cache_size=1)
+    assert stored.strategy == "full-gram" and copied.strategy != "full-gram"

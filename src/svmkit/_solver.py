@@ -519,7 +519,11 @@ def solve_dual(
     budget = cache_size * 2**20
     n_data = gram.n_rows
     n_features = gram.n_features if isinstance(gram, GramBlocks) else 1
-    full_gram = n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and n_data * n_data * 4 <= budget
+    # (a problem read where its rows are stored forms no n x n matrix: the memory of the blocks
+    # it reads was set aside with them, see svmkit._class_blocks.shared_class_blocks)
+    stored_parts = gram.splits_rows and not problem.alpha0.any() and _in_row_order(problem.rows, n_data)
+    full_gram = n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and (
+        stored_parts or n_data * n_data * 4 <= budget)
     # (the full-Gram solver computes rows of few features in compiled code: no BLAS threads to set;
     # rows that are copies of shared blocks it never computes, and their data rows are not gathered)
     row_code = KERNEL_NONE if not full_gram or gram.rows_are_copies else _compiled_row_code(gram)
@@ -533,7 +537,8 @@ def solve_dual(
             # overhead: at least 32 rows a time (svmguide1, d = 4: nu-SVC and one-class 15 %
             # faster than with 8); wide rows in BLAS-friendly blocks of up to 128
             prefetch = min(max(2 * n_features, 32), _PREFETCH_ROWS)
-            return _solve_full(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, row_code, progress)
+            solve = _solve_on_stored_parts if stored_parts else _solve_full
+            return solve(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, row_code, progress)
         return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
 
 
@@ -643,9 +648,6 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, ro
     needed, in blocks together with the rows of the current top violators (by the
     solver itself where ``row_code``, :func:`_compiled_row_code`, is a kernel)."""
     m = problem.rows.shape[0]
-    if gram.splits_rows and not problem.alpha0.any() and _in_row_order(problem.rows, n):
-        return _solve_on_stored_parts(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, row_code,
-                                      progress)
     # rows are stored in the order they are computed (row r is K[slot[r]]): the memory touched
     # is one stretch as long as the rows computed, not pages scattered over the n x n matrix
     # (which the kernel faults in as 2 MB huge pages: svmguide1 fit 14.2 ms instead of 11.0)

@@ -279,6 +279,7 @@ def smo_rows(
         blocks of a one-vs-one problem), every row is stored and ``m = n``; else
         ``R`` is any array with no columns and ``slot_r`` is ``slot``.
     slot_r : int64 array, shape (n,)
+        Where each row's other columns are stored in ``R``.
     n_filled : int64 array, shape (1,)
         How many rows of ``K`` are taken; rows computed here go to the next ones.
     y, upper, qd : float64 arrays, shape (m,), ``m`` a multiple of ``n``
