@@ -226,8 +226,7 @@ def gather_rows(K, slot, R, slot_r, rows, out):
     right = rows[rows >= split] - split
     n_left = left.shape[0]
     gather_block(K, slot[rows], left, out[:, :n_left], np.arange(rows.shape[0]))
-    if right.shape[0]:
-        gather_block(R, slot_r[rows], right, out[:, n_left:], np.arange(rows.shape[0]))
+    gather_block(R, slot_r[rows], right, out[:, n_left:], np.arange(rows.shape[0]))
 
 
 @jit
