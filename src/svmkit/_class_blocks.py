@@ -75,13 +75,14 @@ class ClassBlockGram(GramBlocks):
         self._free_scratch = queue.SimpleQueue()
         for place in range(n_scratch):
             self._free_scratch.put(place)
-        self._partner_rows = _largest_other(np.array([rows.shape[0] for rows in members], dtype=np.int64))
+        sizes = np.array([rows.shape[0] for rows in members], dtype=np.int64)
+        self._partner_rows = _largest_other(sizes)
         self._class_of = np.empty(X.shape[0], dtype=np.int64)
         for k, rows in enumerate(members):
             self._class_of[rows] = k
         self._diag = None
         # the data grouped by class, each class one slice: blocks read views, not gathered rows
-        bounds = np.array([0] + [rows.shape[0] for rows in members]).cumsum()
+        bounds = np.concatenate([[0], sizes.cumsum()])
         self._grouped = GramBlocks(kernel, X[np.concatenate(members)])
         self._slices = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
         self._class_blocks = [{} for _ in members]  # by dtype, each with its room for cross blocks
