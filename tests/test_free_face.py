@@ -128,18 +128,28 @@ def test_pivoted_cholesky_agrees_with_lapack(n, rank):
     np.testing.assert_allclose(R_top.T @ R_top, M[np.ix_(order, order)], atol=1e-10 * M.diagonal().max())
 
 
-def test_face_direction_is_flat_or_newton():
-    """With a gradient part in the null space the direction is flat (M x = 0) and descends;
-    with the gradient in the range of M it solves M x = -g."""
-    from svmkit._core.free_face import _face_direction
+@pytest.mark.parametrize("nu_mode", [False, True])
+def test_flat_steps_from_one_factorisation_keep_the_gradient_of_the_face(nu_mode):
+    """Rank 3 with 8 free multipliers: each flat step ends at a bound (one multiplier fewer on
+    the face) and leaves y G of the free multipliers as it was (K_FF u = 0 along the null
+    space of the face), step after step on the eliminated basis of one factorisation."""
+    from svmkit._core.free_face import _AT_BOUND, _steps_from_one_factorisation
 
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(9, 4))
-    M = X @ X.T
-    in_range = M @ rng.normal(size=9)
-    x = _face_direction(M, in_range, np.finfo(float).eps)
-    np.testing.assert_allclose(M @ x, -in_range, atol=1e-9)
-    off_range = in_range + np.linalg.svd(X)[0][:, -1]  # plus a null-space vector of M
-    x = _face_direction(M, off_range, np.finfo(float).eps)
-    np.testing.assert_allclose(M @ x, 0.0, atol=1e-9)
-    assert off_range @ x < -0.1
+    K, y, upper, start, _, _ = _rank_deficient_state(nu_mode)
+    p = -1.0 - np.random.default_rng(1).random(40)  # (unequal within each sign: nu mode's face has a flat part)
+    start_grad = y * (K @ (y * start)) + p
+    free = np.flatnonzero((start > 0) & (start < upper))
+    assert free.shape[0] == 8
+    previous = _objective(K, y, start, p)
+    for steps in (1, 2, 3):
+        alpha, grad = start.copy(), start_grad.copy()
+        taken, outcome = _steps_from_one_factorisation(K, np.arange(40), y, upper, alpha, grad, nu_mode, 256, steps,
+                                                       np.finfo(float).eps)
+        assert (taken, outcome) == (steps, _AT_BOUND)
+        still_free = (alpha > 0) & (alpha < upper)
+        assert still_free.sum() == still_free[free].sum() == 8 - steps
+        np.testing.assert_allclose(y[free] * grad[free], y[free] * start_grad[free], atol=1e-9)
+        np.testing.assert_allclose(grad, y * (K @ (y * alpha)) + p, atol=1e-10)
+        objective = _objective(K, y, alpha, p)
+        assert objective < previous - 1e-6
+        previous = objective

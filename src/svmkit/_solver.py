@@ -71,7 +71,7 @@ _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram stra
 _ALL_ROWS_WORK = 2**27  # multiply-adds (rows^2 x features) up to which all rows come first (_all_rows_first)
 _HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/5 of the variables
 _FACE_MAX_FREE = 256  # most free multipliers for Newton steps on their face (a factorisation costs k^3)
-_FACE_MAX_STEPS = 30  # such steps in a row (each one that stops at a bound frees one more row of the face)
+_FACE_MAX_STEPS = _FACE_MAX_FREE  # such steps in a row (all but the last take a multiplier off the face)
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Long full-Gram solves try Newton steps on the face of all free multipliers (not only those of a
 # shrunk sub-problem) every this many SMO steps per variable at first (see _FaceSteps)
