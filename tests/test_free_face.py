@@ -153,3 +153,58 @@ def test_flat_steps_from_one_factorisation_keep_the_gradient_of_the_face(nu_mode
         objective = _objective(K, y, alpha, p)
         assert objective < previous - 1e-6
         previous = objective
+
+
+def _full_rank_state(seed):
+    """10 free multipliers of a linear kernel on 12 features (a face of full rank), near their bounds."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 12))
+    K = X @ X.T
+    y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
+    upper = np.full(40, 2.0)
+    alpha = np.where(np.arange(40) < 10, rng.uniform(0.05, 1.95, 40), 0.0)
+    for sign in (1.0, -1.0):
+        part = y == sign
+        alpha[part] *= 3.0 / alpha[part].sum()
+    p = -1.0 - rng.random(40)
+    return K, y, upper, alpha, y * (K @ (y * alpha)) + p
+
+
+def _reference_newton_steps(K, y, upper, alpha, grad, nu_mode):
+    """The face's equality-constrained minimum solved afresh from its KKT system at every step
+    (NumPy), each step cut at the first bound, until one is not: the number of steps."""
+    steps = 0
+    while True:
+        free = np.flatnonzero((alpha > 0) & (alpha < upper))
+        groups = [y[free] > 0, y[free] < 0] if nu_mode else [np.ones(free.size, dtype=bool)]
+        A = np.array([group for group in groups if group.any()], dtype=float)
+        kkt = np.block([[K[np.ix_(free, free)], A.T], [A, np.zeros((A.shape[0], A.shape[0]))]])
+        u = np.linalg.solve(kkt, np.concatenate([-y[free] * grad[free], np.zeros(A.shape[0])]))[: free.size]
+        d = y[free] * u
+        with np.errstate(divide="ignore"):
+            room = np.where(d > 0, (upper[free] - alpha[free]) / d, np.where(d < 0, -alpha[free] / d, np.inf))
+        step = min(1.0, room.min())
+        new = np.clip(alpha[free] + step * d, 0.0, upper[free])
+        if room.min() <= 1.0:
+            first = np.argmin(room)
+            new[first] = upper[free[first]] if d[first] > 0 else 0.0
+        grad += y * (K[:, free] @ (y[free] * (new - alpha[free])))
+        alpha[free] = new
+        steps += 1
+        if room.min() > 1.0:
+            return steps
+
+
+@pytest.mark.parametrize("nu_mode", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_newton_steps_under_constraints_agree_with_the_kkt_system_solved_afresh(seed, nu_mode):
+    """Newton steps from one factorisation, the multipliers that left the face held by
+    constraints (a pivot's by its group's sum), take the steps of the face's KKT system
+    solved again after every bound."""
+    K, y, upper, alpha, grad = _full_rank_state(seed)
+    expected_alpha, expected_grad = alpha.copy(), grad.copy()
+    expected_steps = _reference_newton_steps(K, y, upper, expected_alpha, expected_grad, nu_mode)
+    steps = _steps(K, y, upper, alpha, grad, nu_mode)
+    assert steps == expected_steps
+    np.testing.assert_allclose(alpha, expected_alpha, atol=1e-12)
+    np.testing.assert_allclose(grad, expected_grad, atol=1e-11)
