@@ -83,7 +83,9 @@ class ClassBlockGram(GramBlocks):
         self._diag = None
         # the data grouped by class, each class one slice: blocks read views, not gathered rows
         bounds = np.concatenate([[0], sizes.cumsum()])
-        self._grouped = GramBlocks(kernel, X[np.concatenate(members)])
+        self._order = np.concatenate(members)
+        self._grouped = {}  # by the type of the blocks (_grouped_blocks)
+        self._grouped_lock = threading.Lock()
         self._slices = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
         self._class_blocks = [{} for _ in members]  # by dtype, each with its room for cross blocks
         self._locks = [threading.Lock() for _ in members]  # problems run in worker threads
@@ -152,10 +154,26 @@ class ClassBlockGram(GramBlocks):
     def cross_block(self, a, b, dtype, out=None):
         """``K(X_a, X_b)`` in ``dtype`` (float32 values computed as :meth:`block32` does),
         in ``out`` if given."""
-        compute = self._grouped.block32 if dtype == np.float32 else self._grouped.block
+        grouped = self._grouped_blocks(np.dtype(dtype))
+        compute = grouped.block32 if dtype == np.float32 else grouped.block
         if out is not None:
             return compute(self._slices[a], self._slices[b], out=out)
         return np.asarray(compute(self._slices[a], self._slices[b]), dtype=dtype)
+
+    def _grouped_blocks(self, dtype):
+        """The Gram blocks of the data grouped by class, for blocks of ``dtype``: dense data
+        for float32 blocks are gathered straight into their float32 copy (usps: no float64
+        copy of 14 MB, which a fit of float32 blocks never reads)."""
+        with self._grouped_lock:
+            key = dtype if isinstance(self.X, np.ndarray) else None
+            if key not in self._grouped:
+                if key == np.float32:
+                    X32 = np.empty(self.X.shape, dtype=np.float32)
+                    copy_rows(self.X, self._order, X32, np.arange(self._order.shape[0]), 0)
+                    self._grouped[key] = GramBlocks(self.kernel, X32)
+                else:
+                    self._grouped[key] = GramBlocks(self.kernel, self.X[self._order])
+            return self._grouped[key]
 
     def class_strips(self, map_blocks=None):
         """``K(X_k, [X_k, X_k+1, ...])`` for each class ``k``, float64, one after another in one
@@ -169,9 +187,11 @@ class ClassBlockGram(GramBlocks):
         sizes = [(part.stop - part.start) * width for part, width in zip(self._slices, widths)]
         offsets = np.array([0] + sizes).cumsum()
 
+        grouped = self._grouped_blocks(np.dtype(np.float64))
+
         def compute_strip(k):
             out = strips[offsets[k] : offsets[k + 1]].reshape(-1, widths[k])
-            self._grouped.block(self._slices[k], slice(self._slices[k].start, end), out=out)
+            grouped.block(self._slices[k], slice(self._slices[k].start, end), out=out)
 
         def in_turn(function, classes):
             return [function(k) for k in classes]

@@ -235,7 +235,7 @@ class GramBlocks:
             elif sp.issparse(self.X):
                 self._X32 = self.X.toarray().astype(np.float32)
             else:
-                self._X32 = self.X.astype(np.float32)
+                self._X32 = self.X.astype(np.float32, copy=False)
         return self._block(self._X32, rows, cols, out)
 
     def float32_copy_bytes(self):
