@@ -77,10 +77,11 @@ _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # shrunk sub-problem) every this many SMO steps per variable at first (see _FaceSteps)
 _FACE_PERIOD_PER_VARIABLE = 25
 _FACE_ALL_MAX_FREE = 1024  # most free multipliers for such steps
-_FACE_ALL_MAX_STEPS = 10  # such steps in a row
-# k^3 of a face step per SMO step on one variable that may go between two tries: a face step's
-# factorisation is some k^3 / 3 multiply-adds at about 0.5 ns, an SMO step some 2 ns a variable, so
-# 11 would give the face steps the SMO steps' time; they repay much more. Linear kernel, 2,000 x
+_FACE_ALL_MAX_STEPS = _FACE_ALL_MAX_FREE  # such steps in a row (all but the last take a multiplier off the face)
+# k^3 of a try's factorisation (and k^2 of each step after it) per SMO step on one variable that may
+# go between two tries: a factorisation is some k^3 / 3 multiply-adds at about 0.5 ns, an SMO step
+# some 2 ns a variable, so 11 would give the face steps the SMO steps' time; they repay much more.
+# (Figures from when every step was a factorisation, and 10 steps a try:) Linear kernel, 2,000 x
 # 500, make_classification standardised over all rows: 11 put the tries 320,000 steps apart after
 # the first, on 891 free multipliers (1.7 million steps, 10.8 s); 44 and 200 tried at every return
 # (0.9 million, 6.3-7.4 s). benchmarks/svc.py's wide-linear, 1,009 free at the first try: 44 tried
@@ -754,15 +755,18 @@ class _FaceSteps:
     returns (every ``_STEPS_PER_CALL`` steps, as before, so that no shorter solve changes),
     once ``period`` SMO steps have passed (first 25 per variable), and where more than
     ``_FACE_MAX_FREE`` and at most ``_FACE_ALL_MAX_FREE`` multipliers are free, their block is
-    gathered and :func:`free_face_steps` takes up to ``_FACE_ALL_MAX_STEPS`` steps on their
-    face (each an exact line search, so the dual never falls); the gradient of every variable
-    follows. That problem (make_classification, 20 informative features) then takes 0.9
-    million SMO steps and 5.7-6.0 s instead of 3.6 million and 12.8-17 s (oneDAL 14.7 s,
-    LIBSVM 38 s); with 2 redundant features and 1% flipped labels, 0.96 million and 5.8 s
-    instead of 2.65 million and 11.5 s. A face step on some 500 free multipliers takes some
-    20 ms. The period grows with the face steps' work (counted, so that the solution does not
-    depend on the machine's speed: ``_FACE_WORK_PER_SMO_VARIABLE``), and doubles after a try
-    that moved nothing. Tries on fewer free multipliers
+    gathered and :func:`free_face_steps` takes steps on their face until it is optimal (each
+    an exact line search, so the dual never falls); the gradient of every variable follows.
+    That problem (make_classification, 20 informative features) then took 0.9 million SMO
+    steps and 5.7-6.0 s instead of 3.6 million and 12.8-17 s (oneDAL 14.7 s, LIBSVM 38 s),
+    with 10 face steps a try, each a factorisation (some 20 ms on 500 free multipliers); with
+    2 redundant features and 1% flipped labels, 0.96 million and 5.8 s instead of 2.65
+    million and 11.5 s. A try now factorises once and takes its further steps from that
+    factorisation (:mod:`svmkit._core.free_face`), so it takes them all: benchmarks/svc.py's
+    wide-linear, 0.58 million SMO steps and 3.4 s instead of 0.91 million and 4.6 s with 10
+    steps a try. The period grows with the face steps' work (counted, so that the solution
+    does not depend on the machine's speed: ``_FACE_WORK_PER_SMO_VARIABLE``), and doubles
+    after a try that moved nothing. Tries on fewer free multipliers
     (every 25 steps per variable) did not pay: 1,000 x 30, linear, C = 10, some 30 free,
     55,500 steps instead of 53,900.
     """
@@ -793,7 +797,8 @@ class _FaceSteps:
                 commit_block(K, slot, R, slot_r, free, rows, local, y_free, alpha_free, y, alpha, grad)
         # the next try after as many SMO steps as the face steps' work calls for (counted, not
         # timed, so that a fit does not depend on the machine's speed; _FACE_WORK_PER_SMO_VARIABLE)
-        face_work = taken * free.shape[0] ** 3 / _FACE_WORK_PER_SMO_VARIABLE
+        k = free.shape[0]
+        face_work = (k**3 + taken * k**2) / _FACE_WORK_PER_SMO_VARIABLE if taken else 0.0
         self.period = max(self.period, int(face_work / self.m)) * (1 if taken else 2)
         self.steps_to_go = self.period
 
