@@ -110,6 +110,9 @@ def full_gram_smo(
         state[1] = 1
 
 
+_STEPS_PER_ACTIVE = 4  # most SMO steps a stretch of a shrunk sub-problem, per active variable
+
+
 @jit
 def solve_shrunk(
     K, slot, R, slot_r, active, y, upper, alpha, grad, tol, max_steps, nu_mode, unshrunk, face_max_free,
@@ -117,7 +120,8 @@ def solve_shrunk(
 ):
     """LIBSVM's shrinking with contiguous passes: SMO on the ``active`` variables
     (those shrinking keeps, whose kernel rows must all be in ``K``), copied into
-    a sub-problem of their own, shrunk again every ``min(m, 1000)`` steps, until
+    a sub-problem of their own, shrunk again every ``min(m, 1000)`` steps (LIBSVM's
+    period) or ``_STEPS_PER_ACTIVE`` steps an active variable if fewer, until
     they are optimal or (the first time, ``unshrunk`` false) the gap comes within
     10 tol, when LIBSVM brings every variable back. Each stretch that ends above
     the target is followed by Newton steps on the face of the free multipliers
@@ -125,6 +129,10 @@ def solve_shrunk(
     only a stretch that left the free set unchanged). After each stretch the
     gradient of every variable is updated with the rows that moved, so the caller
     goes on with all of them. Returns ``(steps, unshrunk)``.
+
+    (The shorter stretches of small sub-problems bring their face steps sooner: many-classes,
+    linear kernel, 26 classes of some 190 rows, 441,000 SMO steps -> 281,000; usps linear
+    42,000 -> 31,800; splice linear 16,342 -> 14,351.)
 
     (splice, linear kernel: some 65 of its 1,000 variables active for most of the fit.)
     """
@@ -144,7 +152,7 @@ def solve_shrunk(
         grad_active = grad[active]
         stretch, gap = smo_on_block(
             block, local_rows, y_active, upper_active, alpha_active, grad_active, target,
-            min(period, max_steps - steps), nu_mode,
+            min(period, _STEPS_PER_ACTIVE * active.shape[0], max_steps - steps), nu_mode,
         )
         steps += stretch
         if gap >= target:
