@@ -16,18 +16,25 @@ def _objective(K, y, alpha, p):
     return 0.5 * v @ K @ v + p @ alpha
 
 
-def _rank_deficient_state(nu_mode, seed=0):
-    """A feasible point of a C-SVC-like dual on a linear kernel of rank 3 with 8 free multipliers."""
+def _face_state(n_features, n_free, seed, low, high):
+    """A feasible point of a C-SVC-like dual on a linear kernel of ``n_features`` features with
+    ``n_free`` free multipliers (y'alpha = 0 and equal sums per sign, for nu mode too), and the
+    generator for what else the caller draws."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(40, 3))
+    X = rng.normal(size=(40, n_features))
     K = X @ X.T
     y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
     upper = np.full(40, 2.0)
-    alpha = np.where(np.arange(40) < 8, rng.uniform(0.2, 1.8, 40), 0.0)
-    # make y'alpha = 0 (and, in nu mode, equal sums per sign) by scaling each sign's part
+    alpha = np.where(np.arange(40) < n_free, rng.uniform(low, high, 40), 0.0)
     for sign in (1.0, -1.0):
         part = y == sign
         alpha[part] *= 3.0 / alpha[part].sum()
+    return K, y, upper, alpha, rng
+
+
+def _rank_deficient_state(nu_mode, seed=0):
+    """A feasible point of a C-SVC-like dual on a linear kernel of rank 3 with 8 free multipliers."""
+    K, y, upper, alpha, _ = _face_state(3, 8, seed, 0.2, 1.8)
     p = -np.ones(40) if not nu_mode else np.zeros(40)
     grad = y * (K @ (y * alpha)) + p
     return K, y, upper, alpha, grad, p
@@ -157,15 +164,7 @@ def test_flat_steps_from_one_factorisation_keep_the_gradient_of_the_face(nu_mode
 
 def _full_rank_state(seed):
     """10 free multipliers of a linear kernel on 12 features (a face of full rank), near their bounds."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(40, 12))
-    K = X @ X.T
-    y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
-    upper = np.full(40, 2.0)
-    alpha = np.where(np.arange(40) < 10, rng.uniform(0.05, 1.95, 40), 0.0)
-    for sign in (1.0, -1.0):
-        part = y == sign
-        alpha[part] *= 3.0 / alpha[part].sum()
+    K, y, upper, alpha, rng = _face_state(12, 10, seed, 0.05, 1.95)
     p = -1.0 - rng.random(40)
     return K, y, upper, alpha, y * (K @ (y * alpha)) + p
 

@@ -106,7 +106,7 @@ def _steps_from_one_factorisation(K, local_rows, y, upper, alpha, grad, nu_mode,
         return 0, _NO_STEP
     free = free[:k]
     K_free = np.empty((k, k))
-    h = np.empty(k)
+    h = _free_gradient(y, grad, free)
     pivot_of = np.empty(k, dtype=np.int64)
     first = np.full(2, -1)  # the pivot of each sum: the first free multiplier of each sign (one sum: all)
     for a in range(k):
@@ -114,7 +114,6 @@ def _steps_from_one_factorisation(K, local_rows, y, upper, alpha, grad, nu_mode,
         row = local_rows[t]
         for b in range(k):
             K_free[a, b] = K[row, local_rows[free[b]]]
-        h[a] = y[t] * grad[t]
         group = 1 if (nu_mode and y[t] < 0) else 0
         if first[group] < 0:
             first[group] = a
@@ -156,9 +155,6 @@ def _steps_from_one_factorisation(K, local_rows, y, upper, alpha, grad, nu_mode,
     u = np.zeros(k)
     for a in range(n):
         _add_reduced(u, moving, pivot_of, a, x[a])
-    h = np.empty(k)
-    for a in range(k):
-        h[a] = y[free[a]] * grad[free[a]]
     coef = np.zeros(k)
     outcome, _ = _line_step(K_free, free, u, h, y, upper, alpha, coef)
     _add_to_gradient(K, local_rows, free, coef, y, grad)
@@ -185,9 +181,7 @@ def _newton_steps(K, local_rows, K_free, free, moving, pivot_of, R, order, y, up
     Y = np.zeros((most, n))
     S = np.zeros((most, most))
     n_constraints = 0
-    h = np.empty(k)
-    for a in range(k):
-        h[a] = y[free[a]] * grad[free[a]]
+    h = _free_gradient(y, grad, free)
     g = np.empty(n)
     u = np.empty(k)
     coef = np.zeros(k)  # y_t times the change of alpha_t, over all the steps
@@ -206,12 +200,10 @@ def _newton_steps(K, local_rows, K_free, free, moving, pivot_of, R, order, y, up
         for a in range(k):
             if left[a]:
                 u[a] = 0.0
-        before = coef.copy()
         outcome, leaving = _line_step(K_free, free, u, h, y, upper, alpha, coef)
         if outcome == _NO_STEP:
             break
         steps += 1
-        h += K_free @ (coef - before)
         if outcome == _NEWTON:
             break
         left[leaving] = True
@@ -262,9 +254,7 @@ def _flat_steps(K, local_rows, K_free, free, basis, y, upper, alpha, grad, max_s
     face is to be factorised again (a Newton step due, or ``max_steps`` taken), else the
     last step's outcome."""
     width, k = basis.shape
-    h = np.empty(k)
-    for a in range(k):
-        h[a] = y[free[a]] * grad[free[a]]
+    h = _free_gradient(y, grad, free)
     z = np.empty(width)
     u = np.empty(k)
     coef = np.zeros(k)  # y_t times the change of alpha_t, over all the steps
@@ -279,12 +269,10 @@ def _flat_steps(K, local_rows, K_free, free, basis, y, upper, alpha, grad, max_s
         for c in range(width):
             for a in range(k):
                 u[a] -= z[c] * basis[c, a]
-        before = coef.copy()
         outcome, leaving = _line_step(K_free, free, u, h, y, upper, alpha, coef)
         if outcome == _NO_STEP:
             break
         steps += 1
-        h += K_free @ (coef - before)
         if outcome == _NEWTON:
             break
         # u[leaving] = 0 from now on: eliminate that coordinate with the row where it is largest
@@ -308,7 +296,8 @@ def _flat_steps(K, local_rows, K_free, free, basis, y, upper, alpha, grad, max_s
 @jit
 def _line_step(K_free, free, u, h, y, upper, alpha, coef):
     """The exact line search along ``d = y u`` on the free multipliers (``h = y G`` of them),
-    stopped at the first bound; ``alpha`` moves and ``coef`` gains ``y`` times its change.
+    stopped at the first bound; ``alpha`` moves, ``coef`` gains ``y`` times its change and
+    ``h`` follows (``K_FF`` times that change; the other variables' gradient is the caller's).
     Returns ``(outcome, a)``: ``_AT_BOUND`` with the free multiplier ``a`` that reached its
     bound, ``_NEWTON`` (the minimum along ``d`` inside the box) or ``_NO_STEP``."""
     k = free.shape[0]
@@ -330,17 +319,29 @@ def _line_step(K_free, free, u, h, y, upper, alpha, coef):
     step = t_bound if at_bound else t_minimum
     if not (np.isfinite(step) and step > 0):
         return _NO_STEP, -1
+    change = np.empty(k)
     for a in range(k):
         t = free[a]
         d = y[t] * u[a]
         new = min(max(alpha[t] + step * d, 0.0), upper[t])
         if at_bound and a == first_at_bound:
             new = upper[t] if d > 0 else 0.0
-        coef[a] += y[t] * (new - alpha[t])
+        change[a] = y[t] * (new - alpha[t])
         alpha[t] = new
+    coef += change
+    h += K_free @ change
     if at_bound:
         return _AT_BOUND, first_at_bound
     return _NEWTON, -1
+
+
+@jit
+def _free_gradient(y, grad, free):
+    """``h = y G`` of the free multipliers."""
+    h = np.empty(free.shape[0])
+    for a in range(free.shape[0]):
+        h[a] = y[free[a]] * grad[free[a]]
+    return h
 
 
 @jit
