@@ -106,7 +106,7 @@ def _steps_from_one_factorisation(K, local_rows, y, upper, alpha, grad, nu_mode,
         return 0, _NO_STEP
     free = free[:k]
     K_free = np.empty((k, k))
-    h = _free_gradient(y, grad, free)
+    h = np.empty(k)
     pivot_of = np.empty(k, dtype=np.int64)
     first = np.full(2, -1)  # the pivot of each sum: the first free multiplier of each sign (one sum: all)
     for a in range(k):
@@ -114,6 +114,7 @@ def _steps_from_one_factorisation(K, local_rows, y, upper, alpha, grad, nu_mode,
         row = local_rows[t]
         for b in range(k):
             K_free[a, b] = K[row, local_rows[free[b]]]
+        h[a] = y[t] * grad[t]
         group = 1 if (nu_mode and y[t] < 0) else 0
         if first[group] < 0:
             first[group] = a
@@ -132,37 +133,41 @@ def _steps_from_one_factorisation(K, local_rows, y, upper, alpha, grad, nu_mode,
             M[a, b] = K_free[i, j] - K_free[i, q] - K_free[p, j] + K_free[p, q]
     R, order, rank = _pivoted_cholesky(M, n * eps * max(np.max(np.diag(M)), 0.0))
     g = reduced[order]
+    coef = np.zeros(k)  # y_t times the change of alpha_t, over the steps
+    flat = False
     if rank < n:
         # the null space of P'MP is spanned by the columns of N = [-W; I], W = R11^-1 R12;
         # N'g = g2 - W'g1 is zero when g is in the range of M, as at the optimum of the face
         W = _solve_upper_rows(R, rank, n)
         threshold = 1e-9 * np.linalg.norm(g)
-        if np.linalg.norm(g[rank:] - W.T @ g[:rank]) > threshold:
-            basis = np.zeros((n - rank, k))  # rows: Z P N, that null space in the free multipliers' coordinates
-            for c in range(n - rank):
-                _add_reduced(basis[c], moving, pivot_of, order[rank + c], 1.0)
-                for r in range(rank):
-                    _add_reduced(basis[c], moving, pivot_of, order[r], -W[r, c])
-            return _flat_steps(K, local_rows, K_free, free, basis, y, upper, alpha, grad, max_steps, threshold)
-    if rank == n:
-        return _newton_steps(K, local_rows, K_free, free, moving, pivot_of, R, order, y, upper, alpha, grad,
-                             max_steps)
-    # (a singular face whose gradient has no part in the null space: the step from the first
-    # ``rank`` pivoted columns, then a new factorisation)
-    x = np.zeros(n)
-    if rank > 0:
-        x[order[:rank]] = -_solve_upper(R, _solve_upper_transposed(R, g[:rank].copy(), rank), rank)
-    u = np.zeros(k)
-    for a in range(n):
-        _add_reduced(u, moving, pivot_of, a, x[a])
-    coef = np.zeros(k)
-    outcome, _ = _line_step(K_free, free, u, h, y, upper, alpha, coef)
+        flat = np.linalg.norm(g[rank:] - W.T @ g[:rank]) > threshold
+    if flat:
+        basis = np.zeros((n - rank, k))  # rows: Z P N, that null space in the free multipliers' coordinates
+        for c in range(n - rank):
+            _add_reduced(basis[c], moving, pivot_of, order[rank + c], 1.0)
+            for r in range(rank):
+                _add_reduced(basis[c], moving, pivot_of, order[r], -W[r, c])
+        steps, outcome = _flat_steps(K_free, free, basis, h, y, upper, alpha, coef, max_steps, threshold)
+    elif rank == n:
+        steps, outcome = _newton_steps(K_free, free, moving, pivot_of, R, order, h, y, upper, alpha, coef, max_steps)
+    else:
+        # (a singular face whose gradient has no part in the null space: the step from the
+        # first ``rank`` pivoted columns, then a new factorisation)
+        x = np.zeros(n)
+        if rank > 0:
+            x[order[:rank]] = -_solve_upper(R, _solve_upper_transposed(R, g[:rank].copy(), rank), rank)
+        u = np.zeros(k)
+        for a in range(n):
+            _add_reduced(u, moving, pivot_of, a, x[a])
+        outcome, _ = _line_step(K_free, free, u, h, y, upper, alpha, coef)
+        steps = 0 if outcome == _NO_STEP else 1
+    # (the steps move only the free multipliers and their h; every variable's gradient follows once)
     _add_to_gradient(K, local_rows, free, coef, y, grad)
-    return (0 if outcome == _NO_STEP else 1), outcome
+    return steps, outcome
 
 
 @jit
-def _newton_steps(K, local_rows, K_free, free, moving, pivot_of, R, order, y, upper, alpha, grad, max_steps):
+def _newton_steps(K_free, free, moving, pivot_of, R, order, h, y, upper, alpha, coef, max_steps):
     """Newton steps on a face whose reduced matrix ``M = R'R`` (pivoted as ``order``) has
     full rank, each cut short where a multiplier reaches its bound, until one is not. The
     multipliers that left the face are held by constraints ``C x = 0`` on the reduced
@@ -170,7 +175,7 @@ def _newton_steps(K, local_rows, K_free, free, moving, pivot_of, R, order, y, up
     step minimises on the face under them: ``x = x0 + Y'l`` with ``x0 = -M^-1 g``, ``Y =
     C M^-1`` and ``(C Y') l = -C x0``, two triangular solves a step and one a constraint
     instead of a new factorisation (usps, linear kernel: 131 free multipliers, 0.35 ms a
-    factorisation). Returns ``(steps, outcome)`` as :func:`_flat_steps`."""
+    factorisation). ``h``, ``coef`` and the return ``(steps, outcome)`` as :func:`_flat_steps`."""
     k, n = free.shape[0], moving.shape[0]
     coordinate = np.full(k, -1)  # the reduced coordinate of each free multiplier (-1: a pivot)
     for a in range(n):
@@ -181,10 +186,8 @@ def _newton_steps(K, local_rows, K_free, free, moving, pivot_of, R, order, y, up
     Y = np.zeros((most, n))
     S = np.zeros((most, most))
     n_constraints = 0
-    h = _free_gradient(y, grad, free)
     g = np.empty(n)
     u = np.empty(k)
-    coef = np.zeros(k)  # y_t times the change of alpha_t, over all the steps
     steps = 0
     outcome = _AT_BOUND
     while steps < max_steps and n_constraints < most:
@@ -220,7 +223,6 @@ def _newton_steps(K, local_rows, K_free, free, moving, pivot_of, R, order, y, up
         for c in range(n_constraints + 1):
             S[c, n_constraints] = S[n_constraints, c] = C[c] @ Y[n_constraints]
         n_constraints += 1
-    _add_to_gradient(K, local_rows, free, coef, y, grad)
     return steps, outcome
 
 
@@ -242,22 +244,20 @@ def _add_reduced(u, moving, pivot_of, a, value):
 
 
 @jit
-def _flat_steps(K, local_rows, K_free, free, basis, y, upper, alpha, grad, max_steps, threshold):
+def _flat_steps(K_free, free, basis, h, y, upper, alpha, coef, max_steps, threshold):
     """Steps along ``-B'B h`` (the rows of ``B = basis`` span a null space of the face,
     ``h = y G`` of the free multipliers), each to the first bound, while ``|B h|`` stays
     above ``threshold``. The multiplier that reaches its bound leaves the face, and the
     null space of the smaller face is that of the larger one with that coordinate zero
     (the face's matrix is positive semi-definite), so one elimination on ``B`` stands for a
     new factorisation (splice, linear kernel: some 148 free multipliers of rank 60, 0.4 ms
-    a factorisation), and ``h`` follows by ``K_FF`` alone: the gradient of every variable
-    is updated once, after the steps. Returns ``(steps, outcome)``: ``_AT_BOUND`` when the
-    face is to be factorised again (a Newton step due, or ``max_steps`` taken), else the
-    last step's outcome."""
+    a factorisation); ``h`` follows by ``K_FF`` alone and ``coef`` gains ``y`` times the
+    change of ``alpha`` (the caller updates every variable's gradient once, after the
+    steps). Returns ``(steps, outcome)``: ``_AT_BOUND`` when the face is to be factorised
+    again (a Newton step due, or ``max_steps`` taken), else the last step's outcome."""
     width, k = basis.shape
-    h = _free_gradient(y, grad, free)
     z = np.empty(width)
     u = np.empty(k)
-    coef = np.zeros(k)  # y_t times the change of alpha_t, over all the steps
     steps = 0
     outcome = _AT_BOUND
     while steps < max_steps and width > 0:
@@ -289,7 +289,6 @@ def _flat_steps(K, local_rows, K_free, free, basis, y, upper, alpha, grad, max_s
             width -= 1
             basis[pivot] = basis[width]
         basis[:width, leaving] = 0.0
-    _add_to_gradient(K, local_rows, free, coef, y, grad)
     return steps, outcome
 
 
@@ -333,15 +332,6 @@ def _line_step(K_free, free, u, h, y, upper, alpha, coef):
     if at_bound:
         return _AT_BOUND, first_at_bound
     return _NEWTON, -1
-
-
-@jit
-def _free_gradient(y, grad, free):
-    """``h = y G`` of the free multipliers."""
-    h = np.empty(free.shape[0])
-    for a in range(free.shape[0]):
-        h[a] = y[free[a]] * grad[free[a]]
-    return h
 
 
 @jit
