@@ -42,7 +42,9 @@ from ._core.smo import (
 )
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
 from ._core.free_face import free_face_steps
-from ._core.full_gram import SMO_NEED_ROWS, commit_block, full_gram_smo, gather_rows, smo_on_block
+from ._core.full_gram import (
+    SMO_NEED_ROWS, commit_block, distinct_rows, full_gram_smo, gather_rows, smo_on_block,
+)
 from ._core.pairs import solve_subsets
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
@@ -787,7 +789,7 @@ class _FaceSteps:
         free = np.flatnonzero((alpha > 0) & (alpha < upper))
         taken = 0
         if _FACE_MAX_FREE < free.shape[0] <= _FACE_ALL_MAX_FREE and np.all(slot[free % n] >= 0):
-            rows, local = np.unique(free % n, return_inverse=True)
+            rows, local = distinct_rows(free % n)
             block = np.empty((rows.shape[0], rows.shape[0]), dtype=K.dtype)
             gather_rows(K, slot, R, slot_r, rows, block)
             alpha_free, grad_free, y_free = alpha[free], grad[free], y[free]

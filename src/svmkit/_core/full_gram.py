@@ -85,7 +85,7 @@ def full_gram_smo(
         if state[1]:
             active = np.flatnonzero(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
             count = 0
-            for r in _distinct_rows(active % n)[0]:
+            for r in distinct_rows(active % n)[0]:
                 if slot[r] < 0 and not compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
                     wanted[count] = r
                     count += 1
@@ -142,7 +142,7 @@ def solve_shrunk(
     target = tol if unshrunk else 10 * tol
     steps = 0
     while active.shape[0] > 0 and steps < max_steps:
-        active_rows, local_rows = _distinct_rows(active % n)
+        active_rows, local_rows = distinct_rows(active % n)
         k = active_rows.shape[0]
         block = np.empty((k, k), dtype=K.dtype)
         gather_rows(K, slot, R, slot_r, active_rows, block)
@@ -238,7 +238,7 @@ def gather_rows(K, slot, R, slot_r, rows, out):
 
 
 @jit
-def _distinct_rows(rows):
+def distinct_rows(rows):
     """``np.unique(rows, return_inverse=True)``, at once for rows that are increasing
     already (one variable per row, in row order)."""
     increasing = True
