@@ -21,6 +21,13 @@ dataset and library the script prints
   it; else RSS sampled every 5 ms; minus the RSS before the fit; the largest
   over the repetitions).
 
+Before each dataset's warm-up, ``--prefault-mb`` (1,024) MB are written once and freed: on a
+virtual machine whose host backs guest memory only when it is first touched, a process's first
+writes to fresh memory cost 2-3 ms per MB (400 MB: 0.8-1.2 s; the same pages written again after
+they were freed, 0.2 ms per MB), and whichever library ran first paid for all (a single fit of the
+synthetic n = 10,000 problem: svmkit 1.77 s after the warm-ups, 0.25-0.30 s with the pages
+written beforehand; LIBSVM and oneDAL, running after it, found the pages it had freed).
+
 Garbage is collected once per dataset, after the warm-up, not before each timed
 call: a full collection evicts the caches, and the fit after one took 0.7-0.8 ms
 longer with every library (heart_scale: svmkit 0.96 -> 1.69 ms, scikit-learn
@@ -410,6 +417,14 @@ def make_estimator(cls, case, args, **overrides):
     return cls(**params)
 
 
+def prefault(megabytes):
+    """Write ``megabytes`` MB of fresh memory once and free it (see the module's docstring)."""
+    if megabytes > 0:
+        pages = np.empty(int(megabytes * 2**20) // 8)
+        pages.fill(0.0)
+        del pages
+
+
 def warm_up(classes, case, args):
     """Untimed fits of each library on small subsets, each followed by predictions on the
     first 50 test rows and on all of them: for svmkit also a subset whose Gram matrix the
@@ -452,6 +467,7 @@ def run_case(case, classes, args, skip=None):
     libraries = [library for library in classes if library not in skip]
     for library, reason in dict(skip).items():
         case.results[library] = {"error": f"skipped ({reason})"}
+    prefault(args.prefault_mb)
     warm_up({library: classes[library] for library in libraries}, case, args)
     gc.collect()
     times = {library: {"fit": [], "predict": [], "memory": []} for library in libraries}
@@ -632,6 +648,8 @@ def main(argv=None):
     parser.add_argument("--tol", type=float, default=1e-3)
     parser.add_argument("--cache-size", type=float, default=200.0, help="MB, for all three libraries")
     parser.add_argument("--skip-small", action="store_true", help="do not time the 200 x 10 problem")
+    parser.add_argument("--prefault-mb", type=float, default=1024.0,
+                        help="MB of fresh memory written and freed before each dataset's warm-up (0: none)")
     parser.add_argument("--probability", action="store_true",
                         help="fit with probability=True (Platt scaling on 5-fold cross-validation) for all three")
     parser.add_argument("--markdown", help="also write the tables to this Markdown file")
@@ -668,7 +686,8 @@ def main(argv=None):
         "versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()),
         f"settings: tol={args.tol:g}, cache_size={args.cache_size:g} MB, "
         f"{'probability=True (random_state=0), ' if args.probability else ''}median of {args.repeats} interleaved "
-        f"repetitions after an untimed warm-up, --max-seconds {args.max_seconds:g}",
+        f"repetitions after an untimed warm-up, --max-seconds {args.max_seconds:g}, "
+        f"--prefault-mb {args.prefault_mb:g}",
     ]
     print("\n".join(header_lines))
     print("\n".join(thread_settings()))
