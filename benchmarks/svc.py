@@ -670,6 +670,8 @@ def main(argv=None):
         gamma = args.gamma if args.gamma == "scale" else float(args.gamma)
     except ValueError:
         parser.error(f"--gamma must be a number or 'scale', not {args.gamma!r}")
+    if args.prefault_mb < 0:
+        parser.error(f"--prefault-mb must be 0 or more, not {args.prefault_mb:g}")
     file_settings = dict(C=args.C, gamma=gamma, svm_scale=args.svm_scale)
     sizes = [int(float(n)) for n in args.synthetic_sizes.split(",") if n.strip()]
     warnings.filterwarnings("ignore", message=".*[Cc]onverge.*")
