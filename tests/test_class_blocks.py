@@ -18,7 +18,7 @@ from sklearn.svm import NuSVC as LibsvmNuSVC
 from svmkit import SVC, NuSVC
 from svmkit import _class_blocks
 from svmkit._class_blocks import ClassBlockGram, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
-from svmkit._core.pairs import assemble_pair_gram, solve_pairs, solve_subsets
+from svmkit._core.pairs import assemble_pair_gram, solve_linear_pairs, solve_pairs, solve_subsets
 from svmkit.svm import _svc as svc_module
 from svmkit.svm._base import map_in_threads
 from svmkit.svm._formulations import c_svc_dual
@@ -167,6 +167,8 @@ def test_pair_groups_on_worker_threads_are_the_pairs_in_one_call(monkeypatch, es
     X, y = make_classification(n_samples=400, n_features=8, n_informative=6, n_classes=5, random_state=3)
     calls = []
     monkeypatch.setattr(_class_blocks, "solve_pairs", lambda *args: calls.append(args[2].shape[0]) or solve_pairs(*args))
+    monkeypatch.setattr(_class_blocks, "solve_linear_pairs",
+                        lambda *args: calls.append(args[2].shape[0]) or solve_linear_pairs(*args))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         in_one_call = clone(estimator).set_params(n_jobs=2).fit(X, y)
@@ -194,6 +196,7 @@ def _fit_both_ways(monkeypatch, estimator, X, y, sample_weight=None):
     shared blocks; and the fit with the pairs solved one by one."""
     calls = []
     with monkeypatch.context() as patch:
+        patch.setattr(_class_blocks, "_LINEAR_PAIRS_MAX_FEATURES", 0)  # (the strips route for every kernel)
         patch.setattr(_class_blocks, "solve_pairs", lambda *args: calls.append(1) or solve_pairs(*args))
         patch.setattr(
             ClassBlockGram, "class_strips",
@@ -232,6 +235,25 @@ def test_pairs_in_one_call_are_the_pairs_solved_one_by_one(monkeypatch, estimato
         np.testing.assert_array_equal(getattr(in_one_call, name), getattr(one_by_one, name))
     assert [m.status for m in in_one_call.binary_models_] == [m.status for m in one_by_one.binary_models_]
     assert [m.gap for m in in_one_call.binary_models_] == [m.gap for m in one_by_one.binary_models_]
+
+
+@pytest.mark.parametrize("estimator", [SVC(kernel="linear", C=0.5, tol=1e-8), NuSVC(nu=0.5, kernel="linear", tol=1e-8)],
+                         ids=["c", "nu"])
+def test_linear_pairs_from_their_rows_are_the_pairs_from_the_class_strips(monkeypatch, estimator):
+    """With the linear kernel and few features each pair's Gram matrix is the product of its
+    rows (solve_linear_pairs), not read from the class strips: solved to a small tol, the same
+    optimum (the kernel values round differently, so SMO takes other steps)."""
+    X, y = _three_classes(n_samples=300)
+    calls = []
+    monkeypatch.setattr(_class_blocks, "solve_linear_pairs",
+                        lambda *args: calls.append("pair rows") or solve_linear_pairs(*args))
+    monkeypatch.setattr(_class_blocks, "solve_pairs", lambda *args: calls.append("strips") or solve_pairs(*args))
+    from_rows = clone(estimator).fit(X, y)
+    monkeypatch.setattr(_class_blocks, "_LINEAR_PAIRS_MAX_FEATURES", X.shape[1] - 1)
+    from_strips = clone(estimator).fit(X, y)
+    assert calls == ["pair rows", "strips"]
+    np.testing.assert_allclose(from_rows.dual_objective_, from_strips.dual_objective_, rtol=1e-10)
+    np.testing.assert_allclose(from_rows.decision_function(X), from_strips.decision_function(X), atol=1e-6)
 
 
 def test_pairs_in_one_call_warn_at_the_step_limit_and_report_progress_once_each():
@@ -295,7 +317,7 @@ def test_docstring_example():
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("function", [assemble_pair_gram, solve_pairs, solve_subsets])
+@pytest.mark.parametrize("function", [assemble_pair_gram, solve_linear_pairs, solve_pairs, solve_subsets])
 def test_compiled_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

@@ -431,19 +431,23 @@ def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 def test_one_vs_one_fits_of_few_rows_solve_their_pairs_on_the_gram_matrix_of_all_rows(monkeypatch, kernel):
     """Up to _ONE_VS_ONE_ALL_ROWS rows the pairs are solved in one compiled call on the Gram
-    matrix of all rows (solve_subsets), with the solution of the class-strips route (solve_pairs)."""
+    matrix of all rows (solve_subsets), with the solution of the class-strips route (solve_pairs;
+    linear kernel on few features: each pair's Gram matrix from its rows, solve_linear_pairs)."""
     import svmkit._class_blocks as class_blocks_module
     import svmkit._solver as solver_module
     import svmkit.svm._svc as svc_module
 
     calls = []
     original_subsets, original_pairs = solver_module.solve_subsets, class_blocks_module.solve_pairs
+    original_linear_pairs = class_blocks_module.solve_linear_pairs
     monkeypatch.setattr(solver_module, "solve_subsets", lambda *args: calls.append("all rows") or original_subsets(*args))
     monkeypatch.setattr(class_blocks_module, "solve_pairs", lambda *args: calls.append("strips") or original_pairs(*args))
+    monkeypatch.setattr(class_blocks_module, "solve_linear_pairs",
+                        lambda *args: calls.append("pair rows") or original_linear_pairs(*args))
     all_rows = SVC(kernel=kernel).fit(X_iris, y_iris)
     monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)
     strips = SVC(kernel=kernel).fit(X_iris, y_iris)
-    assert calls == ["all rows", "strips"]
+    assert calls == ["all rows", "strips" if kernel == "rbf" else "pair rows"]
     np.testing.assert_array_equal(all_rows.support_, strips.support_)
     np.testing.assert_allclose(all_rows.dual_coef_, strips.dual_coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(all_rows.intercept_, strips.intercept_, rtol=1e-9, atol=1e-12)

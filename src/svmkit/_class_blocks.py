@@ -19,7 +19,8 @@ Where all the problems are small (a float64 Gram matrix each) and the strips
 fit, :func:`solve_pairs_in_one_call` computes one strip per class instead (its
 rows against those of the class and of every later class, in one BLAS block)
 and solves every problem in one compiled call, which assembles each Gram
-matrix from the strips: no return to Python between the problems. From some
+matrix from the strips (the linear kernel on few features: from the product of
+the pair's rows, with no strips): no return to Python between the problems. From some
 hundred thousand Gram matrix values, groups of consecutive problems are such
 calls, on worker threads.
 """
@@ -32,13 +33,17 @@ import threading
 
 import numpy as np
 
-from ._core.pairs import solve_pairs
+from ._core.pairs import solve_linear_pairs, solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
 from ._solver import GramBlocks, _into, full_gram_dtype, solutions_in_one_call
+from .kernels import LinearKernel
 
 # Gram matrix values of the problems solved by one compiled call (:func:`pair_groups`) when
 # groups run on worker threads: digits' 45 problems (3.5 million values) in 13 groups
 _GROUP_VALUES = 2**18
+# Linear one-vs-one problems in one compiled call on dense data of at most this many features
+# compute each Gram matrix from their rows (ClassBlockGram.linear_pairs_from_data)
+_LINEAR_PAIRS_MAX_FEATURES = 32
 
 
 class ClassBlockGram(GramBlocks):
@@ -198,6 +203,18 @@ class ClassBlockGram(GramBlocks):
 
         (map_blocks or in_turn)(compute_strip, range(len(self._slices)))
         return strips
+
+    def linear_pairs_from_data(self):
+        """Whether the one-vs-one problems solved in one compiled call compute each Gram matrix
+        from the data (:func:`svmkit._core.pairs.solve_linear_pairs`) instead of the class
+        strips: the linear kernel on dense data of at most ``_LINEAR_PAIRS_MAX_FEATURES``
+        features."""
+        return (type(self.kernel) is LinearKernel and isinstance(self.X, np.ndarray)
+                and self.n_features <= _LINEAR_PAIRS_MAX_FEATURES)
+
+    def class_ordered_data(self):
+        """The rows of every class, one class after another (float64, C-ordered)."""
+        return np.ascontiguousarray(self.X[self._order], dtype=np.float64)
 
     def class_strip_bytes(self):
         """The memory of :meth:`class_strips`."""
@@ -421,13 +438,17 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
     qd = gram.diag()[rows]
 
     def solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap):
-        strips, class_start = gram.class_strips(map_blocks), gram.class_start()
+        if gram.linear_pairs_from_data():
+            kernel_values, solve_problems = gram.class_ordered_data(), solve_linear_pairs
+        else:
+            kernel_values, solve_problems = gram.class_strips(map_blocks), solve_pairs
+        class_start = gram.class_start()
 
         def solve_group(group):
             start, stop = bounds[group.start], bounds[group.stop]
             part = slice(start, stop)
-            solve_pairs(
-                strips, class_start, first[group], second[group], bounds[group.start : group.stop + 1] - start,
+            solve_problems(
+                kernel_values, class_start, first[group], second[group], bounds[group.start : group.stop + 1] - start,
                 y[part], upper[part], p[part], qd[part], alpha[part], *settings, grad[part], n_iter[group],
                 status[group], gap[group],
             )
