@@ -213,8 +213,9 @@ class ClassBlockGram(GramBlocks):
                 and self.n_features <= _LINEAR_PAIRS_MAX_FEATURES)
 
     def class_ordered_data(self):
-        """The rows of every class, one class after another (float64, C-ordered)."""
-        return np.ascontiguousarray(self.X[self._order], dtype=np.float64)
+        """The rows of every class, one class after another (float64, C-ordered): the data of
+        the float64 blocks (:meth:`_grouped_blocks`)."""
+        return np.ascontiguousarray(self._grouped_blocks(np.dtype(np.float64)).X, dtype=np.float64)
 
     def class_strip_bytes(self):
         """The memory of :meth:`class_strips`."""
