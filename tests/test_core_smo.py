@@ -502,3 +502,36 @@ def test_class_indices_are_numpys_unique_with_inverse(labels):
     np.testing.assert_array_equal(classes, expected_classes)
     np.testing.assert_array_equal(index, expected_index)
     np.testing.assert_array_equal(classes[index], labels)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("formulation", ["c_svc", "nu_svr"])
+def test_blocked_solver_follows_w_with_the_linear_kernel(formulation, sparse):
+    """With the linear kernel the blocked solver updates the gradient through the change of
+    ``w`` (in float64, no kernel rows): at its end the gradient is ``Q a + p`` recomputed
+    from the data to round-off, and the solution is the full-Gram solver's optimum."""
+    import scipy.sparse as sp
+
+    from svmkit._solver import GramBlocks, solve_dual
+    from svmkit.kernels import LinearKernel
+    from svmkit.svm._formulations import c_svc_dual, nu_svr_dual
+
+    X, labels = make_classification(n_samples=1200, n_features=15, flip_y=0.05, random_state=4)
+    X[np.abs(X) < 0.7] = 0.0  # some 50% zeros
+    data = sp.csr_matrix(X) if sparse else X
+    if formulation == "c_svc":
+        problem = c_svc_dual(np.arange(1200), np.where(labels == 1, 1.0, -1.0), np.full(1200, 1.0))
+    else:
+        problem = nu_svr_dual(np.arange(1200), X @ np.linspace(-1, 1, 15) + labels, np.full(1200, 1.0), 0.4)
+    blocked = solve_dual(GramBlocks(LinearKernel(), data), problem, tol=1e-6, cache_size=1.0, working_set_size=64)
+    full = solve_dual(GramBlocks(LinearKernel(), X), problem, tol=1e-6)
+    assert (blocked.strategy, full.strategy) == ("blocked", "full-gram")
+    K = X @ X.T
+    exact_grad = problem.y * (K[problem.rows][:, problem.rows] @ (problem.y * blocked.alpha)) + problem.p
+    np.testing.assert_allclose(blocked.grad, exact_grad, rtol=0, atol=1e-9 * np.abs(exact_grad).max())
+
+    def objective(alpha):
+        c = problem.y * alpha
+        return 0.5 * c @ K[problem.rows][:, problem.rows] @ c + problem.p @ alpha
+
+    assert objective(blocked.alpha) == pytest.approx(objective(full.alpha), rel=1e-7)
