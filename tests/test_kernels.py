@@ -19,7 +19,9 @@ B = rng.normal(size=(5, 4))
         (K.SigmoidKernel(gamma=0.2, coef0=-0.5), lambda u, v: sigmoid_pair(u, v, 0.2, -0.5)),
     ],
 )
-def test_named_kernels_equal_pairwise_loops_dense_and_sparse(kernel, pair):
+@pytest.mark.parametrize("densified_bytes", [K._DENSIFIED_BYTES, 0])  # 0: sparse x sparse by scipy
+def test_named_kernels_equal_pairwise_loops_dense_and_sparse(kernel, pair, densified_bytes, monkeypatch):
+    monkeypatch.setattr(K, "_DENSIFIED_BYTES", densified_bytes)
     expected = gram_by_loops(pair, A, B)
     np.testing.assert_allclose(kernel(A, B), expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kernel(sp.csr_matrix(A), sp.csr_matrix(B)), expected, rtol=1e-12, atol=1e-12)

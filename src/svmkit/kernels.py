@@ -68,6 +68,9 @@ __all__ = [
 KERNEL_NAMES = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 
 _DIAG_CHUNK = 256
+# most bytes of the operand that a sparse x sparse product densifies (_dot_block); wider
+# operands (text with a million features: 1,024 rows would take 8 GB) take scipy's sparse product
+_DENSIFIED_BYTES = 64 * 2**20
 
 
 def _result_dtype(A, B):
@@ -82,6 +85,8 @@ def _dot_block(A, B):
         # sparse x sparse products are slow and their result is dense anyway: the smaller
         # operand densified (transposed), the other's rows multiplied with it in compiled code
         # over their nonzeros (twice as fast as scipy's sparse x dense product)
+        if min(A.shape[0], B.shape[0]) * A.shape[1] * 8 > _DENSIFIED_BYTES:
+            return (A @ B.T).toarray().astype(_result_dtype(A, B), copy=False)
         if A.shape[0] <= B.shape[0]:
             return _sparse_rows_times(B, A).T
         return _sparse_rows_times(A, B)
