@@ -974,6 +974,7 @@ class _BlockedSolver:
         # products run at 150 GFLOP/s, 64-row ones at 130)
         float32_rows = getattr(getattr(gram, "kernel", None), "float32_safe", False)
         self.chunk = _rows_per_block(n_data, 4 if float32_rows else 8)
+        self._block_memory = None  # the memory of such a block, reused (:meth:`_rows_block`)
         # with few features the working set's q x q block is computed directly: cheaper than
         # gathering it from cached rows, which reads a scattered cache line per value (a9a: 2 ms
         # instead of 8 ms a round; fit 7.4 -> 5.7 s linear, 4.4 -> 4.0 s RBF with the 128-row blocks)
@@ -1058,7 +1059,7 @@ class _BlockedSolver:
         if self.linear_X is None and missing.size <= cache.free_slots():
             for start in range(0, missing.size, self.chunk):
                 part = missing[start : start + self.chunk]
-                slots[part] = cache.insert(ws_columns[part], self.gram.block32(ws_columns[part]))
+                slots[part] = cache.insert(ws_columns[part], self._rows_block(ws_columns[part]))
         if self.compute_ws_block:
             K_ws = np.asarray(self.gram.block32(ws_columns, ws_columns), dtype=np.float32)
         else:
@@ -1092,12 +1093,21 @@ class _BlockedSolver:
         streamed = nonzero[slots[nonzero] < 0]
         for start in range(0, streamed.size, self.chunk):
             part = streamed[start : start + self.chunk]
-            block = self.gram.block32(ws_columns[part])
+            block = self._rows_block(ws_columns[part])
             _add_weighted_rows(block, np.arange(part.size), coef[part], column_sum)
             cache.insert(ws_columns[part], block)
         self.grad += self.y * column_sum[self.rows]
         return max(steps, 1)
 
+
+    def _rows_block(self, rows):
+        """The kernel rows ``rows`` (at most ``chunk``) in float32, computed into one block of
+        memory kept for the whole solve: one block at a time, counted in the budget
+        (``_BLOCK_BYTES``), instead of a new one each time while the last is still held
+        (200,000 x 50 RBF: peak 15 MB lower)."""
+        if self._block_memory is None:
+            self._block_memory = np.empty((self.chunk, self.gram.n_rows), dtype=np.float32)
+        return self.gram.block32(rows, out=self._block_memory[: rows.shape[0]])
 
     def _linear_column_sum(self, rows, coef):
         """``sum_r coef_r K(x_r, x)`` for every data row ``x`` with the linear kernel: the rows'
