@@ -458,12 +458,40 @@ def _start_coefficients(problem):
 
 
 def _initial_gradient(gram, problem):
-    """``G = Q a0 + p`` for the start point (kernel columns of the support rows)."""
+    """``G = Q a0 + p`` for the start point (kernel columns of the support rows; with the
+    linear kernel the data times ``w`` of the start point: a one-class start of nu n
+    support rows costs n d multiply-adds, not n^2 nu d)."""
     grad = problem.p.astype(np.float64).copy()
     sv_rows, coef = _start_coefficients(problem)
     if sv_rows.size:
-        grad += problem.y * _row_dot(gram, np.arange(gram.n_rows), sv_rows, coef)[problem.rows]
+        X = _linear_kernel_data(gram)
+        if X is not None:
+            column_sum = linear_column_sum(X, sv_rows, coef)
+        else:
+            column_sum = _row_dot(gram, np.arange(gram.n_rows), sv_rows, coef)
+        grad += problem.y * column_sum[problem.rows]
     return grad
+
+
+def _linear_kernel_data(gram):
+    """The data of ``gram`` where its kernel is the linear kernel (else None)."""
+    return gram.X if isinstance(gram, GramBlocks) and type(gram.kernel) is LinearKernel else None
+
+
+def linear_column_sum(X, rows, coef):
+    """``sum_r coef_r x_r'x`` for every row ``x`` of ``X`` (dense or CSR): the linear kernel's
+    columns ``rows`` weighted by ``coef``, as ``X`` times ``w = sum_r coef_r x_r`` (n d
+    multiply-adds, not n d per row), in float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> linear_column_sum(X, np.array([0, 2]), np.array([1.0, -1.0]))  # X @ (x_0 - x_2)
+    array([ 0., -2., -1.])
+    """
+    change_of_w = np.asarray(X[rows].T @ coef).ravel()
+    return np.asarray(X @ change_of_w).ravel()
 
 
 def solve_dual(
@@ -964,7 +992,7 @@ class _BlockedSolver:
         # the linear kernel: the gradient follows the moved multipliers through the change of
         # w = sum_j a_j y_j x_j (n d multiply-adds a round, in float64) instead of their kernel rows
         # (n d each; a9a, 32,561 x 123: 40,669 rows in 109 rounds, fit 6.3 s; now 0.6-0.8 s): no row cache
-        self.linear_X = gram.X if isinstance(gram, GramBlocks) and type(gram.kernel) is LinearKernel else None
+        self.linear_X = _linear_kernel_data(gram)
         # the budget also pays for the float32 copy of the data that rows are computed
         # from, the solver's per-variable arrays, a block of rows being computed and the
         # working set's q x q block
@@ -1048,7 +1076,7 @@ class _BlockedSolver:
         afterwards, streamed into the gradient and cached as far as room allows,
         so that ``q`` does not depend on the cache size. With the linear kernel no
         row is computed: the gradient follows the change of ``w``
-        (:meth:`_linear_column_sum`).
+        (:func:`linear_column_sum`).
         """
         ws = ws[np.argsort(self.rows[ws], kind="stable")]  # in row order: see the SMO call below
         ws_columns, local_rows = np.unique(self.rows[ws], return_inverse=True)
@@ -1085,7 +1113,7 @@ class _BlockedSolver:
         np.add.at(coef, local_rows[moved], y_ws[moved] * delta[moved])
         nonzero = np.flatnonzero(coef)
         if self.linear_X is not None:
-            self.grad += self.y * self._linear_column_sum(ws_columns[nonzero], coef[nonzero])[self.rows]
+            self.grad += self.y * linear_column_sum(self.linear_X, ws_columns[nonzero], coef[nonzero])[self.rows]
             return max(steps, 1)
         column_sum = np.zeros(self.gram.n_rows)
         in_cache = nonzero[slots[nonzero] >= 0]
@@ -1099,7 +1127,6 @@ class _BlockedSolver:
         self.grad += self.y * column_sum[self.rows]
         return max(steps, 1)
 
-
     def _rows_block(self, rows):
         """The kernel rows ``rows`` (at most ``chunk``) in float32, computed into one block of
         memory kept for the whole solve: one block at a time, counted in the budget
@@ -1108,13 +1135,6 @@ class _BlockedSolver:
         if self._block_memory is None:
             self._block_memory = np.empty((self.chunk, self.gram.n_rows), dtype=np.float32)
         return self.gram.block32(rows, out=self._block_memory[: rows.shape[0]])
-
-    def _linear_column_sum(self, rows, coef):
-        """``sum_r coef_r K(x_r, x)`` for every data row ``x`` with the linear kernel: the rows'
-        ``sum_r coef_r x_r`` (the change of ``w``) times the data, in float64."""
-        X = self.linear_X
-        change_of_w = np.asarray(X[rows].T @ coef).ravel()
-        return np.asarray(X @ change_of_w).ravel()
 
 
 def intercept_from_gradient(y, alpha, grad, upper):
