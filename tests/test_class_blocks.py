@@ -100,10 +100,9 @@ def test_shared_blocks_only_where_they_fit_half_the_cache(n_samples, value_bytes
 @pytest.mark.parametrize("n_samples, dtype", [(1200, np.float32), (300, np.float64)])
 def test_one_vs_one_fit_computes_each_kernel_value_once_and_matches_libsvm(monkeypatch, n_samples, dtype):
     """Pairs of 800 rows keep a float32 Gram matrix (blocks shared by the pairs solved one by
-    one), pairs of 200 a float64 one (class strips, the pairs solved in one call). Float64:
-    each kernel value of a class against itself or a later class is computed once, in BLAS
-    blocks, and no other; float32: the blocks are the within-class blocks, each once, and
-    the solver computes the rows of the cross blocks it needs itself."""
+    one), pairs of 200 a float64 one (class strips, the pairs solved in one call): either way
+    each kernel value of a class against itself or a later class is computed once, in the
+    solver's type, and no other."""
     X, y = _three_classes(n_samples=n_samples)
     computed = []
     original = GramBlocks._block
@@ -116,8 +115,7 @@ def test_one_vs_one_fit_computes_each_kernel_value_once_and_matches_libsvm(monke
     monkeypatch.setattr(GramBlocks, "_block", spy)
     ours = SVC(C=10.0, gamma=0.02).fit(X, y)
     sizes = np.bincount(y)
-    expected_values = sum(sizes[a] * sizes[b] for a in range(3) for b in (range(a, 3) if dtype == np.float64 else [a]))
-    assert sum(size for size, _ in computed) == expected_values
+    assert sum(size for size, _ in computed) == sum(sizes[a] * sizes[b] for a in range(3) for b in range(a, 3))
     assert {value_type for _, value_type in computed} == {np.dtype(dtype)}
     oracle = LibsvmSVC(C=10.0, gamma=0.02).fit(X, y)
     objectives = np.array([m.dual_objective for m in ours.binary_models_])
@@ -368,10 +366,9 @@ def test_one_vs_one_fits_read_nothing_that_an_earlier_problem_left_in_the_reused
     scratch places of the cross blocks below the within-class blocks): a fit in which that
     memory holds NaN at the start of every problem gives the same model, to the bit."""
     X, y = _three_classes(n_samples=1200)
-    if memory == "square":
-        monkeypatch.setattr(_class_blocks._PairGram, "splits_rows", False)
     expected = SVC(C=10.0, gamma=0.02, n_jobs=1).fit(X, y)
     if memory == "square":
+        monkeypatch.setattr(_class_blocks._PairGram, "splits_rows", False)
         original = ClassBlockGram.square_memory
 
         def filled_with_nan(self, n, dtype):
@@ -399,11 +396,10 @@ def test_one_vs_one_fits_read_nothing_that_an_earlier_problem_left_in_the_reused
 
 
 @pytest.mark.parametrize("kernel", [RBFKernel(gamma=0.02), LinearKernel()])
-def test_pairs_solved_on_their_stored_rows_reach_the_optimum_of_those_solved_on_copies(kernel):
+def test_pairs_solved_on_their_stored_rows_are_those_solved_on_copies(kernel):
     """A one-vs-one problem whose rows are read from the shared blocks where they are stored
-    (the rows of its cross block computed by the solver as it needs them, into scratch
-    places) reaches the optimum of the problem solved on its rows copied into a matrix of
-    their own (the kernel values round differently, so SMO takes other steps)."""
+    (its cross blocks computed into, and transposed into, scratch places) is the problem
+    solved on its rows copied into a matrix of their own, to the bit."""
     X, y = _three_classes(n_samples=1200)
     members = [np.flatnonzero(y == k) for k in range(3)]
     rows = np.concatenate([members[1], members[2]])
@@ -413,20 +409,11 @@ def test_pairs_solved_on_their_stored_rows_reach_the_optimum_of_those_solved_on_
     for n_scratch in (1, 0):
         gram = ClassBlockGram(kernel, X, members, n_scratch=n_scratch)
         assert gram.subset(rows).splits_rows == (n_scratch > 0)
-        solutions.append(solve_dual(gram, problem, tol=1e-6))
+        solutions.append(solve_dual(gram, problem))
     on_parts, on_copies = solutions
-    K = kernel(X[rows], X[rows])
-
-    def objective(alpha):
-        c = labels * alpha
-        return 0.5 * c @ K @ c - alpha.sum()
-
-    assert on_parts.n_iter > 0 and on_copies.n_iter > 0
-    assert objective(on_parts.alpha) == pytest.approx(objective(on_copies.alpha), rel=1e-9)
-    # the rows the solver computed are the kernel's: its gradient is Q a + p as closely as that of
-    # the copies (float32 rows; linear, C = 10: some 78,000 steps leave errors of 2e-3 either way)
-    errors = [np.abs(s.grad - (labels * (K @ (labels * s.alpha)) - 1.0)).max() for s in solutions]
-    assert errors[0] <= 2 * errors[1] + 1e-6
+    assert on_parts.n_iter == on_copies.n_iter > 0
+    np.testing.assert_array_equal(on_parts.alpha, on_copies.alpha)
+    np.testing.assert_array_equal(on_parts.grad, on_copies.grad)
 
 
 def test_a_pair_read_where_its_rows_are_stored_needs_no_room_for_its_gram_matrix():

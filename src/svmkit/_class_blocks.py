@@ -10,12 +10,10 @@ On usps (10 classes) that is 29 million kernel values for the 45 problems
 instead of the 66 million of their rows computed one problem at a time.
 
 Where the cache has room for them, each within-class block is kept with scratch
-places below it, one per worker, and the solver reads each row in two parts where
-they are stored (:meth:`_PairGram.row_parts`), instead of copying the four blocks
-into a Gram matrix of the problem's own: the solver computes the rows of ``K_ab``
-(and ``K_ba``) it needs into the places below ``K_bb`` (and ``K_aa``) itself
-(usps, linear: 3,943 of the 65,619 rows of the 45 problems), or, for other
-kernels, the problem computes ``K_ab`` there in one BLAS call and transposes it.
+places below it, one per worker: a problem computes ``K_ab`` into a place below
+``K_bb`` and transposes it into a place below ``K_aa``, and the solver reads each
+row in two parts where they are stored (:meth:`_PairGram.row_parts`), instead of
+copying the four blocks into a Gram matrix of the problem's own.
 
 Where all the problems are small (a float64 Gram matrix each) and the strips
 fit, :func:`solve_pairs_in_one_call` computes one strip per class instead (its
@@ -37,8 +35,7 @@ import numpy as np
 
 from ._core.pairs import solve_linear_pairs, solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
-from ._core.kernel_blocks import KERNEL_NONE
-from ._solver import GramBlocks, _into, compiled_kernel_code, full_gram_dtype, kernel_settings, solutions_in_one_call
+from ._solver import GramBlocks, _into, full_gram_dtype, solutions_in_one_call
 from .kernels import LinearKernel
 
 # Gram matrix values of the problems solved by one compiled call (:func:`pair_groups`) when
@@ -207,17 +204,6 @@ class ClassBlockGram(GramBlocks):
         (map_blocks or in_turn)(compute_strip, range(len(self._slices)))
         return strips
 
-    def transposed_data(self, dtype):
-        """The data grouped by class (dense), transposed (features by rows, C-ordered), in
-        ``dtype``: what :func:`svmkit._core.smo_rows.compute_row` computes kernel rows from;
-        made once."""
-        dtype = np.dtype(dtype)
-        with self._grouped_lock:
-            if ("transposed", dtype) not in self._grouped:
-                X = self._grouped[dtype].X if dtype in self._grouped else self.X[self._order]
-                self._grouped[("transposed", dtype)] = np.ascontiguousarray(np.asarray(X).T, dtype=dtype)
-            return self._grouped[("transposed", dtype)]
-
     def linear_pairs_from_data(self):
         """Whether the one-vs-one problems solved in one compiled call compute each Gram matrix
         from the data (:func:`svmkit._core.pairs.solve_linear_pairs`) instead of the class
@@ -292,40 +278,23 @@ class _PairGram(GramBlocks):
     @contextlib.contextmanager
     def row_parts(self, dtype):
         """The pair's kernel rows where they are stored, as
-        :func:`svmkit._core.smo_rows.smo_rows` reads them: ``(K, slot, R, slot_r, n_filled,
-        row_kernel)``, row ``r``'s first ``n_a`` columns ``K[slot[r]]`` and the others
-        ``R[slot_r[r]]``. ``K`` holds the within-class block of class ``a`` and, in a scratch
-        place below it, rows of ``K_ba``; ``R`` holds rows of ``K_ab`` in a scratch place and
-        the within-class block of ``b``. Valid in the ``with`` block.
-
-        For the linear, polynomial and RBF kernels on dense data, in float32 (the large
-        problems), the solver computes each row's part of the cross block itself when it
-        first needs the row
-        (:func:`svmkit._core.smo_rows.compute_row`, from the data transposed,
-        ``row_kernel``; ``n_filled`` the next free scratch rows and the classes' first
-        columns): a pair's solve needs few rows (usps, linear: 3,943 of 65,619; RBF: 7,153).
-        Otherwise the cross block is computed into its place in one BLAS call and transposed
-        into the other, and ``row_kernel`` computes nothing."""
+        :func:`svmkit._core.smo_rows.smo_rows` reads them: ``(K, slot, R, slot_r)``, row
+        ``r``'s first ``n_a`` columns ``K[slot[r]]`` and the others ``R[slot_r[r]]``.
+        ``K`` holds the within-class block of class ``a`` and, in a scratch place below
+        it, ``K_ba``; ``R`` holds ``K_ab`` in a scratch place and the within-class block of
+        ``b``. The cross block is computed into its place and transposed into the other;
+        nothing else is copied. Valid in the ``with`` block."""
         shared, (a, b), n_a = self._shared, self._classes, self._n_a
         n_b = self.n_rows - n_a
-        lazy = np.dtype(dtype) == np.float32 and isinstance(shared.X, np.ndarray)
-        code = compiled_kernel_code(self.kernel) if lazy else KERNEL_NONE
         with shared.scratch_place() as place:
             K, R = shared.class_rows(a, dtype), shared.class_rows(b, dtype)
             ab_first, ba_first = shared.scratch_rows(b, place), shared.scratch_rows(a, place)
-            slot_r = np.concatenate([ab_first + np.arange(n_a), np.arange(n_b)])
-            if code != KERNEL_NONE:
-                slot = np.full(self.n_rows, -1, dtype=np.int64)
-                first_a, first_b = shared.class_start()[[a, b]]
-                n_filled = np.array([ba_first, ab_first, first_a, first_b], dtype=np.int64)
-                yield K, slot, R, slot_r, n_filled, (shared.transposed_data(dtype),) + kernel_settings(self.kernel, code)
-                return
             K_ab = R[ab_first : ab_first + n_a]
             shared.cross_block(a, b, np.dtype(dtype), out=K_ab)
             copy_columns(K_ab, np.arange(n_b), K, ba_first + np.arange(n_b), 0)
             slot = np.concatenate([np.arange(n_a), ba_first + np.arange(n_b)])
-            no_data = np.empty((0, 0), dtype=dtype)
-            yield K, slot, R, slot_r, np.array([self.n_rows]), (no_data, KERNEL_NONE, 0.0, 0.0, 1)
+            slot_r = np.concatenate([ab_first + np.arange(n_a), np.arange(n_b)])
+            yield K, slot, R, slot_r
 
     def block(self, rows, cols=None, out=None):
         return self._assembled(rows, cols, out, np.dtype(np.float64))

@@ -702,9 +702,8 @@ def _solve_full(gram, problem, n, dtype, tol, max_steps, shrinking, prefetch, ro
         _fill_rows(K, slot, n_filled, block, np.flatnonzero(slot < 0))
     if _in_row_order(rows, n):
         no_part = np.empty((0, 0), dtype=K.dtype)
-        return _solve_in_row_order(K, slot, no_part, slot, n_filled, block, problem, y, upper, qd, alpha, grad,
-                                   tol, max_steps, shrinking, prefetch, _compiled_row_kernel(gram, K.dtype, row_code),
-                                   progress)
+        return _solve_in_row_order(gram, K, slot, no_part, slot, n_filled, block, problem, y, upper, qd, alpha, grad,
+                                   tol, max_steps, shrinking, prefetch, row_code, progress)
     # LIBSVM's loop, with its shrinking: variables that do not follow the kernel rows
     active = np.arange(m, dtype=np.int64)
     state = np.array([m, min(m, 1000), 0], dtype=np.int64)
@@ -729,22 +728,18 @@ def _solve_on_stored_parts(gram, problem, n, dtype, tol, max_steps, shrinking, p
     """The full-Gram solver on rows read in two parts where they are stored (a one-vs-one
     problem's within-class and cross blocks, :meth:`svmkit._class_blocks._PairGram.row_parts`),
     not copied into an ``n x n`` matrix (usps, 45 problems, alternating with the copies in one
-    process, median of 15 fits on two threads: linear 234.6 -> 216.9 ms, RBF 249.6 -> 230.0 ms).
-    Where ``row_parts`` lets the solver compute the rows of the cross block it needs (float32
-    problems of the linear, polynomial and RBF kernels on dense data), no BLAS block is
-    computed for the problem (usps, alternating, median of 9 on two threads: linear 130.3 ->
-    96.3 ms, RBF 139.5 -> 125.1 ms)."""
+    process, median of 15 fits on two threads: linear 234.6 -> 216.9 ms, RBF 249.6 -> 230.0 ms)."""
     block = gram.block if dtype == np.float64 else gram.block32
-    with gram.row_parts(dtype) as (K, slot, R, slot_r, n_filled, row_kernel):
+    with gram.row_parts(dtype) as (K, slot, R, slot_r):
         return _solve_in_row_order(
-            K, slot, R, slot_r, n_filled, block, problem, problem.y.astype(np.float64),
+            gram, K, slot, R, slot_r, np.array([n]), block, problem, problem.y.astype(np.float64),
             problem.upper.astype(np.float64), gram.diag()[problem.rows], np.zeros(problem.rows.shape[0]),
-            problem.p.astype(np.float64), tol, max_steps, shrinking, prefetch, row_kernel, progress,
+            problem.p.astype(np.float64), tol, max_steps, shrinking, prefetch, row_code, progress,
         )
 
 
-def _solve_in_row_order(K, slot, R, slot_r, n_filled, block, problem, y, upper, qd, alpha, grad, tol, max_steps,
-                        shrinking, prefetch, row_kernel, progress):
+def _solve_in_row_order(gram, K, slot, R, slot_r, n_filled, block, problem, y, upper, qd, alpha, grad, tol, max_steps,
+                        shrinking, prefetch, row_code, progress):
     """The full-Gram solver for variables in row order (every formulation here): SMO
     with contiguous passes, and when shrinking would leave few variables active,
     those solved as a sub-problem of their own, all in one compiled call
@@ -754,6 +749,7 @@ def _solve_in_row_order(K, slot, R, slot_r, n_filled, block, problem, y, upper, 
     state = np.zeros(2, dtype=np.int64)
     wanted = np.empty(K.shape[1] + R.shape[1], dtype=np.int64)
     eps = _EPS[K.dtype]
+    row_kernel = _compiled_row_kernel(gram, K.dtype, row_code)
     face = _FaceSteps(m)
     n_iter = 0
     while True:
@@ -879,14 +875,11 @@ def _compiled_row_kernel(gram, dtype, code):
     :func:`_compiled_row_code`; with ``KERNEL_NONE`` the rows come from the caller."""
     if code == KERNEL_NONE:
         return np.empty((0, 0), dtype=dtype), KERNEL_NONE, 0.0, 0.0, 1
-    return (np.ascontiguousarray(gram.X.T, dtype=dtype),) + kernel_settings(gram.kernel, code)
-
-
-def kernel_settings(kernel, code):
-    """``(code, gamma, coef0, degree)`` of ``kernel`` for :func:`smo_rows`."""
+    kernel = gram.kernel
+    XT = np.ascontiguousarray(gram.X.T, dtype=dtype)
     gamma = float(getattr(kernel, "gamma", 0.0))  # the linear kernel has none of the three
     coef0 = float(getattr(kernel, "coef0", 0.0))
-    return code, gamma, coef0, int(getattr(kernel, "degree", 1))
+    return XT, code, gamma, coef0, int(getattr(kernel, "degree", 1))
 
 
 def _compiled_row_code(gram):
@@ -894,17 +887,11 @@ def _compiled_row_code(gram):
     polynomial and RBF kernels on dense data with at most ``_COMPILED_ROW_FEATURES``
     features (its per-row loops beat a BLAS block there, and no row costs a return to
     Python); otherwise ``KERNEL_NONE``."""
-    code = compiled_kernel_code(getattr(gram, "kernel", None))
-    if code == KERNEL_NONE or gram.n_features > _COMPILED_ROW_FEATURES or sp.issparse(gram.X):
+    kernel = getattr(gram, "kernel", None)
+    code = {LinearKernel: KERNEL_LINEAR, PolynomialKernel: KERNEL_POLYNOMIAL, RBFKernel: KERNEL_RBF}.get(type(kernel))
+    if code is None or gram.n_features > _COMPILED_ROW_FEATURES or sp.issparse(gram.X):
         return KERNEL_NONE
     return code
-
-
-def compiled_kernel_code(kernel):
-    """The code of ``kernel`` for :func:`svmkit._core.kernel_blocks.kernel_row` (linear,
-    polynomial and RBF kernels), else ``KERNEL_NONE``."""
-    return {LinearKernel: KERNEL_LINEAR, PolynomialKernel: KERNEL_POLYNOMIAL, RBFKernel: KERNEL_RBF}.get(
-        type(kernel), KERNEL_NONE)
 
 
 def _in_row_order(rows, n_columns):

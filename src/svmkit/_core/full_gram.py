@@ -86,8 +86,7 @@ def full_gram_smo(
             active = np.flatnonzero(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
             count = 0
             for r in distinct_rows(active % n)[0]:
-                if slot[r] < 0 and not compute_row(K, slot, R, slot_r, n_filled, r, XT, kernel, gamma, coef0, degree,
-                                                   scratch):
+                if slot[r] < 0 and not compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
                     wanted[count] = r
                     count += 1
             if count:

@@ -132,19 +132,12 @@ def kernel_row(XT, r, code, gamma, coef0, degree, acc, out):
     RBF: ``exp(-gamma |x_r - x_c|^2)`` from the differences (no cancellation);
     linear: ``x_r'x_c``; polynomial: ``(gamma x_r'x_c + coef0)^degree``.
     """
-    kernel_row_part(XT, r, 0, XT.shape[1], code, gamma, coef0, degree, acc, out)
-
-
-@jit
-def kernel_row_part(XT, r, first, stop, code, gamma, coef0, degree, acc, out):
-    """``out[c - first] = k(x_r, x_c)`` for the columns ``first <= c < stop`` of ``XT``, as
-    :func:`kernel_row` computes them (``acc``: scratch of at least ``stop - first`` values)."""
-    n = stop - first
-    acc[:n] = 0.0
+    n = XT.shape[1]
+    acc[:] = 0.0
     if code == KERNEL_RBF:
         for f in range(XT.shape[0]):
             x = XT[f, r]
-            column = XT[f, first:stop]
+            column = XT[f]
             for c in range(n):
                 diff = x - column[c]
                 acc[c] += diff * diff
@@ -159,7 +152,7 @@ def kernel_row_part(XT, r, first, stop, code, gamma, coef0, degree, acc, out):
         return
     for f in range(XT.shape[0]):
         x = XT[f, r]
-        column = XT[f, first:stop]
+        column = XT[f]
         for c in range(n):
             acc[c] += x * column[c]
     if code == KERNEL_LINEAR:

@@ -49,7 +49,7 @@ import numpy as np
 
 from ._bits import bits_float, float_bits
 from ._jit import jit
-from .kernel_blocks import KERNEL_NONE, kernel_row, kernel_row_part
+from .kernel_blocks import KERNEL_NONE, kernel_row
 from .smo import (
     _TAU, SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, kept_by_shrinking, membership, pair_update, violation_gap,
 )
@@ -245,38 +245,14 @@ def _winner(n, split, n_left, keys):
 
 
 @jit
-def compute_row(K, slot, R, slot_r, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
-    """Compute kernel row ``r`` (not stored yet) when ``kernel`` allows; whether it did.
-
-    Rows in one part (``R`` has no columns): the whole row from column ``r`` of ``XT``, into
-    the next free row of ``K`` (``n_filled[0]``). Rows in two parts (a one-vs-one problem
-    whose within-class blocks are stored, :meth:`svmkit._class_blocks._PairGram.row_parts`):
-    only the row's part of the cross block, from ``XT`` holding every class's rows, those of
-    the problem's first class from column ``n_filled[2]``, of its second from ``n_filled[3]``;
-    a row of the first class into the next free row of ``R`` (``n_filled[1]``, its first
-    part is row ``r`` of ``K``), one of the second into the next free row of ``K`` (its
-    second part is where ``slot_r`` says already).
-    """
+def compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
+    """Compute kernel row ``r`` (not stored yet) into the next free row of ``K``
+    when ``kernel`` allows; whether it did."""
     if kernel == KERNEL_NONE:
         return False
-    if R.shape[1] == 0:
-        slot[r] = n_filled[0]
-        n_filled[0] += 1
-        kernel_row(XT, r, kernel, gamma, coef0, degree, scratch, K[slot[r]])
-        return True
-    split = K.shape[1]
-    first_a, first_b = n_filled[2], n_filled[3]
-    if r < split:
-        slot_r[r] = n_filled[1]
-        n_filled[1] += 1
-        kernel_row_part(XT, first_a + r, first_b, first_b + R.shape[1], kernel, gamma, coef0, degree, scratch,
-                        R[slot_r[r]])
-        slot[r] = r
-    else:
-        slot[r] = n_filled[0]
-        n_filled[0] += 1
-        kernel_row_part(XT, first_b + r - split, first_a, first_a + split, kernel, gamma, coef0, degree, scratch,
-                        K[slot[r]])
+    slot[r] = n_filled[0]
+    n_filled[0] += 1
+    kernel_row(XT, r, kernel, gamma, coef0, degree, scratch, K[slot[r]])
     return True
 
 
@@ -370,7 +346,7 @@ def smo_rows(
         if g_pos + _largest_value(lows_pos) < tol and (not nu_mode or g_neg + _largest_value(lows_neg) < tol):
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         for i in (i_pos, i_neg):
-            if i >= 0 and slot[i % n] < 0 and not compute_row(K, slot, R, slot_r, n_filled, i % n, XT, kernel, gamma, coef0,
+            if i >= 0 and slot[i % n] < 0 and not compute_row(K, slot, n_filled, i % n, XT, kernel, gamma, coef0,
                                                                degree, scratch):
                 return steps, SMO_NEED_ROW, np.inf, i % n
         # a sign without an i gets b = -inf: the other sign's row stands in for its kernel row
@@ -387,8 +363,7 @@ def smo_rows(
             _gains(n - split, split, n_left, n_right, y, grad, qd, flags, R, slot_r[stand_in_pos % n],
                    slot_r[stand_in_neg % n], g_pos, g_neg, qd_pos, qd_neg, nu_mode, gain_keys)
         j = _winner(n, split, n_left, gain_keys)
-        if slot[j % n] < 0 and not compute_row(K, slot, R, slot_r, n_filled, j % n, XT, kernel, gamma, coef0, degree,
-                                               scratch):
+        if slot[j % n] < 0 and not compute_row(K, slot, n_filled, j % n, XT, kernel, gamma, coef0, degree, scratch):
             return steps, SMO_NEED_ROW, np.inf, j % n
         if steps >= max_steps:
             return steps, SMO_STEP_LIMIT, violation_gap(y, alpha, grad, upper, nu_mode), -1
