@@ -522,8 +522,9 @@ def solve_dual(
         blocked strategy selects among all variables at O(m) per round).
     cache_size : float
         Memory for kernel values, in MB (in the blocked strategy, for cached
-        rows (none with the linear kernel), the float32 copy of the data they are computed from, the
-        solver's per-variable arrays and the kernel blocks being computed).
+        rows (none with the linear kernel), the float32 copy of the data they
+        are computed from, the solver's per-variable arrays and the kernel
+        blocks being computed).
     working_set_size : int, optional
         Size ``q`` of the blocked working set (a power of two).
     verbose : bool
