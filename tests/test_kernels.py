@@ -19,7 +19,8 @@ B = rng.normal(size=(5, 4))
         (K.SigmoidKernel(gamma=0.2, coef0=-0.5), lambda u, v: sigmoid_pair(u, v, 0.2, -0.5)),
     ],
 )
-@pytest.mark.parametrize("densified_bytes", [K._DENSIFIED_BYTES, 0])  # 0: sparse x sparse by scipy
+# densified_bytes 0: sparse x sparse products over both operands' nonzeros (_sparse_sparse_times)
+@pytest.mark.parametrize("densified_bytes", [K._DENSIFIED_BYTES, 0])
 def test_named_kernels_equal_pairwise_loops_dense_and_sparse(kernel, pair, densified_bytes, monkeypatch):
     monkeypatch.setattr(K, "_DENSIFIED_BYTES", densified_bytes)
     expected = gram_by_loops(pair, A, B)
