@@ -21,12 +21,12 @@ from svmkit._core.kernel_blocks import (
     exp_nonpositive,
     exp_nonpositive_single,
     kernel_row,
-    rbf_decisions,
     rbf_from_products,
     sparse_row_products,
     sparse_sparse_products,
 )
 from svmkit._core._jit import jit
+from svmkit._core.small_decisions import small_decisions, support_sq_norms
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
 from svmkit._core.row_cache import add_weighted_rows_serial
 from svmkit._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, kept_by_shrinking, smo
@@ -443,7 +443,7 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
     np.testing.assert_allclose(with_faces.predict(X), plain.predict(X), atol=1e-4)
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, rbf_decisions,
+@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, small_decisions, support_sq_norms,
                                       rbf_from_products, sparse_row_products, sparse_sparse_products, objective_sums, class_indices,
                                       libsvm_layout, all_finite])
 def test_docstring_examples_of_compiled_functions(function):

@@ -303,27 +303,56 @@ def test_shared_products_prediction_equals_the_workers_own_products(monkeypatch,
     assert shared == [1, 1]
 
 
-@pytest.mark.parametrize("case", ["binary", "ovo", "ovr", "svr", "one_class"])
-def test_small_rbf_prediction_in_one_compiled_call_equals_numpys_blocks(monkeypatch, case):
-    """Below _COMPILED_DECISION_VALUES kernel values the RBF decisions come from one compiled
-    call; with the limit at 0 from NumPy's block path, whose results they must give."""
+@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("case", ["binary", "ovo", "ovo_ovr_scores", "ovr", "svr", "one_class"])
+def test_small_predictions_in_one_compiled_call_equal_numpys_blocks(monkeypatch, kernel, case, wide):
+    """Small dense test sets take one compiled call (small_decisions), one-vs-rest scores of
+    one-vs-one problems included, its products by loops (4 features) or BLAS (11 features);
+    with its limits at 0 they take NumPy's block path, whose decision values and predictions
+    they must give."""
     from svmkit import SVR, OneClassSVM
+    from svmkit._core.small_decisions import LOOP_FEATURES
 
-    X = StandardScaler().fit_transform(X_iris)
+    X = StandardScaler().fit_transform(np.hstack([X_iris, X_iris**2, X_iris[:, :3] * X_iris[:, 1:]]) if wide else X_iris)
+    assert (X.shape[1] > LOOP_FEATURES) == wide
     y = {"binary": y_iris > 0, "svr": X_iris[:, 0]}.get(case, y_iris)
-    model = {"svr": SVR(gamma=0.3), "one_class": OneClassSVM(gamma=0.3, nu=0.2)}.get(
-        case, SVC(gamma=0.3, multiclass="ovr" if case == "ovr" else "ovo", decision_function_shape="ovo"))
+    model = {"svr": SVR(kernel=kernel, gamma=0.3), "one_class": OneClassSVM(kernel=kernel, gamma=0.3, nu=0.2)}.get(
+        case, SVC(kernel=kernel, gamma=0.3, multiclass="ovr" if case == "ovr" else "ovo",
+                  decision_function_shape="ovr" if case == "ovo_ovr_scores" else "ovo"))
     model.fit(X, None if case == "one_class" else y)
     assert 0 < X.shape[0] * model.support_.shape[0] <= svmkit.svm._base._COMPILED_DECISION_VALUES
     calls = []
-    original = svmkit.svm._base.rbf_decisions
-    monkeypatch.setattr(svmkit.svm._base, "rbf_decisions", lambda *args: calls.append(1) or original(*args))
-    predict = model.predict if case in ("svr", "one_class") else model.decision_function
-    compiled = predict(X)
+    original = svmkit.svm._base.small_decisions
+    monkeypatch.setattr(svmkit.svm._base, "small_decisions", lambda *args: calls.append(1) or original(*args))
+    methods = [model.predict] if case == "svr" else [model.decision_function, model.predict]
+    compiled = [method(X) for method in methods]
     monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 0)
-    blocks = predict(X)
-    assert calls == [1]
-    np.testing.assert_allclose(compiled, blocks, rtol=1e-13, atol=1e-13)
+    monkeypatch.setattr(svmkit.svm._base, "_TINY_PREDICT_WORK", 0)
+    blocks = [method(X) for method in methods]
+    assert calls == [1] * len(methods)
+    for compiled_values, block_values in zip(compiled, blocks):
+        np.testing.assert_allclose(compiled_values, block_values, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_the_compiled_decision_path_follows_a_new_fit_and_refuses_bad_rows(kernel):
+    """The arrays of the compiled path are made again after a new fit of the same estimator;
+    rows with NaN are refused with the usual check's error, and a wrong width named."""
+    X = StandardScaler().fit_transform(X_iris)
+    model = SVC(kernel=kernel, gamma=0.3).fit(X, y_iris)
+    before = model.decision_function(X[:7])
+    X_other, y_other = X[::-1] * 2.0, (y_iris[::-1] + 1) % 3
+    expected = SVC(kernel=kernel, gamma=0.3).fit(X_other, y_other).decision_function(X[:7])
+    model.fit(X_other, y_other)
+    np.testing.assert_allclose(model.decision_function(X[:7]), expected, rtol=1e-12, atol=1e-12)
+    assert not np.allclose(before, expected)
+    with_nan = X[:7].copy()
+    with_nan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        model.decision_function(with_nan)
+    with pytest.raises(ValueError, match="4 features"):
+        model.predict(X[:7, :3])
 
 
 @pytest.mark.parametrize("support_vectors_sparse, density, products", [

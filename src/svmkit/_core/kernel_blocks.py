@@ -11,9 +11,6 @@
   only their nonzeros counted (BLAS would need the rows densified).
 * :func:`sparse_sparse_products`: the same with sparse columns, only the
   nonzeros of both sides counted.
-* :func:`rbf_decisions`: ``K(X, SV) @ coef`` for the RBF kernel in one call, for
-  predictions so small that NumPy's per-operation calls would cost more than
-  the arithmetic.
 """
 
 import math
@@ -183,27 +180,6 @@ def _row_sq_norms(A):
             f += 1
         norms[i] = (s0 + s1) + (s2 + s3)
     return norms
-
-
-@jit
-def rbf_decisions(X, support_vectors, gamma, coef):
-    """``K(X, SV) @ coef`` with ``K(a, b) = exp(-gamma |a - b|^2)`` for dense rows.
-
-    The kernel block is the BLAS product ``X SV'`` turned into kernel values
-    (:func:`rbf_from_products`), then multiplied by ``coef`` (n_SV, k): the
-    steps of NumPy's path, with one call from Python instead of a dozen.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
-    >>> rbf_decisions(X, X, 0.5, np.array([[1.0], [-1.0]])).round(4)
-    array([[ 0.3935],
-           [-0.3935]])
-    """
-    block = X @ support_vectors.T
-    rbf_from_products(block, _row_sq_norms(X), _row_sq_norms(support_vectors), gamma)
-    return block @ coef
 
 
 #: Columns per pass of :func:`sparse_row_products`: the slice of every feature's

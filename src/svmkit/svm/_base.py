@@ -9,6 +9,7 @@ import numbers
 import os
 import threading
 import warnings
+import weakref
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
@@ -28,7 +29,8 @@ from .._solver import (
     solve_dual,
 )
 from .._core.checks import all_finite
-from .._core.kernel_blocks import rbf_decisions, sparse_row_products, sparse_sparse_products
+from .._core.kernel_blocks import KERNEL_LINEAR, KERNEL_RBF, sparse_row_products, sparse_sparse_products
+from .._core.small_decisions import small_decisions, support_sq_norms
 from ..kernels import LinearKernel, RBFKernel, _result_dtype, resolve_gamma, row_sq_norms
 
 # Per block of test rows: each block passes through the kernel's steps and the product with
@@ -78,14 +80,26 @@ _SHARED_PRODUCT_BLOCK_BYTES = 32 * 2**20
 # Kernel products of fewer multiply-adds than this take a few microseconds: setting BLAS to one
 # thread and back (13 us) would cost more than it could save, and is left out (heart_scale, 68
 # test rows x 104 support vectors x 13 features: decision_function 0.095 -> 0.077 ms, and 0.134
-# -> 0.108 ms right after the fit)
-_TINY_PREDICT_WORK = 2**18
+# -> 0.108 ms right after the fit). OpenBLAS runs them on one thread anyway: it gives a GEMM one
+# thread per 2^18 multiply-adds (GEMM_MULTITHREAD_THRESHOLD 4 x 65,536). Breast cancer's 143 test
+# rows x 104 support vectors x 30 features (446,160) in the benchmark's order: 73 against 82-89 us
+# with the limit at 2^18.
+_TINY_PREDICT_WORK = 2**19
 # RBF decisions of at most this many kernel values (test rows x support vectors) on dense data
-# take one compiled call (rbf_decisions): NumPy's dozen calls cost more than their arithmetic
+# take one compiled call (small_decisions): NumPy's dozen calls cost more than their arithmetic
 # there (heart_scale, 7,072 values: 65 -> 42 us, and 120 -> 67 us right after the fit; breast
 # cancer, 14,872 values: 118 -> 87 us), while its exp, twice as fast as the compiled one, wins
-# on larger blocks (52,600 values: 275 against 324 us)
+# on larger blocks (52,600 values: 275 against 324 us). So do linear decisions of fewer than
+# _TINY_PREDICT_WORK multiply-adds. With the input check and the one-vs-rest scores in the same
+# call, wine's 45 test rows (RBF, 60 support vectors, 3 classes) took 26 us instead of 48 in the
+# benchmark's order (each fit followed by scikit-learn's and oneDAL's, median of 38), iris's
+# 22 instead of 31 us.
 _COMPILED_DECISION_VALUES = 2**15
+# The arrays of each fitted estimator's compiled decision path (BaseKernelSVM._decision_model),
+# made at its first prediction: kept out of the estimator's attributes (which persistence
+# saves) and made again where those they were made from are no longer the estimator's (a new fit)
+_DECISION_MODELS = weakref.WeakKeyDictionary()
+_NO_PAIRS = np.empty(0, dtype=np.int64)
 # Sparse test rows with at most this fraction of nonzeros are multiplied with the support vectors
 # in compiled code (RBF), not densified for BLAS (4,000 random rows against some 2,950 support
 # vectors, time against the densified path: 200 features, density 0.05 / 0.10 / 0.15 / 0.20 /
@@ -390,6 +404,61 @@ class BaseKernelSVM(BaseEstimator):
                 stacklevel=4,
             )
 
+    def _pair_classes(self):
+        """The first and second class of each one-vs-one problem (int64 arrays; none here)."""
+        return _NO_PAIRS, _NO_PAIRS
+
+    def _decision_coef(self):
+        """The coefficients (n_SV, k) of the support vectors in the ``k`` decision functions."""
+        return self.dual_coef_.T
+
+    def _decision_model(self):
+        """``(kernel code, arrays, squared norms, gamma, coef, first, second)`` of the compiled
+        decision path (:func:`small_decisions`), or None for kernels other than RBF (on dense
+        support vectors) and linear. Linear: the weights ``SV' coef`` (d, k), which every linear
+        prediction uses. Made once per fit."""
+        coef = self._decision_coef()
+        source = coef if coef.base is None else coef.base  # (an attribute, or a view of one)
+        kept = _DECISION_MODELS.get(self)
+        if kept is not None and kept[0] is self.support_vectors_ and kept[1] is source:
+            return kept[2]
+        support_vectors = self.support_vectors_
+        first, second = self._pair_classes()
+        if isinstance(self.kernel_, LinearKernel):
+            weights = np.ascontiguousarray(support_vectors.T @ coef, dtype=np.float64)
+            model = (KERNEL_LINEAR, weights, np.empty(0), 0.0, np.empty((0, coef.shape[1])), first, second)
+        elif type(self.kernel_) is RBFKernel and isinstance(support_vectors, np.ndarray):
+            support_vectors = np.ascontiguousarray(support_vectors, dtype=np.float64)
+            model = (KERNEL_RBF, support_vectors, support_sq_norms(support_vectors), float(self.kernel_.gamma),
+                     np.ascontiguousarray(coef, dtype=np.float64), first, second)
+        else:
+            model = None
+        _DECISION_MODELS[self] = (self.support_vectors_, source, model)
+        return model
+
+    def _small_decisions(self, X, n_classes=0):
+        """The decision values ``K(X, SV) @ coef + intercept_`` of a small test set in one compiled
+        call (with ``n_classes``: the one-vs-rest scores of one-vs-one problems), or None where
+        that path does not apply: ``X`` not a C-ordered float64 matrix of the fitted width, or
+        holding a NaN or infinity (left for :meth:`_validate_test_X` to report), too many values
+        for it, a kernel other than RBF and linear, sparse support vectors (RBF), an estimator
+        fitted with feature names, or not fitted."""
+        if not (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
+                and X.shape[0] > 0 and self.__sklearn_is_fitted__() and X.shape[1] == self.n_features_in_
+                and not hasattr(self, "feature_names_in_")):
+            return None
+        model = self._decision_model()
+        if model is None:
+            return None
+        kernel_code, arrays = model[0], model[1]
+        if (X.shape[0] * arrays.shape[0] > _COMPILED_DECISION_VALUES if kernel_code == KERNEL_RBF
+                else X.shape[0] * arrays.size >= _TINY_PREDICT_WORK):
+            return None
+        # (BLAS on one thread where the products are not tiny, see _PARALLEL_PREDICT_VALUES)
+        with contextlib.nullcontext() if X.shape[0] * arrays.size < _TINY_PREDICT_WORK else single_threaded_blas():
+            finite, decisions = small_decisions(X, *model[:5], self.intercept_, *model[5:], n_classes)
+        return decisions if finite else None
+
     def _kernel_decision(self, X, coef, intercept, make_combine=None):
         """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k).
 
@@ -402,20 +471,14 @@ class BaseKernelSVM(BaseEstimator):
             # sum_s c_s <x, x_s> = <x, w> with w = sum_s c_s x_s: O(d) per row, not O(n_SV d);
             # BLAS on one thread (see _PARALLEL_PREDICT_VALUES: digits, 45 problems, 2.5 million
             # multiply-adds, took 4.4 ms instead of 0.8 in 3 of 5 benchmark repetitions on two)
-            n_products = (X.shape[0] + self.support_.shape[0]) * X.shape[1] * coef.shape[1]
-            with contextlib.nullcontext() if n_products < _TINY_PREDICT_WORK else single_threaded_blas():
-                weights = np.asarray(self.support_vectors_.T @ coef)
+            weights = self._decision_model()[1]
+            with contextlib.nullcontext() if X.shape[0] * weights.size < _TINY_PREDICT_WORK else single_threaded_blas():
                 return np.asarray(X @ weights) + intercept
         n_sv = self.support_.shape[0]
         n_rows = X.shape[0]
         # (one worker runs BLAS on one thread, see _PARALLEL_PREDICT_VALUES, unless the products
         # are so small that setting the threads would cost more)
         tiny = n_rows * max(1, n_sv) * X.shape[1] < _TINY_PREDICT_WORK
-        if (type(self.kernel_) is RBFKernel and isinstance(X, np.ndarray) and isinstance(self.support_vectors_, np.ndarray)
-                and 0 < n_rows * n_sv <= _COMPILED_DECISION_VALUES):
-            support_vectors = np.ascontiguousarray(self.support_vectors_, dtype=np.float64)
-            with contextlib.nullcontext() if tiny else single_threaded_blas():
-                return rbf_decisions(X, support_vectors, self.kernel_.gamma, np.ascontiguousarray(coef)) + intercept
         combine = None if make_combine is None else make_combine()
         cores = resolve_n_jobs(getattr(self, "n_jobs", None))
         n_workers = cores if n_rows * n_sv >= _PARALLEL_PREDICT_VALUES else 1
@@ -533,6 +596,7 @@ class SingleProblemSVM(BaseKernelSVM):
         self.n_support_ = np.array([support.shape[0]], dtype=np.int32)
         self.n_iter_ = int(solution.n_iter)
         self.fit_status_ = int(solution.status != OPTIMAL)
+        self._decision_model()  # (now, as SVC does)
 
     @property
     def coef_(self):
@@ -543,5 +607,8 @@ class SingleProblemSVM(BaseKernelSVM):
         return np.asarray(self.support_vectors_.T @ self.dual_coef_[0])[np.newaxis, :]
 
     def _decision_values(self, X):
-        X = self._validate_test_X(X)
-        return self._kernel_decision(X, self.dual_coef_.T, self.intercept_)[:, 0]
+        decisions = self._small_decisions(X)
+        if decisions is None:
+            X = self._validate_test_X(X)
+            decisions = self._kernel_decision(X, self._decision_coef(), self.intercept_)
+        return decisions[:, 0]
