@@ -337,8 +337,9 @@ def test_small_predictions_in_one_compiled_call_equal_numpys_blocks(monkeypatch,
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 def test_the_compiled_decision_path_follows_a_new_fit_and_refuses_bad_rows(kernel):
-    """The arrays of the compiled path are made again after a new fit of the same estimator;
-    rows with NaN are refused with the usual check's error, and a wrong width named."""
+    """The arrays of the compiled path are made again after a new fit of the same estimator,
+    and follow a new intercept_; rows with NaN are refused with the usual check's error, and a
+    wrong width named."""
     X = StandardScaler().fit_transform(X_iris)
     model = SVC(kernel=kernel, gamma=0.3).fit(X, y_iris)
     before = model.decision_function(X[:7])
@@ -347,6 +348,10 @@ def test_the_compiled_decision_path_follows_a_new_fit_and_refuses_bad_rows(kerne
     model.fit(X_other, y_other)
     np.testing.assert_allclose(model.decision_function(X[:7]), expected, rtol=1e-12, atol=1e-12)
     assert not np.allclose(before, expected)
+    pairs = SVC(kernel=kernel, gamma=0.3, decision_function_shape="ovo").fit(X, y_iris)
+    shifted = pairs.decision_function(X[:7]) + 0.5
+    pairs.intercept_ = pairs.intercept_ + 0.5
+    np.testing.assert_allclose(pairs.decision_function(X[:7]), shifted, rtol=1e-12, atol=1e-12)
     with_nan = X[:7].copy()
     with_nan[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):

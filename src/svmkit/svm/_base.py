@@ -413,27 +413,28 @@ class BaseKernelSVM(BaseEstimator):
         return self.dual_coef_.T
 
     def _decision_model(self):
-        """``(kernel code, arrays, squared norms, gamma, coef, first, second)`` of the compiled
-        decision path (:func:`small_decisions`), or None for kernels other than RBF (on dense
-        support vectors) and linear. Linear: the weights ``SV' coef`` (d, k), which every linear
-        prediction uses. Made once per fit."""
+        """The arguments of the compiled decision path (:func:`small_decisions`) but the test
+        rows and the number of classes: ``(kernel code, arrays, squared norms, gamma, coef,
+        intercept, first, second)``; None for kernels other than RBF (on dense support vectors)
+        and linear. Linear: the weights ``SV' coef`` (d, k), which every linear prediction uses.
+        Made once per fit."""
         coef = self._decision_coef()
         source = coef if coef.base is None else coef.base  # (an attribute, or a view of one)
         kept = _DECISION_MODELS.get(self)
-        if kept is not None and kept[0] is self.support_vectors_ and kept[1] is source:
-            return kept[2]
+        if kept is not None and kept[0] is self.support_vectors_ and kept[1] is self.intercept_ and kept[2] is source:
+            return kept[3]
         support_vectors = self.support_vectors_
         first, second = self._pair_classes()
         if isinstance(self.kernel_, LinearKernel):
             weights = np.ascontiguousarray(support_vectors.T @ coef, dtype=np.float64)
-            model = (KERNEL_LINEAR, weights, np.empty(0), 0.0, np.empty((0, coef.shape[1])), first, second)
+            model = (KERNEL_LINEAR, weights, np.empty(0), 0.0, np.empty((0, coef.shape[1])), self.intercept_, first, second)
         elif type(self.kernel_) is RBFKernel and isinstance(support_vectors, np.ndarray):
             support_vectors = np.ascontiguousarray(support_vectors, dtype=np.float64)
             model = (KERNEL_RBF, support_vectors, support_sq_norms(support_vectors), float(self.kernel_.gamma),
-                     np.ascontiguousarray(coef, dtype=np.float64), first, second)
+                     np.ascontiguousarray(coef, dtype=np.float64), self.intercept_, first, second)
         else:
             model = None
-        _DECISION_MODELS[self] = (self.support_vectors_, source, model)
+        _DECISION_MODELS[self] = (self.support_vectors_, self.intercept_, source, model)
         return model
 
     def _small_decisions(self, X, n_classes=0):
@@ -456,7 +457,7 @@ class BaseKernelSVM(BaseEstimator):
             return None
         # (BLAS on one thread where the products are not tiny, see _PARALLEL_PREDICT_VALUES)
         with contextlib.nullcontext() if X.shape[0] * arrays.size < _TINY_PREDICT_WORK else single_threaded_blas():
-            finite, decisions = small_decisions(X, *model[:5], self.intercept_, *model[5:], n_classes)
+            finite, decisions = small_decisions(X, *model, n_classes)
         return decisions if finite else None
 
     def _kernel_decision(self, X, coef, intercept, make_combine=None):
@@ -465,7 +466,7 @@ class BaseKernelSVM(BaseEstimator):
         Rows are taken in memory-bounded blocks, spread over the cores (the
         kernel's BLAS products and ``exp`` release the GIL). ``make_combine``, if
         given, returns a function that computes ``block @ coef`` from a block of
-        kernel rows in its own way. Small RBF predictions take one compiled call.
+        kernel rows in its own way. (Small predictions take :meth:`_small_decisions`.)
         """
         if isinstance(self.kernel_, LinearKernel):
             # sum_s c_s <x, x_s> = <x, w> with w = sum_s c_s x_s: O(d) per row, not O(n_SV d);
