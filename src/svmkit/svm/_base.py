@@ -96,8 +96,9 @@ _TINY_PREDICT_WORK = 2**19
 # 22 instead of 31 us.
 _COMPILED_DECISION_VALUES = 2**15
 # The arrays of each fitted estimator's compiled decision path (BaseKernelSVM._decision_model),
-# made at its first prediction: kept out of the estimator's attributes (which persistence
-# saves) and made again where those they were made from are no longer the estimator's (a new fit)
+# made at the end of its fit (or at its first prediction, after a load): kept out of the
+# estimator's attributes (which persistence saves) and made again where those they were made
+# from are no longer the estimator's (a new fit, a new intercept_)
 _DECISION_MODELS = weakref.WeakKeyDictionary()
 _NO_PAIRS = np.empty(0, dtype=np.int64)
 # Sparse test rows with at most this fraction of nonzeros are multiplied with the support vectors
@@ -125,16 +126,17 @@ def resolve_n_jobs(n_jobs):
     return int(n_jobs)
 
 
-def _is_plain_matrix(X):
+def _is_plain_matrix(X, check_finite=True):
     """Whether ``X`` is a finite, C-ordered float64 matrix with at least one row (what
-    ``validate_data`` returns unchanged, as far as ``X`` itself goes)."""
+    ``validate_data`` returns unchanged, as far as ``X`` itself goes); with ``check_finite=False``
+    its values are not looked at (the caller checks them in its own pass)."""
     return (
         type(X) is np.ndarray
         and X.dtype == np.float64
         and X.ndim == 2
         and X.flags.c_contiguous
         and X.shape[0] > 0
-        and all_finite(X)  # (compiled, no temporary array: 38 x 4, 1.7 -> 0.35 us)
+        and (not check_finite or all_finite(X))  # (compiled, no temporary array: 38 x 4, 1.7 -> 0.35 us)
     )
 
 
@@ -342,12 +344,12 @@ class BaseKernelSVM(BaseEstimator):
             )
         return X
 
-    def _is_valid_test_array(self, X):
+    def _is_valid_test_array(self, X, check_finite=True):
         """Whether ``X`` is already what ``validate_data(reset=False)`` would return unchanged:
         a finite C-ordered float64 matrix with the fitted number of columns (and the
-        estimator was fitted without feature names)."""
+        estimator was fitted without feature names); finiteness as :func:`_is_plain_matrix`."""
         return (
-            _is_plain_matrix(X)
+            _is_plain_matrix(X, check_finite)
             and X.shape[1] == self.n_features_in_
             and not hasattr(self, "feature_names_in_")
         )
@@ -447,9 +449,8 @@ class BaseKernelSVM(BaseEstimator):
         holding a NaN or infinity (left for :meth:`_validate_test_X` to report), too many values
         for it, a kernel other than RBF and linear, sparse support vectors (RBF), an estimator
         fitted with feature names, or not fitted."""
-        if not (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
-                and X.shape[0] > 0 and self.__sklearn_is_fitted__() and X.shape[1] == self.n_features_in_
-                and not hasattr(self, "feature_names_in_")):
+        # (finiteness is checked in the compiled call's own pass)
+        if not (self.__sklearn_is_fitted__() and self._is_valid_test_array(X, check_finite=False)):
             return None
         model = self._decision_model()
         if model is None:
