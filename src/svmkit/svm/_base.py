@@ -609,7 +609,7 @@ class SingleProblemSVM(BaseKernelSVM):
         check_is_fitted(self)
         if not isinstance(self.kernel_, LinearKernel):
             raise AttributeError("coef_ is only available with the linear kernel.")
-        return np.asarray(self.support_vectors_.T @ self.dual_coef_[0])[np.newaxis, :]
+        return self._decision_model()[1].T.copy()  # (the weights that predictions use, made once per fit)
 
     def _decision_values(self, X):
         decisions = self._small_decisions(X)

@@ -631,8 +631,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         check_is_fitted(self)
         if not isinstance(self.kernel_, LinearKernel):
             raise AttributeError("coef_ is only available with the linear kernel.")
-        coef = self._problem_coef.T @ self.support_vectors_
-        return np.asarray(coef)
+        return self._decision_model()[1].T.copy()  # (the weights that predictions use, made once per fit)
 
     # -- prediction -------------------------------------------------------------
     def _problem_decisions(self, X):
