@@ -27,6 +27,7 @@ from svmkit._core.kernel_blocks import (
 )
 from svmkit._core._jit import jit
 from svmkit._core.small_decisions import small_decisions, support_sq_norms
+from svmkit._core.blocked_linear import _smallest, group_gap, linear_blocked_rounds, select_violators, violator_masks
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
 from svmkit._core.row_cache import add_weighted_rows_serial
 from svmkit._core.smo import SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, kept_by_shrinking, smo
@@ -445,7 +446,8 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, small_decisions, support_sq_norms,
                                       rbf_from_products, sparse_row_products, sparse_sparse_products, objective_sums, class_indices,
-                                      libsvm_layout, all_finite])
+                                      libsvm_layout, all_finite, violator_masks, select_violators, _smallest, group_gap,
+                                      linear_blocked_rounds])
 def test_docstring_examples_of_compiled_functions(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0
@@ -502,36 +504,3 @@ def test_class_indices_are_numpys_unique_with_inverse(labels):
     np.testing.assert_array_equal(classes, expected_classes)
     np.testing.assert_array_equal(index, expected_index)
     np.testing.assert_array_equal(classes[index], labels)
-
-
-@pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("formulation", ["c_svc", "nu_svr"])
-def test_blocked_solver_follows_w_with_the_linear_kernel(formulation, sparse):
-    """With the linear kernel the blocked solver updates the gradient through the change of
-    ``w`` (in float64, no kernel rows): at its end the gradient is ``Q a + p`` recomputed
-    from the data to round-off, and the solution is the full-Gram solver's optimum."""
-    import scipy.sparse as sp
-
-    from svmkit._solver import GramBlocks, solve_dual
-    from svmkit.kernels import LinearKernel
-    from svmkit.svm._formulations import c_svc_dual, nu_svr_dual
-
-    X, labels = make_classification(n_samples=1200, n_features=15, flip_y=0.05, random_state=4)
-    X[np.abs(X) < 0.7] = 0.0  # some 50% zeros
-    data = sp.csr_matrix(X) if sparse else X
-    if formulation == "c_svc":
-        problem = c_svc_dual(np.arange(1200), np.where(labels == 1, 1.0, -1.0), np.full(1200, 1.0))
-    else:
-        problem = nu_svr_dual(np.arange(1200), X @ np.linspace(-1, 1, 15) + labels, np.full(1200, 1.0), 0.4)
-    blocked = solve_dual(GramBlocks(LinearKernel(), data), problem, tol=1e-6, cache_size=1.0, working_set_size=64)
-    full = solve_dual(GramBlocks(LinearKernel(), X), problem, tol=1e-6)
-    assert (blocked.strategy, full.strategy) == ("blocked", "full-gram")
-    K = X @ X.T
-    exact_grad = problem.y * (K[problem.rows][:, problem.rows] @ (problem.y * blocked.alpha)) + problem.p
-    np.testing.assert_allclose(blocked.grad, exact_grad, rtol=0, atol=1e-9 * np.abs(exact_grad).max())
-
-    def objective(alpha):
-        c = problem.y * alpha
-        return 0.5 * c @ K[problem.rows][:, problem.rows] @ c + problem.p @ alpha
-
-    assert objective(blocked.alpha) == pytest.approx(objective(full.alpha), rel=1e-7)

@@ -21,6 +21,12 @@ Two strategies, chosen by the problem size and the memory budget ``cache_size``:
   the working set, rows are streamed through the gradient update instead.
   Half of the working set is kept for the next round. Rows span all columns,
   so no gradient ever has to be rebuilt.
+
+With the linear kernel the blocked rounds need no kernel row: the gradient follows the
+change of ``w = sum_t a_t y_t x_t``. On dense data every round is compiled
+(:mod:`svmkit._core.blocked_linear`), and problems of 1024 rows or more that the full-Gram
+strategy would take start with such rounds, for the work of half their Gram matrix:
+problems with few support vectors end there, the others are left to the full-Gram solver.
 """
 
 from __future__ import annotations
@@ -41,6 +47,10 @@ from ._core.smo import (
     SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, rows_to_prefetch, smo, violation_gap,
 )
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
+from ._core.blocked_linear import (
+    BLOCKED_MORE_ROUNDS, STATE_BEST, STATE_OBJECTIVE, STATE_SIZE, STATE_STEPS, STATE_WORK, group_gap, linear_blocked_rounds, select_violators,
+    violator_masks,
+)
 from ._core.free_face import free_face_steps
 from ._core.full_gram import (
     SMO_NEED_ROWS, commit_block, distinct_rows, full_gram_smo, gather_rows, smo_on_block,
@@ -70,6 +80,12 @@ _FULL_GRAM_MAX_ROWS = 6144
 # run on one core (SVR on friedman1, n = 5000: 0.67 s full-Gram against 0.27 s blocked)
 _FULL_GRAM_MAX_VARIABLES = 8192
 _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
+# Problems of dense data with the linear kernel of at least this many rows, which the full-Gram
+# solver would take, start with the linear kernel's compiled blocked rounds, with the work of
+# this share of the Gram matrix's n^2 d / 2 multiply-adds (see solve_dual)
+_LINEAR_BLOCKED_MIN_ROWS = 1024
+_LINEAR_BLOCKED_SHARE = 4.0
+_LINEAR_ROUNDS_PER_CALL = 16  # rounds between two progress reports at most
 _ALL_ROWS_WORK = 2**27  # multiply-adds (rows^2 x features) up to which all rows come first (_all_rows_first)
 _HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/5 of the variables
 _FACE_MAX_FREE = 256  # most free multipliers for Newton steps on their face (a factorisation costs k^3)
@@ -556,6 +572,20 @@ def solve_dual(
     stored_parts = gram.splits_rows and not problem.alpha0.any() and _in_row_order(problem.rows, n_data)
     full_gram = n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and (
         stored_parts or n_data * n_data * 4 <= budget)
+    steps_before = 0
+    if _dense_linear_data(gram) is not None and (not full_gram or n_data >= _LINEAR_BLOCKED_MIN_ROWS):
+        # the linear kernel's blocked rounds, compiled: where the full-Gram solver applies they get
+        # the work of a share of its Gram matrix, and leave the problem to it if they have not
+        # reached tol by then (usps, 45 one-vs-one problems: 6-14 rounds each, 7-36% of their Gram
+        # matrix's work; hard problems with many free multipliers are left). It starts again from the
+        # start point: from the rounds' multipliers it took twice the steps (make_classification,
+        # 4,000 x 784, 6.4 -> 13.2 million steps, 10.5 -> 17.5 s)
+        max_work = _LINEAR_BLOCKED_SHARE * n_data**2 * n_features / 2 if full_gram else np.inf
+        with blas_threads_for(n_data, n_features):
+            solution = _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progress, max_work)
+        if solution.status != BLOCKED_MORE_ROUNDS:
+            return solution
+        steps_before, max_steps = solution.n_iter, max_steps - solution.n_iter
     # (the full-Gram solver computes rows of few features in compiled code: no BLAS threads to set;
     # rows that are copies of shared blocks it never computes, and their data rows are not gathered)
     row_code = KERNEL_NONE if not full_gram or gram.rows_are_copies else _compiled_row_code(gram)
@@ -570,8 +600,57 @@ def solve_dual(
             # faster than with 8); wide rows in BLAS-friendly blocks of up to 128
             prefetch = min(max(2 * n_features, 32), _PREFETCH_ROWS)
             solve = _solve_on_stored_parts if stored_parts else _solve_full
-            return solve(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, row_code, progress)
-        return _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
+            solution = solve(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, row_code, progress)
+        else:
+            solution = _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
+    solution.n_iter += steps_before
+    return solution
+
+
+def _dense_linear_data(gram):
+    """The data of ``gram`` where it is a dense array and its kernel the linear kernel (else None)."""
+    X = _linear_kernel_data(gram)
+    return X if isinstance(X, np.ndarray) else None
+
+
+def _linear_working_set_size(m):
+    """The linear kernel's working set for ``m`` variables: the power of two nearest ``3 sqrt(m)``,
+    within 128 ... 1024 (the fastest of 64 ... 1024 on usps: a one-vs-one problem of 1,838 rows 128,
+    one-vs-rest of 7,291 rows 256; a9a, 32,561 rows: 512 and 1,024 alike).
+
+    Examples
+    --------
+    >>> [_linear_working_set_size(m) for m in (1000, 1838, 7291, 32561, 10**6)]
+    [128, 128, 256, 512, 1024]
+    """
+    return int(np.clip(2 ** round(np.log2(3 * np.sqrt(m))), 128, 1024))
+
+
+def _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progress, max_work=np.inf):
+    """The blocked decomposition with the linear kernel on dense data, every round compiled
+    (:func:`svmkit._core.blocked_linear.linear_blocked_rounds`), until ``tol``, or until the
+    rounds' work reaches ``max_work`` (status ``BLOCKED_MORE_ROUNDS``: the caller goes on
+    from the solution's multipliers with another solver)."""
+    X = np.ascontiguousarray(_dense_linear_data(gram), dtype=np.float64)
+    X32 = X.astype(np.float32)
+    m = problem.rows.shape[0]
+    q = int(min(working_set_size or _linear_working_set_size(m), 2 ** int(np.floor(np.log2(max(m, 2))))))
+    y, upper = problem.y.astype(np.float64), problem.upper.astype(np.float64)
+    alpha = problem.alpha0.astype(np.float64).copy()
+    grad = _initial_gradient(gram, problem)
+    state = np.zeros(STATE_SIZE)
+    state[STATE_OBJECTIVE], state[STATE_BEST] = 0.5 * alpha @ (grad + problem.p), np.inf
+    kept = np.empty(q // 2, dtype=np.int64)
+    rows = np.ascontiguousarray(problem.rows, dtype=np.int64)
+    while True:
+        status, gap = linear_blocked_rounds(X, X32, rows, y, upper, alpha, grad, kept, state, q, tol, max_steps,
+                                            _LINEAR_ROUNDS_PER_CALL, max_work, _STALL_ROUNDS, problem.nu_mode)
+        n_iter = int(state[STATE_STEPS])
+        progress.report(n_iter, gap, m)
+        if status != BLOCKED_MORE_ROUNDS or state[STATE_WORK] >= max_work:
+            break
+    progress.report(n_iter, gap, m, force=status != BLOCKED_MORE_ROUNDS)
+    return DualSolution(alpha, grad, float(gap), n_iter, int(status), "blocked")
 
 
 def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=False, callback=None):
@@ -900,13 +979,6 @@ def _in_row_order(rows, n_columns):
     return rows.shape[0] % n_columns == 0 and bool((rows.reshape(-1, n_columns) == np.arange(n_columns)).all())
 
 
-def _violator_sets(y, alpha, upper):
-    """Masks of I_up (``y a`` may grow) and I_low (it may shrink), DESIGN.md section 1."""
-    up = ((y > 0) & (alpha < upper)) | ((y < 0) & (alpha > 0))
-    low = ((y < 0) & (alpha < upper)) | ((y > 0) & (alpha > 0))
-    return up, low
-
-
 def _fill_rows(K, slot, n_filled, block, rows):
     """Compute the kernel rows ``rows`` (not computed yet) into the next free rows of ``K``."""
     first = int(n_filled[0])
@@ -984,15 +1056,14 @@ class _BlockedSolver:
         n_data = gram.n_rows
         q = working_set_size or 1024
         self.q = int(min(q, 2 ** int(np.floor(np.log2(max(m, 2))))))
-        # variables that share one equality constraint: all, or each sign in nu mode
-        self.groups = [np.ones(m, dtype=bool)] if not problem.nu_mode else [self.y > 0, self.y < 0]
         self.alpha = problem.alpha0.astype(np.float64).copy()
         self.grad = _initial_gradient(gram, problem)
         # the dual objective 1/2 a'Qa + p'a, updated exactly with each block's decrease
         self.objective = 0.5 * self.alpha @ (self.grad + problem.p)
-        # the linear kernel: the gradient follows the moved multipliers through the change of
-        # w = sum_j a_j y_j x_j (n d multiply-adds a round, in float64) instead of their kernel rows
-        # (n d each; a9a, 32,561 x 123: 40,669 rows in 109 rounds, fit 6.3 s; now 0.6-0.8 s): no row cache
+        # the linear kernel (CSR data here; dense data: _solve_blocked_linear): the gradient follows
+        # the moved multipliers through the change of w = sum_j a_j y_j x_j (n d multiply-adds a
+        # round, in float64) instead of their kernel rows (n d each; a9a, 32,561 x 123: 40,669 rows
+        # in 109 rounds, fit 6.3 s; now 0.6-0.8 s): no row cache
         self.linear_X = _linear_kernel_data(gram)
         # the budget also pays for the float32 copy of the data that rows are computed
         # from, the solver's per-variable arrays, a block of rows being computed and the
@@ -1010,24 +1081,6 @@ class _BlockedSolver:
         n_features = gram.n_features if isinstance(gram, GramBlocks) else np.inf
         self.compute_ws_block = self.linear_X is not None or (float32_rows and n_features <= _WS_BLOCK_FEATURES)
 
-    def _select(self, v, up, low, kept, n_new):
-        """The largest violators of each group and side, kept variables excluded."""
-        taken = np.zeros(v.shape[0], dtype=bool)
-        taken[kept] = True
-        chosen = []
-        share = max(1, n_new // (2 * len(self.groups)))
-        sides = [(up & group, -1.0) for group in self.groups] + [(low & group, 1.0) for group in self.groups]
-        for mask, sign in sides:
-            candidates = np.flatnonzero(mask & ~taken)
-            k = min(share, candidates.shape[0])
-            if k == 0:
-                continue
-            score = sign * v[candidates]
-            pick = candidates[np.argpartition(score, k - 1)[:k]] if k < candidates.shape[0] else candidates
-            taken[pick] = True
-            chosen.append(pick)
-        return np.concatenate(chosen) if chosen else np.empty(0, dtype=np.int64)
-
     def run(self):
         m = self.rows.shape[0]
         q = self.q
@@ -1035,13 +1088,9 @@ class _BlockedSolver:
         kept = np.empty(0, dtype=np.int64)
         best_objective, rounds_since_best = np.inf, 0
         status = OPTIMAL
+        nu_mode = self.problem.nu_mode
         while True:
-            v = -self.y * self.grad
-            up, low = _violator_sets(self.y, self.alpha, self.upper)
-            gap = -np.inf
-            for group in self.groups:
-                if (up & group).any() and (low & group).any():
-                    gap = max(gap, v[up & group].max() - v[low & group].min())
+            gap = group_gap(self.y, self.alpha, self.grad, self.upper, nu_mode)
             self.progress.report(n_iter, gap, m)
             if gap < self.tol:
                 break
@@ -1059,7 +1108,8 @@ class _BlockedSolver:
                 new = np.arange(m)
                 ws = new
             else:
-                new = self._select(v, up, low, kept, q - kept.shape[0])
+                up, low = violator_masks(self.y, self.alpha, self.upper)
+                new = select_violators(-self.y * self.grad, up, low, self.y, nu_mode, kept, q - kept.shape[0])
                 ws = np.concatenate([kept, new])
             n_iter += self._optimise_block(ws)
             kept = new[: q // 2] if m > q else kept[:0]

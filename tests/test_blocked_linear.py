@@ -1,0 +1,154 @@
+"""The linear kernel's blocked rounds (:mod:`svmkit._core.blocked_linear`) against the full-Gram
+solver, LIBSVM and NumPy references of the working-set selection."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+from sklearn.svm import SVC as LibsvmSVC
+
+import svmkit._solver
+from svmkit import SVC
+from svmkit._core.blocked_linear import _smallest, select_violators, violator_masks
+from svmkit._solver import GramBlocks, solve_dual
+from svmkit.kernels import LinearKernel
+from svmkit.svm._formulations import c_svc_dual, epsilon_svr_dual, nu_svc_dual, nu_svr_dual, one_class_dual
+from test_svc_libsvm import libsvm_pair_objectives
+
+
+def _problem(formulation, X, labels):
+    """The dual of ``formulation`` on ``X`` (for C-SVC and nu-SVC the classes of ``labels``;
+    for the SVRs a linear target of ``X`` plus ``labels``)."""
+    n = X.shape[0]
+    signs = np.where(labels == 1, 1.0, -1.0)
+    target = X @ np.linspace(-1, 1, X.shape[1]) + labels
+    # (nu-SVC with nu = 0.5 and one-class on data away from the origin: with nu = 0.3, or the
+    # origin inside the data, the optimum is 0 and both solvers crawl towards it at tol 1e-6)
+    return {
+        "c_svc": lambda: c_svc_dual(np.arange(n), signs, np.full(n, 1.0)),
+        "nu_svc": lambda: nu_svc_dual(np.arange(n), signs, np.ones(n), 0.5),
+        "epsilon_svr": lambda: epsilon_svr_dual(np.arange(n), target, np.full(n, 1.0), 0.1),
+        "nu_svr": lambda: nu_svr_dual(np.arange(n), target, np.full(n, 1.0), 0.4),
+        "one_class": lambda: one_class_dual(np.arange(n), np.ones(n), 0.2),
+    }[formulation]()
+
+
+def _full_gram_reference(monkeypatch, X, problem, tol):
+    """The full-Gram solver's solution, with no blocked rounds first."""
+    with monkeypatch.context() as patch:
+        patch.setattr(svmkit._solver, "_LINEAR_BLOCKED_MIN_ROWS", 10**9)
+        reference = solve_dual(GramBlocks(LinearKernel(), X), problem, tol=tol)
+    assert reference.strategy == "full-gram"
+    return reference
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("formulation", ["c_svc", "nu_svc", "epsilon_svr", "nu_svr", "one_class"])
+def test_blocked_solver_follows_w_with_the_linear_kernel(monkeypatch, formulation, sparse):
+    """With the linear kernel the blocked solver updates the gradient through the change of
+    ``w`` (in float64, no kernel rows; dense data in the compiled rounds, CSR data in the
+    Python loop): at its end the gradient is ``Q a + p`` recomputed from the data to
+    round-off, and the solution is the full-Gram solver's optimum. Two variables a row
+    (epsilon-SVR, nu-SVR), the nu modes and a start point of many support vectors
+    (one-class, nu-SVC) included."""
+    X, labels = make_classification(n_samples=1200, n_features=15, flip_y=0.05, random_state=4)
+    X[np.abs(X) < 0.7] = 0.0  # some 50% zeros
+    if formulation == "one_class":
+        X[:, :3] += 2.0
+    data = sp.csr_matrix(X) if sparse else X
+    problem = _problem(formulation, X, labels)
+    # (1 MB: the Gram matrix does not fit, so the blocked solver runs to the end)
+    blocked = solve_dual(GramBlocks(LinearKernel(), data), problem, tol=1e-6, cache_size=1.0, working_set_size=64)
+    full = _full_gram_reference(monkeypatch, X, problem, 1e-6)
+    assert blocked.strategy == "blocked" and blocked.status == svmkit._solver.OPTIMAL
+    K = X @ X.T
+    exact_grad = problem.y * (K[problem.rows][:, problem.rows] @ (problem.y * blocked.alpha)) + problem.p
+    # (to 1e-9 of the terms' size: the nu-SVC gradient, with p = 0, cancels to some 1e-6)
+    size = np.abs(K[problem.rows][:, problem.rows]) @ blocked.alpha + np.abs(problem.p)
+    np.testing.assert_allclose(blocked.grad, exact_grad, rtol=0, atol=1e-9 * size.max())
+
+    def objective(alpha):
+        c = problem.y * alpha
+        return 0.5 * c @ K[problem.rows][:, problem.rows] @ c + problem.p @ alpha
+
+    assert objective(blocked.alpha) == pytest.approx(objective(full.alpha), rel=1e-7)
+
+
+def test_easy_problems_end_in_the_blocked_rounds_and_the_others_go_to_the_full_gram_solver(monkeypatch):
+    """A problem of 1,500 rows with few support vectors is solved by the blocked rounds (the
+    full-Gram solver's optimum to 1e-7). Where the rounds run out of work first, the full-Gram
+    solver starts again from the start point: its very multipliers, with both solvers' steps
+    counted."""
+    X, labels = make_classification(n_samples=1500, n_features=40, n_informative=10, class_sep=2.0, flip_y=0.0,
+                                     random_state=1)
+    problem = _problem("c_svc", X, labels)
+    reference = _full_gram_reference(monkeypatch, X, problem, 1e-3)
+    blocked = solve_dual(GramBlocks(LinearKernel(), X), problem)
+    assert blocked.strategy == "blocked"
+    K = X @ X.T
+
+    def objective(alpha):
+        c = problem.y * alpha
+        return 0.5 * c @ K @ c - alpha.sum()
+
+    assert objective(blocked.alpha) == pytest.approx(objective(reference.alpha), rel=1e-7)
+    monkeypatch.setattr(svmkit._solver, "_LINEAR_BLOCKED_SHARE", 1e-4)  # one round's work or so
+    handed_over = solve_dual(GramBlocks(LinearKernel(), X), problem)
+    assert handed_over.strategy == "full-gram"
+    np.testing.assert_array_equal(handed_over.alpha, reference.alpha)
+    assert handed_over.n_iter > reference.n_iter
+
+
+def test_one_vs_one_problems_of_the_blocked_rounds_reach_libsvms_optimum():
+    """Three classes of 700 rows, 30 features: each one-vs-one problem (1,400 rows) starts with
+    the blocked rounds; each pair's dual objective is LIBSVM's to 1e-4 relative, and the
+    predictions agree."""
+    X, y = make_classification(n_samples=2100, n_features=30, n_informative=12, n_classes=3, n_clusters_per_class=1,
+                               class_sep=1.5, random_state=3)
+    ours = SVC(kernel="linear", C=1.0).fit(X, y)
+    libsvm = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
+    expected = libsvm_pair_objectives(libsvm, X, "linear", {})
+    np.testing.assert_allclose(ours.dual_objective_, expected, rtol=1e-4)
+    assert np.mean(ours.predict(X) == libsvm.predict(X)) >= 0.999
+
+
+def _select_by_numpy(v, y, alpha, upper, nu_mode, kept, n_new):
+    """The selection of the largest violators by NumPy's masks and sorts (the reference)."""
+    up = ((y > 0) & (alpha < upper)) | ((y < 0) & (alpha > 0))
+    low = ((y < 0) & (alpha < upper)) | ((y > 0) & (alpha > 0))
+    taken = np.zeros(v.shape[0], dtype=bool)
+    taken[kept] = True
+    groups = [y > 0, y < 0] if nu_mode else [np.ones(v.shape[0], dtype=bool)]
+    share = max(1, n_new // (2 * len(groups)))
+    chosen = []
+    for mask, sign in [(up & group, -1.0) for group in groups] + [(low & group, 1.0) for group in groups]:
+        candidates = np.flatnonzero(mask & ~taken)
+        pick = candidates[np.argsort(sign * v[candidates], kind="stable")[:share]]
+        taken[pick] = True
+        chosen.append(pick)
+    return np.concatenate(chosen)
+
+
+@pytest.mark.parametrize("nu_mode", [False, True])
+@pytest.mark.parametrize("n_new", [1, 7, 64, 500])
+def test_selection_takes_the_largest_violators_of_each_side(nu_mode, n_new):
+    rng = np.random.default_rng(n_new)
+    m = 400
+    y = np.where(rng.random(m) < 0.4, 1.0, -1.0)
+    upper = np.full(m, 2.0)
+    alpha = rng.choice([0.0, 0.5, 2.0], size=m, p=[0.6, 0.2, 0.2])
+    v = rng.normal(size=m)  # distinct values: one right answer
+    kept = rng.choice(m, size=20, replace=False)
+    up, low = violator_masks(y, alpha, upper)
+    chosen = select_violators(v, up, low, y, nu_mode, kept, n_new)
+    expected = _select_by_numpy(v, y, alpha, upper, nu_mode, kept, n_new)
+    assert sorted(chosen.tolist()) == sorted(expected.tolist())
+    assert not set(chosen.tolist()) & set(kept.tolist())
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 100, 1000])
+def test_smallest_finds_the_k_smallest_values(k):
+    score = np.random.default_rng(k).integers(0, 50, size=1000).astype(float)  # many ties
+    positions = _smallest(score, k)
+    assert len(set(positions.tolist())) == k
+    np.testing.assert_array_equal(np.sort(score[positions]), np.sort(score)[:k])
