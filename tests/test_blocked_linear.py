@@ -74,11 +74,12 @@ def test_blocked_solver_follows_w_with_the_linear_kernel(monkeypatch, formulatio
     assert objective(blocked.alpha) == pytest.approx(objective(full.alpha), rel=1e-7)
 
 
-def test_easy_problems_end_in_the_blocked_rounds_and_the_others_go_to_the_full_gram_solver(monkeypatch):
+@pytest.mark.parametrize("limit, value", [("_LINEAR_BLOCKED_SHARE", 1e-4), ("_LINEAR_BLOCKED_FREE", 0.1)])
+def test_easy_problems_end_in_the_blocked_rounds_and_the_others_go_to_the_full_gram_solver(monkeypatch, limit, value):
     """A problem of 1,500 rows with few support vectors is solved by the blocked rounds (the
-    full-Gram solver's optimum to 1e-7). Where the rounds run out of work first, the full-Gram
-    solver starts again from the start point: its very multipliers, with both solvers' steps
-    counted."""
+    full-Gram solver's optimum to 1e-7). Where the rounds pass their limit of work or of free
+    multipliers first (here made tiny: about a round's work, 12 free), the full-Gram solver
+    starts again from the start point: its very multipliers, with both solvers' steps counted."""
     X, labels = make_classification(n_samples=1500, n_features=40, n_informative=10, class_sep=2.0, flip_y=0.0,
                                      random_state=1)
     problem = _problem("c_svc", X, labels)
@@ -92,7 +93,7 @@ def test_easy_problems_end_in_the_blocked_rounds_and_the_others_go_to_the_full_g
         return 0.5 * c @ K @ c - alpha.sum()
 
     assert objective(blocked.alpha) == pytest.approx(objective(reference.alpha), rel=1e-7)
-    monkeypatch.setattr(svmkit._solver, "_LINEAR_BLOCKED_SHARE", 1e-4)  # one round's work or so
+    monkeypatch.setattr(svmkit._solver, limit, value)
     handed_over = solve_dual(GramBlocks(LinearKernel(), X), problem)
     assert handed_over.strategy == "full-gram"
     np.testing.assert_array_equal(handed_over.alpha, reference.alpha)

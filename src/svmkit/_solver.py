@@ -48,8 +48,8 @@ from ._core.smo import (
 )
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
 from ._core.blocked_linear import (
-    BLOCKED_MORE_ROUNDS, STATE_BEST, STATE_OBJECTIVE, STATE_SIZE, STATE_STEPS, STATE_WORK, group_gap, linear_blocked_rounds, select_violators,
-    violator_masks,
+    BLOCKED_LEFT, BLOCKED_MORE_ROUNDS, STATE_BEST, STATE_OBJECTIVE, STATE_SIZE, STATE_STEPS, group_gap,
+    linear_blocked_rounds, select_violators, violator_masks,
 )
 from ._core.free_face import free_face_steps
 from ._core.full_gram import (
@@ -81,10 +81,18 @@ _FULL_GRAM_MAX_ROWS = 6144
 _FULL_GRAM_MAX_VARIABLES = 8192
 _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram strategy
 # Problems of dense data with the linear kernel of at least this many rows, which the full-Gram
-# solver would take, start with the linear kernel's compiled blocked rounds, with the work of
-# this share of the Gram matrix's n^2 d / 2 multiply-adds (see solve_dual)
+# solver would take, start with the linear kernel's compiled blocked rounds (see solve_dual), and
+# leave the problem to the full-Gram solver once their work (multiply-adds, and SMO steps times
+# the working set's size) passes this many times the Gram matrix's n^2 d / 2 multiply-adds, or
+# once more multipliers are free than this many times the working set. (The rounds won, in time
+# against the full-Gram solver, on usps' one-vs-one problems at 0.04-0.41 of the Gram matrix's
+# work and at most 148 free for q = 128; and on make_classification problems of 1,500-3,000 rows
+# and 20-100 features at up to 3.1 times its work, and, but for one at 0.78x with 1,779, at most
+# 387 free. 2,000 x 500 and 4,000 x 784 (wide-linear and the like: 500 and 771 free at the
+# optimum) have 512 and 1,024 free after 7-9 rounds, some 5 ms.)
 _LINEAR_BLOCKED_MIN_ROWS = 1024
 _LINEAR_BLOCKED_SHARE = 4.0
+_LINEAR_BLOCKED_FREE = 4
 _LINEAR_ROUNDS_PER_CALL = 16  # rounds between two progress reports at most
 _ALL_ROWS_WORK = 2**27  # multiply-adds (rows^2 x features) up to which all rows come first (_all_rows_first)
 _HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/5 of the variables
@@ -574,16 +582,15 @@ def solve_dual(
         stored_parts or n_data * n_data * 4 <= budget)
     steps_before = 0
     if _dense_linear_data(gram) is not None and (not full_gram or n_data >= _LINEAR_BLOCKED_MIN_ROWS):
-        # the linear kernel's blocked rounds, compiled: where the full-Gram solver applies they get
-        # the work of a share of its Gram matrix, and leave the problem to it if they have not
-        # reached tol by then (usps, 45 one-vs-one problems: 6-14 rounds each, 7-36% of their Gram
-        # matrix's work; hard problems with many free multipliers are left). It starts again from the
-        # start point: from the rounds' multipliers it took twice the steps (make_classification,
-        # 4,000 x 784, 6.4 -> 13.2 million steps, 10.5 -> 17.5 s)
-        max_work = _LINEAR_BLOCKED_SHARE * n_data**2 * n_features / 2 if full_gram else np.inf
+        # the linear kernel's blocked rounds, compiled: where the full-Gram solver applies, they
+        # leave the problem to it when their work or their free multipliers pass the limits
+        # (_LINEAR_BLOCKED_SHARE, _LINEAR_BLOCKED_FREE), and it starts again from the start point:
+        # from the rounds' multipliers it took twice the steps (make_classification, 4,000 x 784,
+        # 6.4 -> 13.2 million steps, 10.5 -> 17.5 s)
         with blas_threads_for(n_data, n_features):
-            solution = _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progress, max_work)
-        if solution.status != BLOCKED_MORE_ROUNDS:
+            solution = _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progress,
+                                             may_leave=full_gram)
+        if solution.status != BLOCKED_LEFT:
             return solution
         steps_before, max_steps = solution.n_iter, max_steps - solution.n_iter
     # (the full-Gram solver computes rows of few features in compiled code: no BLAS threads to set;
@@ -626,11 +633,12 @@ def _linear_working_set_size(m):
     return int(np.clip(2 ** round(np.log2(3 * np.sqrt(m))), 128, 1024))
 
 
-def _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progress, max_work=np.inf):
+def _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progress, may_leave=False):
     """The blocked decomposition with the linear kernel on dense data, every round compiled
-    (:func:`svmkit._core.blocked_linear.linear_blocked_rounds`), until ``tol``, or until the
-    rounds' work reaches ``max_work`` (status ``BLOCKED_MORE_ROUNDS``: the caller goes on
-    from the solution's multipliers with another solver)."""
+    (:func:`svmkit._core.blocked_linear.linear_blocked_rounds`), until ``tol``; with
+    ``may_leave``, only until the rounds' work passes ``_LINEAR_BLOCKED_SHARE`` times the
+    Gram matrix's or the free multipliers ``_LINEAR_BLOCKED_FREE`` times the working set
+    (status ``BLOCKED_LEFT``: the caller solves the problem with the full-Gram solver)."""
     X = np.ascontiguousarray(_dense_linear_data(gram), dtype=np.float64)
     X32 = X.astype(np.float32)
     m = problem.rows.shape[0]
@@ -642,14 +650,18 @@ def _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progr
     state[STATE_OBJECTIVE], state[STATE_BEST] = 0.5 * alpha @ (grad + problem.p), np.inf
     kept = np.empty(q // 2, dtype=np.int64)
     rows = np.ascontiguousarray(problem.rows, dtype=np.int64)
+    n_data, n_features = X.shape
+    max_work = _LINEAR_BLOCKED_SHARE * n_data**2 * n_features / 2 if may_leave else np.inf
+    max_free = _LINEAR_BLOCKED_FREE * q if may_leave else m
     while True:
         status, gap = linear_blocked_rounds(X, X32, rows, y, upper, alpha, grad, kept, state, q, tol, max_steps,
-                                            _LINEAR_ROUNDS_PER_CALL, max_work, _STALL_ROUNDS, problem.nu_mode)
+                                            _LINEAR_ROUNDS_PER_CALL, max_work, max_free, _STALL_ROUNDS,
+                                            problem.nu_mode)
         n_iter = int(state[STATE_STEPS])
         progress.report(n_iter, gap, m)
-        if status != BLOCKED_MORE_ROUNDS or state[STATE_WORK] >= max_work:
+        if status != BLOCKED_MORE_ROUNDS:
             break
-    progress.report(n_iter, gap, m, force=status != BLOCKED_MORE_ROUNDS)
+    progress.report(n_iter, gap, m, force=status != BLOCKED_LEFT)
     return DualSolution(alpha, grad, float(gap), n_iter, int(status), "blocked")
 
 

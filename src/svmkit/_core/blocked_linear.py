@@ -15,7 +15,8 @@ problems of 1,100-2,200 rows and 256 features: some 7 rounds each).
 Status codes returned: ``BLOCKED_OPTIMAL`` (0), ``BLOCKED_STEP_LIMIT`` (1),
 ``BLOCKED_STALLED`` (2, no decrease of the dual objective for ``stall_rounds``
 rounds), ``BLOCKED_MORE_ROUNDS`` (3: ``max_rounds`` rounds done, call again with
-the same state).
+the same state), ``BLOCKED_LEFT`` (4: the rounds' work or the number of free
+multipliers passed its limit: the problem is left to another solver).
 """
 
 import numpy as np
@@ -29,6 +30,7 @@ BLOCKED_OPTIMAL = 0
 BLOCKED_STEP_LIMIT = 1
 BLOCKED_STALLED = 2
 BLOCKED_MORE_ROUNDS = 3
+BLOCKED_LEFT = 4
 
 # A round's SMO that ends above its tolerance is followed by up to this many tries of Newton steps on
 # the face of at most _FACE_MAX_FREE free multipliers, each followed by up to _SMO_AFTER_FACE SMO steps
@@ -231,8 +233,17 @@ def _linear_round(X, X32, rows, y, upper, alpha, grad, ws, tol, max_steps, nu_mo
 
 
 @jit
+def _n_free(alpha, upper):
+    """How many multipliers are free, ``0 < a_t < U_t``."""
+    count = 0
+    for t in range(alpha.shape[0]):
+        count += (alpha[t] > 0) & (alpha[t] < upper[t])
+    return count
+
+
+@jit
 def linear_blocked_rounds(X, X32, rows, y, upper, alpha, grad, kept, state, q, tol, max_steps, max_rounds,
-                          max_work, stall_rounds, nu_mode):
+                          max_work, max_free, stall_rounds, nu_mode):
     """Rounds of the blocked decomposition with the linear kernel on dense data.
 
     Variable ``t`` (sign ``y[t]``, bound ``upper[t]``) uses data row ``rows[t]`` of ``X``
@@ -240,15 +251,16 @@ def linear_blocked_rounds(X, X32, rows, y, upper, alpha, grad, kept, state, q, t
     computed). ``alpha`` and ``grad`` (``Q a + p``, exact at the start) are updated in
     place; ``kept`` (``q // 2`` places) and ``state`` (float64: objective ``1/2 a'Qa + p'a``,
     its best value, rounds since then, number of kept variables, steps, rounds, work) carry
-    the loop from call to call. At most ``max_rounds`` rounds are made in one call, and none
+    the loop from call to call. At most ``max_rounds`` rounds are made in one call; none
     once the work of all rounds (multiply-adds of the products, and SMO steps times the
-    working set's size) has reached ``max_work``.
+    working set's size) has reached ``max_work``, or once more than ``max_free``
+    multipliers are free (``0 < a_t < U_t``: more than the working sets can settle).
 
     Returns
     -------
     status : int
-        ``BLOCKED_OPTIMAL``, ``BLOCKED_STEP_LIMIT``, ``BLOCKED_STALLED`` or ``BLOCKED_MORE_ROUNDS``
-        (``max_rounds`` or ``max_work`` reached).
+        ``BLOCKED_OPTIMAL``, ``BLOCKED_STEP_LIMIT``, ``BLOCKED_STALLED``, ``BLOCKED_MORE_ROUNDS``
+        (``max_rounds`` reached) or ``BLOCKED_LEFT`` (``max_work`` or ``max_free`` passed).
     gap : float
         The maximal violating-pair gap at the end.
 
@@ -260,7 +272,7 @@ def linear_blocked_rounds(X, X32, rows, y, upper, alpha, grad, kept, state, q, t
     >>> alpha, grad = np.zeros(4), -np.ones(4)  # C-SVC starts at a = 0, G = p = -1
     >>> state = np.array([0.0, np.inf, 0.0, 0.0, 0.0, 0.0, 0.0])
     >>> status, gap = linear_blocked_rounds(X, X.astype(np.float32), np.arange(4), y, np.full(4, 10.0), alpha, grad,
-    ...                                     np.zeros(1, dtype=np.int64), state, 2, 1e-6, 10**6, 100, np.inf, 50, False)
+    ...                                     np.zeros(1, dtype=np.int64), state, 2, 1e-6, 10**6, 100, np.inf, 4, 50, False)
     >>> status, alpha.round(6).tolist()  # the margin 1 <= x <= 3: a = 1/2 on x = 1 and x = 3
     (0, [0.0, 0.5, 0.5, 0.0])
     """
@@ -272,7 +284,9 @@ def linear_blocked_rounds(X, X32, rows, y, upper, alpha, grad, kept, state, q, t
             return BLOCKED_OPTIMAL, gap
         if state[STATE_STEPS] >= max_steps:
             return BLOCKED_STEP_LIMIT, gap
-        if round_index == max_rounds or state[STATE_WORK] >= max_work:
+        if state[STATE_WORK] >= max_work or _n_free(alpha, upper) > max_free:
+            return BLOCKED_LEFT, gap
+        if round_index == max_rounds:
             break
         if state[STATE_OBJECTIVE] < state[STATE_BEST] - 1e-12 * max(1.0, abs(state[STATE_OBJECTIVE])):
             state[STATE_BEST] = state[STATE_OBJECTIVE]
