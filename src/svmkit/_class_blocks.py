@@ -246,6 +246,7 @@ class _PairGram(GramBlocks):
         self._rows = np.concatenate([shared.members[a], shared.members[b]])
         self._n_a = shared.members[a].shape[0]
         self._cross = {}  # K_ab by dtype
+        self._X32 = None  # (float32_data: the pair's rows in float32, made if asked for)
 
     @property
     def X(self):

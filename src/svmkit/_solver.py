@@ -13,20 +13,22 @@ Two strategies, chosen by the problem size and the memory budget ``cache_size``:
   BLAS blocks when first needed, and SMO
   (second-order working-set selection, LIBSVM's shrinking,
   :mod:`svmkit._core.smo`) runs on it;
-* otherwise: blocked decomposition (ThunderSVM, oneDAL): a working set of
-  ``q`` variables is chosen by partial selection of the largest violators, SMO
-  runs on its ``q x q`` kernel block, and the gradient is updated with the
-  whole kernel rows (float32, BLAS blocks) of the multipliers that moved. An
+* otherwise: blocked decomposition (ThunderSVM, oneDAL; the rounds' pieces compiled in
+  :mod:`svmkit._core.blocked`): a working set of ``q`` variables is chosen by partial
+  selection of the largest violators, SMO (with Newton steps on the face of the free
+  multipliers where it zig-zags) runs on its ``q x q`` kernel block, and the gradient is
+  updated with the whole kernel rows (float32, BLAS blocks) of the multipliers that moved. An
   LRU cache bounded by ``cache_size`` keeps whole rows; when it is smaller than
   the working set, rows are streamed through the gradient update instead.
   Half of the working set is kept for the next round. Rows span all columns,
   so no gradient ever has to be rebuilt.
 
 With the linear kernel the blocked rounds need no kernel row: the gradient follows the
-change of ``w = sum_t a_t y_t x_t``. On dense data every round is compiled
-(:mod:`svmkit._core.blocked_linear`), and problems of 1024 rows or more that the full-Gram
-strategy would take start with such rounds, for the work of half their Gram matrix:
-problems with few support vectors end there, the others are left to the full-Gram solver.
+change of ``w = sum_t a_t y_t x_t``. On dense data all the rounds are one compiled call, and
+problems of 1024 rows or more that the full-Gram strategy would take (with no step limit)
+start with them: problems with few support vectors end there; the rounds leave the others
+to the full-Gram solver once their work passes 4x the Gram matrix's or more than 4q
+multipliers are free.
 """
 
 from __future__ import annotations
@@ -44,16 +46,16 @@ from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
 from ._core.smo import (
-    SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, rows_to_prefetch, smo, violation_gap,
+    SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, rows_to_prefetch, smo,
 )
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
-from ._core.blocked_linear import (
-    BLOCKED_LEFT, BLOCKED_MORE_ROUNDS, STATE_BEST, STATE_OBJECTIVE, STATE_SIZE, STATE_STEPS, group_gap,
-    linear_blocked_rounds, select_violators, violator_masks,
+from ._core.blocked import (
+    BLOCKED_GO_ON, BLOCKED_LEFT, BLOCKED_OPTIMAL, BLOCKED_STALLED, BLOCKED_STEP_LIMIT, STATE_STEPS, block_moves,
+    finish_round, linear_blocked_rounds, new_state, solve_block, start_round,
 )
 from ._core.free_face import free_face_steps
 from ._core.full_gram import (
-    SMO_NEED_ROWS, commit_block, distinct_rows, full_gram_smo, gather_rows, smo_on_block,
+    SMO_NEED_ROWS, commit_block, distinct_rows, full_gram_smo, gather_rows,
 )
 from ._core.pairs import solve_subsets
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
@@ -62,6 +64,7 @@ logger = logging.getLogger("svmkit")
 
 #: Solver status codes (``DualSolution.status``).
 OPTIMAL, ITERATION_LIMIT, STALLED = 0, 1, 2
+_SOLUTION_STATUS = {BLOCKED_OPTIMAL: OPTIMAL, BLOCKED_STEP_LIMIT: ITERATION_LIMIT, BLOCKED_STALLED: STALLED}
 
 #: Seconds between two progress reports.
 PROGRESS_INTERVAL_S = 1.0
@@ -93,7 +96,8 @@ _PREFETCH_ROWS = 128  # most kernel rows computed together in the full-Gram stra
 _LINEAR_BLOCKED_MIN_ROWS = 1024
 _LINEAR_BLOCKED_SHARE = 4.0
 _LINEAR_BLOCKED_FREE = 4
-_LINEAR_ROUNDS_PER_CALL = 16  # rounds between two progress reports at most
+_LINEAR_ROUNDS_PER_CALL = 16  # rounds between two progress reports at most ...
+_LINEAR_WORK_PER_CALL = 2**28  # ... and fewer where their gradient updates pass this many multiply-adds
 _ALL_ROWS_WORK = 2**27  # multiply-adds (rows^2 x features) up to which all rows come first (_all_rows_first)
 _HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/5 of the variables
 _FACE_MAX_FREE = 256  # most free multipliers for Newton steps on their face (a factorisation costs k^3)
@@ -256,6 +260,11 @@ class GramBlocks:
         """
         if not getattr(self.kernel, "float32_safe", False):
             return self.block(rows, cols, out)
+        return self._block(self.float32_data(), rows, cols, out)
+
+    def float32_data(self):
+        """The float32 copy of the data that :meth:`block32` computes from, made once: dense,
+        or CSR for sparse data of few nonzeros (``_SPARSE_COPY_DENSITY``)."""
         if self._X32 is None:
             if self._float32_copy_stays_sparse():
                 self._X32 = self.X.astype(np.float32)
@@ -263,7 +272,7 @@ class GramBlocks:
                 self._X32 = self.X.toarray().astype(np.float32)
             else:
                 self._X32 = self.X.astype(np.float32, copy=False)
-        return self._block(self._X32, rows, cols, out)
+        return self._X32
 
     def float32_copy_bytes(self):
         """Memory of the float32 copy of the data that :meth:`block32` makes (0: none)."""
@@ -444,12 +453,14 @@ class _Progress:
         self.start = time.perf_counter()
         self.last = -np.inf
         self.last_n_iter = -1
+        self.steps_before = 0  # steps of an earlier solver of the same problem, counted in the reports
 
     def report(self, n_iter, gap, active_size, force=False):
         """Report at most every ``PROGRESS_INTERVAL_S`` seconds (``force``: now) and never
         twice at the same step (a problem solved within the interval: one report, not two)."""
         if not (self.verbose or self.callback):
             return
+        n_iter += self.steps_before
         now = time.perf_counter()
         if n_iter == self.last_n_iter or (not force and now - self.last < PROGRESS_INTERVAL_S):
             return
@@ -550,7 +561,8 @@ def solve_dual(
         are computed from, the solver's per-variable arrays and the kernel
         blocks being computed).
     working_set_size : int, optional
-        Size ``q`` of the blocked working set (a power of two).
+        Size ``q`` of the blocked working set (a power of two; by default 1024, and for the
+        linear kernel on dense data the power of two nearest ``3 sqrt(m)`` within 128 ... 1024).
     verbose : bool
         Log progress to the ``svmkit`` logger at INFO level.
     callback : callable, optional
@@ -581,18 +593,21 @@ def solve_dual(
     full_gram = n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and (
         stored_parts or n_data * n_data * 4 <= budget)
     steps_before = 0
-    if _dense_linear_data(gram) is not None and (not full_gram or n_data >= _LINEAR_BLOCKED_MIN_ROWS):
+    # (the size test first: a one-vs-one problem's data rows are gathered when asked for)
+    if (not full_gram or (n_data >= _LINEAR_BLOCKED_MIN_ROWS and max_steps == _NO_STEP_LIMIT)) and (
+            _dense_linear_data(gram) is not None):
         # the linear kernel's blocked rounds, compiled: where the full-Gram solver applies, they
         # leave the problem to it when their work or their free multipliers pass the limits
         # (_LINEAR_BLOCKED_SHARE, _LINEAR_BLOCKED_FREE), and it starts again from the start point:
         # from the rounds' multipliers it took twice the steps (make_classification, 4,000 x 784,
-        # 6.4 -> 13.2 million steps, 10.5 -> 17.5 s)
+        # 6.4 -> 13.2 million steps, 10.5 -> 17.5 s). (With a step limit the full-Gram solver
+        # takes such problems alone: the left rounds' steps would count against it.)
         with blas_threads_for(n_data, n_features):
             solution = _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progress,
                                              may_leave=full_gram)
         if solution.status != BLOCKED_LEFT:
             return solution
-        steps_before, max_steps = solution.n_iter, max_steps - solution.n_iter
+        steps_before = progress.steps_before = solution.n_iter
     # (the full-Gram solver computes rows of few features in compiled code: no BLAS threads to set;
     # rows that are copies of shared blocks it never computes, and their data rows are not gathered)
     row_code = KERNEL_NONE if not full_gram or gram.rows_are_copies else _compiled_row_code(gram)
@@ -621,8 +636,8 @@ def _dense_linear_data(gram):
 
 
 def _linear_working_set_size(m):
-    """The linear kernel's working set for ``m`` variables: the power of two nearest ``3 sqrt(m)``,
-    within 128 ... 1024 (the fastest of 64 ... 1024 on usps: a one-vs-one problem of 1,838 rows 128,
+    """The linear kernel's working set for ``m`` variables: the power of two nearest ``3 sqrt(m)``
+    (on a log scale), within 128 ... 1024 (the fastest of 64 ... 1024 on usps: a one-vs-one problem of 1,838 rows 128,
     one-vs-rest of 7,291 rows 256; a9a, 32,561 rows: 512 and 1,024 alike).
 
     Examples
@@ -635,34 +650,39 @@ def _linear_working_set_size(m):
 
 def _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progress, may_leave=False):
     """The blocked decomposition with the linear kernel on dense data, every round compiled
-    (:func:`svmkit._core.blocked_linear.linear_blocked_rounds`), until ``tol``; with
-    ``may_leave``, only until the rounds' work passes ``_LINEAR_BLOCKED_SHARE`` times the
-    Gram matrix's or the free multipliers ``_LINEAR_BLOCKED_FREE`` times the working set
-    (status ``BLOCKED_LEFT``: the caller solves the problem with the full-Gram solver)."""
+    (:func:`svmkit._core.blocked.linear_blocked_rounds`), until ``tol``; with ``may_leave``,
+    only until the rounds' work passes ``_LINEAR_BLOCKED_SHARE`` times the Gram matrix's or
+    the free multipliers ``_LINEAR_BLOCKED_FREE`` times the working set (status
+    ``BLOCKED_LEFT``: the caller solves the problem with the full-Gram solver)."""
     X = np.ascontiguousarray(_dense_linear_data(gram), dtype=np.float64)
-    X32 = X.astype(np.float32)
+    X32 = gram.float32_data() if X is gram.X else X.astype(np.float32)
     m = problem.rows.shape[0]
-    q = int(min(working_set_size or _linear_working_set_size(m), 2 ** int(np.floor(np.log2(max(m, 2))))))
+    q = _working_set_size(working_set_size or _linear_working_set_size(m), m)
     y, upper = problem.y.astype(np.float64), problem.upper.astype(np.float64)
     alpha = problem.alpha0.astype(np.float64).copy()
     grad = _initial_gradient(gram, problem)
-    state = np.zeros(STATE_SIZE)
-    state[STATE_OBJECTIVE], state[STATE_BEST] = 0.5 * alpha @ (grad + problem.p), np.inf
+    state = new_state(0.5 * alpha @ (grad + problem.p))
     kept = np.empty(q // 2, dtype=np.int64)
     rows = np.ascontiguousarray(problem.rows, dtype=np.int64)
     n_data, n_features = X.shape
     max_work = _LINEAR_BLOCKED_SHARE * n_data**2 * n_features / 2 if may_leave else np.inf
     max_free = _LINEAR_BLOCKED_FREE * q if may_leave else m
+    # (some 2^28 multiply-adds of gradient updates between two returns for progress reports)
+    rounds_per_call = int(np.clip(_LINEAR_WORK_PER_CALL // (n_data * n_features), 1, _LINEAR_ROUNDS_PER_CALL))
     while True:
         status, gap = linear_blocked_rounds(X, X32, rows, y, upper, alpha, grad, kept, state, q, tol, max_steps,
-                                            _LINEAR_ROUNDS_PER_CALL, max_work, max_free, _STALL_ROUNDS,
-                                            problem.nu_mode)
+                                            rounds_per_call, max_work, max_free, _STALL_ROUNDS, problem.nu_mode)
         n_iter = int(state[STATE_STEPS])
         progress.report(n_iter, gap, m)
-        if status != BLOCKED_MORE_ROUNDS:
+        if status != BLOCKED_GO_ON:
             break
     progress.report(n_iter, gap, m, force=status != BLOCKED_LEFT)
-    return DualSolution(alpha, grad, float(gap), n_iter, int(status), "blocked")
+    return DualSolution(alpha, grad, float(gap), n_iter, _SOLUTION_STATUS.get(status, status), "blocked")
+
+
+def _working_set_size(q, m):
+    """``q``, but at most the largest power of two not above ``m`` (at least 2)."""
+    return int(min(q, 2 ** int(np.floor(np.log2(max(m, 2))))))
 
 
 def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=False, callback=None):
@@ -1066,12 +1086,9 @@ class _BlockedSolver:
         self.rows = problem.rows
         m = self.rows.shape[0]
         n_data = gram.n_rows
-        q = working_set_size or 1024
-        self.q = int(min(q, 2 ** int(np.floor(np.log2(max(m, 2))))))
+        self.q = _working_set_size(working_set_size or 1024, m)
         self.alpha = problem.alpha0.astype(np.float64).copy()
         self.grad = _initial_gradient(gram, problem)
-        # the dual objective 1/2 a'Qa + p'a, updated exactly with each block's decrease
-        self.objective = 0.5 * self.alpha @ (self.grad + problem.p)
         # the linear kernel (CSR data here; dense data: _solve_blocked_linear): the gradient follows
         # the moved multipliers through the change of w = sum_j a_j y_j x_j (n d multiply-adds a
         # round, in float64) instead of their kernel rows (n d each; a9a, 32,561 x 123: 40,669 rows
@@ -1096,40 +1113,24 @@ class _BlockedSolver:
     def run(self):
         m = self.rows.shape[0]
         q = self.q
-        n_iter = 0
-        kept = np.empty(0, dtype=np.int64)
-        best_objective, rounds_since_best = np.inf, 0
-        status = OPTIMAL
-        nu_mode = self.problem.nu_mode
+        kept = np.empty(q // 2, dtype=np.int64)
+        # (the state follows the dual objective 1/2 a'Qa + p'a exactly with each block's decrease)
+        state = new_state(0.5 * self.alpha @ (self.grad + self.problem.p))
         while True:
-            gap = group_gap(self.y, self.alpha, self.grad, self.upper, nu_mode)
-            self.progress.report(n_iter, gap, m)
-            if gap < self.tol:
+            status, gap, ws, new = start_round(self.y, self.upper, self.alpha, self.grad, kept, state, q, self.tol,
+                                               self.max_steps, np.inf, m, _STALL_ROUNDS, self.problem.nu_mode)
+            self.progress.report(int(state[STATE_STEPS]), gap, m)
+            if status != BLOCKED_GO_ON:
                 break
-            if n_iter >= self.max_steps:
-                status = ITERATION_LIMIT
-                break
-            if self.objective < best_objective - 1e-12 * max(1.0, abs(self.objective)):
-                best_objective, rounds_since_best = self.objective, 0
-            else:
-                rounds_since_best += 1
-                if rounds_since_best > _STALL_ROUNDS:
-                    status = STALLED
-                    break
-            if m <= q:
-                new = np.arange(m)
-                ws = new
-            else:
-                up, low = violator_masks(self.y, self.alpha, self.upper)
-                new = select_violators(-self.y * self.grad, up, low, self.y, nu_mode, kept, q - kept.shape[0])
-                ws = np.concatenate([kept, new])
-            n_iter += self._optimise_block(ws)
-            kept = new[: q // 2] if m > q else kept[:0]
+            steps = self._optimise_block(ws, state)
+            finish_round(state, kept, new, q, m, steps, 0)
+        n_iter = int(state[STATE_STEPS])
         self.progress.report(n_iter, gap, m, force=True)
-        return DualSolution(self.alpha, self.grad, float(gap), n_iter, status, "blocked")
+        return DualSolution(self.alpha, self.grad, float(gap), n_iter, _SOLUTION_STATUS[status], "blocked")
 
-    def _optimise_block(self, ws):
-        """SMO on the working set, then the gradient update with the moved rows.
+    def _optimise_block(self, ws, state):
+        """Solve the working set's block (:func:`svmkit._core.blocked.solve_block`), then
+        update the gradient with the moved rows; return the steps made.
 
         The working set's own ``q x q`` kernel block is computed directly for data
         with few features; otherwise it comes from cached rows where possible and
@@ -1141,8 +1142,8 @@ class _BlockedSolver:
         row is computed: the gradient follows the change of ``w``
         (:func:`linear_column_sum`).
         """
-        ws = ws[np.argsort(self.rows[ws], kind="stable")]  # in row order: see the SMO call below
-        ws_columns, local_rows = np.unique(self.rows[ws], return_inverse=True)
+        ws = ws[np.argsort(self.rows[ws], kind="stable")]  # in row order: see solve_block
+        ws_columns, local_rows = distinct_rows(self.rows[ws])
         cache = self.cache
         slots = cache.start_round(ws_columns)
         n_columns = ws_columns.shape[0]
@@ -1155,29 +1156,19 @@ class _BlockedSolver:
             K_ws = np.asarray(self.gram.block32(ws_columns, ws_columns), dtype=np.float32)
         else:
             K_ws = _square_block(cache.buffer, slots, ws_columns, self.gram.block32)
-        alpha_ws = self.alpha[ws].copy()
-        grad_ws = self.grad[ws].copy()
-        y_ws, U_ws = self.y[ws], self.upper[ws]
-        nu_mode = self.problem.nu_mode
-        local_gap = violation_gap(y_ws, alpha_ws, grad_ws, U_ws, nu_mode)
-        local_tol = max(self.tol, 0.1 * local_gap)
-        budget = min(max(20 * ws.shape[0], 1000), self.max_steps)
+        alpha_ws = self.alpha[ws]
+        grad_ws = self.grad[ws]
         # (a strided block would run the loops' strided compilation: 3x slower per step)
         K_ws = np.ascontiguousarray(K_ws)
-        steps, _ = smo_on_block(K_ws, local_rows, y_ws, U_ws, alpha_ws, grad_ws, local_tol, budget, nu_mode)
-        delta = alpha_ws - self.alpha[ws]
-        moved = np.flatnonzero(delta)
-        if moved.size == 0:
-            return max(steps, 1)
-        # f(a + d) - f(a) = d'G + 1/2 d'Qd, and Qd restricted to the block is grad_ws_new - grad_ws_old
-        self.objective += delta @ (0.5 * (grad_ws + self.grad[ws]))
-        self.alpha[ws] = alpha_ws
-        coef = np.zeros(n_columns)
-        np.add.at(coef, local_rows[moved], y_ws[moved] * delta[moved])
+        steps = solve_block(K_ws, local_rows, self.y[ws], self.upper[ws], alpha_ws, grad_ws, self.tol,
+                            self.max_steps - int(state[STATE_STEPS]), self.problem.nu_mode, _EPS[K_ws.dtype])
+        coef = block_moves(ws, local_rows, n_columns, self.y, self.alpha, self.grad, alpha_ws, grad_ws, state)
         nonzero = np.flatnonzero(coef)
+        if nonzero.size == 0:
+            return steps
         if self.linear_X is not None:
             self.grad += self.y * linear_column_sum(self.linear_X, ws_columns[nonzero], coef[nonzero])[self.rows]
-            return max(steps, 1)
+            return steps
         column_sum = np.zeros(self.gram.n_rows)
         in_cache = nonzero[slots[nonzero] >= 0]
         _add_weighted_rows(cache.buffer, slots[in_cache], coef[in_cache], column_sum)
@@ -1188,7 +1179,7 @@ class _BlockedSolver:
             _add_weighted_rows(block, np.arange(part.size), coef[part], column_sum)
             cache.insert(ws_columns[part], block)
         self.grad += self.y * column_sum[self.rows]
-        return max(steps, 1)
+        return steps
 
     def _rows_block(self, rows):
         """The kernel rows ``rows`` (at most ``chunk``) in float32, computed into one block of

@@ -1,5 +1,5 @@
-"""The linear kernel's blocked rounds (:mod:`svmkit._core.blocked_linear`) against the full-Gram
-solver, LIBSVM and NumPy references of the working-set selection."""
+"""The blocked rounds (:mod:`svmkit._core.blocked`), those of the linear kernel compiled whole,
+against the full-Gram solver, LIBSVM and NumPy references of the working-set selection."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ from sklearn.svm import SVC as LibsvmSVC
 
 import svmkit._solver
 from svmkit import SVC
-from svmkit._core.blocked_linear import _smallest, select_violators, violator_masks
+from svmkit._core.blocked import _smallest, select_violators, violator_masks
 from svmkit._solver import GramBlocks, solve_dual
 from svmkit.kernels import LinearKernel
 from svmkit.svm._formulations import c_svc_dual, epsilon_svr_dual, nu_svc_dual, nu_svr_dual, one_class_dual
@@ -78,8 +78,9 @@ def test_blocked_solver_follows_w_with_the_linear_kernel(monkeypatch, formulatio
 def test_easy_problems_end_in_the_blocked_rounds_and_the_others_go_to_the_full_gram_solver(monkeypatch, limit, value):
     """A problem of 1,500 rows with few support vectors is solved by the blocked rounds (the
     full-Gram solver's optimum to 1e-7). Where the rounds pass their limit of work or of free
-    multipliers first (here made tiny: about a round's work, 12 free), the full-Gram solver
-    starts again from the start point: its very multipliers, with both solvers' steps counted."""
+    multipliers first (here made tiny: 4,500 multiply-adds, one round; 12 free), the full-Gram
+    solver starts again from the start point: its very multipliers, with both solvers' steps
+    counted, in the solution and in the progress reports."""
     X, labels = make_classification(n_samples=1500, n_features=40, n_informative=10, class_sep=2.0, flip_y=0.0,
                                      random_state=1)
     problem = _problem("c_svc", X, labels)
@@ -93,20 +94,34 @@ def test_easy_problems_end_in_the_blocked_rounds_and_the_others_go_to_the_full_g
         return 0.5 * c @ K @ c - alpha.sum()
 
     assert objective(blocked.alpha) == pytest.approx(objective(reference.alpha), rel=1e-7)
+    assert blocked.status == svmkit._solver.OPTIMAL
     monkeypatch.setattr(svmkit._solver, limit, value)
-    handed_over = solve_dual(GramBlocks(LinearKernel(), X), problem)
-    assert handed_over.strategy == "full-gram"
+    rounds = []
+    solve_rounds = svmkit._solver._solve_blocked_linear
+    monkeypatch.setattr(svmkit._solver, "_solve_blocked_linear",
+                        lambda *args, **kwargs: rounds.append(solve_rounds(*args, **kwargs)) or rounds[-1])
+    reports = []
+    monkeypatch.setattr(svmkit._solver, "PROGRESS_INTERVAL_S", 0.0)
+    handed_over = solve_dual(GramBlocks(LinearKernel(), X), problem, callback=lambda info: reports.append(info.n_iter))
+    assert handed_over.strategy == "full-gram" and rounds[0].status == svmkit._solver.BLOCKED_LEFT
     np.testing.assert_array_equal(handed_over.alpha, reference.alpha)
-    assert handed_over.n_iter > reference.n_iter
+    assert handed_over.n_iter == reference.n_iter + rounds[0].n_iter > reference.n_iter
+    # the progress reports count the rounds' steps too: never backwards, the last one the total
+    assert reports == sorted(reports) and reports[-1] == handed_over.n_iter
 
 
-def test_one_vs_one_problems_of_the_blocked_rounds_reach_libsvms_optimum():
-    """Three classes of 700 rows, 30 features: each one-vs-one problem (1,400 rows) starts with
+def test_one_vs_one_problems_of_the_blocked_rounds_reach_libsvms_optimum(monkeypatch):
+    """Three classes of 700 rows, 30 features: each one-vs-one problem (1,400 rows) is solved by
     the blocked rounds; each pair's dual objective is LIBSVM's to 1e-4 relative, and the
     predictions agree."""
     X, y = make_classification(n_samples=2100, n_features=30, n_informative=12, n_classes=3, n_clusters_per_class=1,
                                class_sep=1.5, random_state=3)
+    rounds = []
+    solve_rounds = svmkit._solver._solve_blocked_linear
+    monkeypatch.setattr(svmkit._solver, "_solve_blocked_linear",
+                        lambda *args, **kwargs: rounds.append(solve_rounds(*args, **kwargs)) or rounds[-1])
     ours = SVC(kernel="linear", C=1.0).fit(X, y)
+    assert [solution.status for solution in rounds] == [svmkit._solver.OPTIMAL] * 3
     libsvm = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
     expected = libsvm_pair_objectives(libsvm, X, "linear", {})
     np.testing.assert_allclose(ours.dual_objective_, expected, rtol=1e-4)
@@ -153,3 +168,31 @@ def test_smallest_finds_the_k_smallest_values(k):
     positions = _smallest(score, k)
     assert len(set(positions.tolist())) == k
     np.testing.assert_array_equal(np.sort(score[positions]), np.sort(score)[:k])
+
+
+@pytest.mark.parametrize("cache_size", [200.0, 1.0])  # the full-Gram solver alone, and the rounds
+@pytest.mark.parametrize("max_iter", [1, 20, 300])
+def test_the_rounds_keep_to_the_step_limit(cache_size, max_iter):
+    """No more than ``max_iter`` steps, SMO's, the face steps' and the rounds' together, and
+    the solution reports the limit (a problem that needs some 12,000 steps)."""
+    X, labels = make_classification(n_samples=1500, n_features=40, n_informative=10, class_sep=2.0, flip_y=0.0,
+                                     random_state=1)
+    problem = _problem("c_svc", X, labels)
+    solution = solve_dual(GramBlocks(LinearKernel(), X), problem, max_iter=max_iter, cache_size=cache_size)
+    assert solution.n_iter <= max_iter and solution.status == svmkit._solver.ITERATION_LIMIT
+    assert solution.strategy == ("full-gram" if cache_size == 200.0 else "blocked")
+
+
+def test_rounds_made_in_several_calls_are_those_made_in_one(monkeypatch):
+    """The state carried from call to call (kept variables, objective, counts) gives the very
+    solution of one call per 16 rounds with one call per round."""
+    X, labels = make_classification(n_samples=1500, n_features=40, n_informative=10, class_sep=1.0, flip_y=0.01,
+                                    random_state=2)
+    problem = _problem("c_svc", X, labels)
+    gram = GramBlocks(LinearKernel(), X)
+    together = solve_dual(gram, problem, cache_size=1.0)
+    monkeypatch.setattr(svmkit._solver, "_LINEAR_ROUNDS_PER_CALL", 1)
+    apart = solve_dual(gram, problem, cache_size=1.0)
+    # (a round makes at most 2,560 SMO steps, and 10 x 1,256 more with the face steps: 3 rounds or more)
+    assert together.n_iter == apart.n_iter > 2 * (2_560 + 10 * 1_256)
+    np.testing.assert_array_equal(together.alpha, apart.alpha)
