@@ -156,7 +156,7 @@ def test_selection_takes_the_largest_violators_of_each_side(nu_mode, n_new):
     v = rng.normal(size=m)  # distinct values: one right answer
     kept = rng.choice(m, size=20, replace=False)
     up, low = violator_masks(y, alpha, upper)
-    chosen = select_violators(v, up, low, y, nu_mode, kept, n_new)
+    chosen = select_violators(y, -y * v, up, low, nu_mode, kept, n_new)  # (G = -y v)
     expected = _select_by_numpy(v, y, alpha, upper, nu_mode, kept, n_new)
     assert sorted(chosen.tolist()) == sorted(expected.tolist())
     assert not set(chosen.tolist()) & set(kept.tolist())

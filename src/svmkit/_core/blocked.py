@@ -82,7 +82,7 @@ def violator_masks(y, alpha, upper):
 
 
 @jit
-def select_violators(v, up, low, y, nu_mode, kept, n_new):
+def select_violators(y, grad, up, low, nu_mode, kept, n_new):
     """The largest violators not in ``kept``: ``n_new`` variables or fewer, an equal share
     from each side (at least one: 2, or 4 in nu mode, where ``n_new`` is smaller), I_up by
     largest ``v = -y G`` and I_low by smallest, and in nu mode from each sign of ``y`` apart. Returned in the order of the sides
@@ -91,13 +91,13 @@ def select_violators(v, up, low, y, nu_mode, kept, n_new):
     Examples
     --------
     >>> import numpy as np
-    >>> v = np.array([3.0, -1.0, 2.0, 0.5, -2.0])
     >>> y = np.array([1.0, 1.0, -1.0, -1.0, 1.0])
+    >>> grad = -y * np.array([3.0, -1.0, 2.0, 0.5, -2.0])  # v = -y G = (3, -1, 2, 0.5, -2)
     >>> up, low = violator_masks(y, np.array([0.0, 0.5, 0.5, 0.0, 1.0]), np.ones(5))
-    >>> select_violators(v, up, low, y, False, np.array([0]), 2).tolist()  # I_up {0, 1, 2}, I_low {1, 2, 3, 4}; 0 kept
+    >>> select_violators(y, grad, up, low, False, np.array([0]), 2).tolist()  # I_up {0, 1, 2}, I_low {1, 2, 3, 4}; 0 kept
     [2, 4]
     """
-    m = v.shape[0]
+    m = y.shape[0]
     taken = np.zeros(m, dtype=np.bool_)
     for t in kept:
         taken[t] = True
@@ -114,7 +114,7 @@ def select_violators(v, up, low, y, nu_mode, kept, n_new):
             n_candidates = 0
             for t in range(m):  # (written at every place, counted where it applies: no branches)
                 candidates[n_candidates] = t
-                score[n_candidates] = sign * v[t]
+                score[n_candidates] = -sign * y[t] * grad[t]
                 n_candidates += mask[t] & (not taken[t]) & ((not nu_mode) | ((y[t] < 0) == (group == 1)))
             k = min(share, n_candidates)
             order = _smallest(score[:n_candidates], k)
@@ -209,7 +209,7 @@ def start_round(y, upper, alpha, grad, kept, state, q, tol, max_steps, max_work,
         return BLOCKED_GO_ON, gap, new, new
     n_kept = int(state[STATE_N_KEPT])
     up, low = violator_masks(y, alpha, upper)
-    new = select_violators(-y * grad, up, low, y, nu_mode, kept[:n_kept], q - n_kept)
+    new = select_violators(y, grad, up, low, nu_mode, kept[:n_kept], q - n_kept)
     return BLOCKED_GO_ON, gap, np.concatenate((kept[:n_kept], new)), new
 
 

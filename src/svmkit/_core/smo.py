@@ -76,7 +76,7 @@ def violation_gap(y, alpha, grad, upper, nu_mode=False):
     In ``nu_mode`` (two equality constraints, one per sign of ``y``) the
     larger of the two per-sign gaps.
     """
-    return violation_extremes(y, upper, alpha, grad, np.arange(alpha.shape[0]), nu_mode)[2]
+    return violation_extremes(y, upper, alpha, grad, range(alpha.shape[0]), nu_mode)[2]
 
 
 @jit
