@@ -129,8 +129,8 @@ def select_violators(y, grad, up, low, nu_mode, kept, n_new):
 @jit
 def _smallest(score, k):
     """The positions of ``k`` smallest values of ``score`` (ties at the k-th value broken by
-    the heap's order), in no particular order: a max-heap of ``k`` that most values only compare with (numba's
-    ``np.argpartition`` took 190 us for 128 of 21,000 values, NumPy's 31 us).
+    the heap's order), in no particular order: a max-heap of ``k`` that most values only
+    compare with (numba's ``np.argpartition`` took 190 us for 128 of 21,000 values, NumPy's 31 us).
 
     Examples
     --------
@@ -187,6 +187,16 @@ def start_round(y, upper, alpha, grad, kept, state, q, tol, max_steps, max_work,
     ``BLOCKED_STALLED`` (no decrease of the objective for ``stall_rounds`` rounds), or
     ``BLOCKED_GO_ON``: then ``ws`` is the working set, the ``state``'s kept variables
     followed by ``new``, the largest violators (all ``m`` variables where ``m <= q``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, alpha, upper = np.array([1.0, 1.0, -1.0, -1.0]), np.zeros(4), np.ones(4)
+    >>> grad = np.array([-1.0, -2.0, -1.0, -3.0])  # v = -y G = (1, 2, -1, -3)
+    >>> status, gap, ws, new = start_round(y, upper, alpha, grad, np.zeros(1, dtype=np.int64), new_state(0.0), 2,
+    ...                                    1e-3, 100, np.inf, 4, 50, False)
+    >>> status == BLOCKED_GO_ON, float(gap), ws.tolist()  # I_up {0, 1}, I_low {2, 3}: 2 - (-3)
+    (True, 5.0, [1, 3])
     """
     m = y.shape[0]
     gap = violation_gap(y, alpha, grad, upper, nu_mode)
@@ -216,7 +226,16 @@ def start_round(y, upper, alpha, grad, kept, state, q, tol, max_steps, max_work,
 @jit
 def finish_round(state, kept, new, q, m, steps, work):
     """Count a round of ``steps`` steps (at least 1) and ``work`` in ``state``, and keep the
-    first ``q // 2`` of its ``new`` variables for the next round (none where ``m <= q``)."""
+    first ``q // 2`` of its ``new`` variables for the next round (none where ``m <= q``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> state, kept = new_state(0.0), np.zeros(2, dtype=np.int64)
+    >>> finish_round(state, kept, np.array([7, 3, 9]), 4, 10, 25, 100.0)
+    >>> kept.tolist(), float(state[STATE_N_KEPT]), float(state[STATE_STEPS]), float(state[STATE_WORK])
+    ([7, 3], 2.0, 25.0, 100.0)
+    """
     state[STATE_STEPS] += max(steps, 1)
     state[STATE_ROUNDS] += 1
     state[STATE_WORK] += work
@@ -257,7 +276,17 @@ def block_moves(ws, local_rows, n_columns, y, alpha, grad, alpha_ws, grad_ws, st
     ``ws[a]`` of row ``local_rows[a]``) into ``alpha``, add the objective's change to
     ``state``, and return the coefficient ``sum y_t (a_t new - a_t old)`` of each of the
     block's ``n_columns`` rows (the gradient of every variable changes by its kernel
-    column times these, which the caller adds to ``grad``)."""
+    column times these, which the caller adds to ``grad``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, alpha, grad, state = np.array([1.0, -1.0, 1.0]), np.zeros(3), -np.ones(3), new_state(0.0)
+    >>> coef = block_moves(np.array([0, 1]), np.array([0, 1]), 2, y, alpha, grad, np.array([0.5, 0.5]),
+    ...                    np.array([-0.5, -0.5]), state)
+    >>> coef.tolist(), alpha.tolist(), float(state[STATE_OBJECTIVE])  # 2 x 0.5 x (-0.5 - 1) / 2
+    ([0.5, -0.5], [0.5, 0.5, 0.0], -0.75)
+    """
     coef = np.zeros(n_columns)
     decrease = 0.0
     for a in range(ws.shape[0]):
