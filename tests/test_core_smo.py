@@ -28,7 +28,7 @@ from svmkit._core.kernel_blocks import (
 from svmkit._core._jit import jit
 from svmkit._core.small_decisions import small_decisions, support_sq_norms
 from svmkit._core.blocked import (
-    _smallest, block_moves, finish_round, linear_blocked_rounds, new_state, select_violators, start_round, violator_masks,
+    _smallest, block_moves, block_rows, finish_round, linear_blocked_rounds, new_state, select_violators, start_round, violator_masks,
 )
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
 from svmkit._core.row_cache import add_weighted_rows_serial
@@ -449,7 +449,7 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, small_decisions, support_sq_norms,
                                       rbf_from_products, sparse_row_products, sparse_sparse_products, objective_sums, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,
-                                      linear_blocked_rounds, start_round, finish_round, block_moves])
+                                      linear_blocked_rounds, start_round, finish_round, block_moves, block_rows])
 def test_docstring_examples_of_compiled_functions(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

@@ -51,7 +51,7 @@ from ._core.smo import (
 from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
 from ._core.blocked import (
     BLOCKED_GO_ON, BLOCKED_LEFT, BLOCKED_OPTIMAL, BLOCKED_STALLED, BLOCKED_STEP_LIMIT, STATE_STEPS, block_moves,
-    finish_round, linear_blocked_rounds, new_state, solve_block, start_round,
+    block_rows, finish_round, linear_blocked_rounds, new_state, solve_block, start_round,
 )
 from ._core.free_face import free_face_steps
 from ._core.full_gram import (
@@ -592,7 +592,6 @@ def solve_dual(
     stored_parts = gram.splits_rows and not problem.alpha0.any() and _in_row_order(problem.rows, n_data)
     full_gram = n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and (
         stored_parts or n_data * n_data * 4 <= budget)
-    steps_before = 0
     # (the size test first: a one-vs-one problem's data rows are gathered when asked for)
     if (not full_gram or (n_data >= _LINEAR_BLOCKED_MIN_ROWS and max_steps == _NO_STEP_LIMIT)) and (
             _dense_linear_data(gram) is not None):
@@ -607,7 +606,7 @@ def solve_dual(
                                              may_leave=full_gram)
         if solution.status != BLOCKED_LEFT:
             return solution
-        steps_before = progress.steps_before = solution.n_iter
+        progress.steps_before = solution.n_iter  # (counted in the reports and in the solution)
     # (the full-Gram solver computes rows of few features in compiled code: no BLAS threads to set;
     # rows that are copies of shared blocks it never computes, and their data rows are not gathered)
     row_code = KERNEL_NONE if not full_gram or gram.rows_are_copies else _compiled_row_code(gram)
@@ -625,7 +624,7 @@ def solve_dual(
             solution = solve(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, row_code, progress)
         else:
             solution = _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
-    solution.n_iter += steps_before
+    solution.n_iter += progress.steps_before
     return solution
 
 
@@ -1142,8 +1141,7 @@ class _BlockedSolver:
         row is computed: the gradient follows the change of ``w``
         (:func:`linear_column_sum`).
         """
-        ws = ws[np.argsort(self.rows[ws], kind="stable")]  # in row order: see solve_block
-        ws_columns, local_rows = distinct_rows(self.rows[ws])
+        ws, ws_columns, local_rows = block_rows(self.rows, ws)
         cache = self.cache
         slots = cache.start_round(ws_columns)
         n_columns = ws_columns.shape[0]

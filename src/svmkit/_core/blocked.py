@@ -271,6 +271,24 @@ def solve_block(K, local_rows, y, upper, alpha, grad, tol, max_steps, nu_mode, e
 
 
 @jit
+def block_rows(rows, ws):
+    """The working set ``ws`` in the order of its variables' data rows (stable; one variable
+    per row in row order takes :func:`svmkit._core.full_gram.smo_on_block`'s contiguous
+    passes), its distinct rows ``columns`` and each variable's place ``local_rows`` among them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ws, columns, local_rows = block_rows(np.array([0, 0, 1, 1, 2, 2]), np.array([5, 0, 3, 1]))
+    >>> ws.tolist(), columns.tolist(), local_rows.tolist()
+    ([0, 1, 3, 5], [0, 1, 2], [0, 0, 1, 2])
+    """
+    ws = ws[np.argsort(rows[ws], kind="mergesort")]
+    columns, local_rows = distinct_rows(rows[ws])
+    return ws, columns, local_rows
+
+
+@jit
 def block_moves(ws, local_rows, n_columns, y, alpha, grad, alpha_ws, grad_ws, state):
     """Write a solved block's multipliers ``alpha_ws`` (gradient ``grad_ws``; variable
     ``ws[a]`` of row ``local_rows[a]``) into ``alpha``, add the objective's change to
@@ -342,8 +360,7 @@ def linear_blocked_rounds(X, X32, rows, y, upper, alpha, grad, kept, state, q, t
                                            max_free, stall_rounds, nu_mode)
         if status != BLOCKED_GO_ON:
             break
-        ws = ws[np.argsort(rows[ws], kind="mergesort")]  # in row order: smo_on_block's fast passes
-        columns, local_rows = distinct_rows(rows[ws])
+        ws, columns, local_rows = block_rows(rows, ws)
         X_ws = np.ascontiguousarray(X32[columns])
         alpha_ws, grad_ws = alpha[ws], grad[ws]  # (fancy indexing: copies)
         steps = solve_block(X_ws @ X_ws.T, local_rows, y[ws], upper[ws], alpha_ws, grad_ws, tol,
