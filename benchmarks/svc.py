@@ -28,10 +28,15 @@ they were freed, 0.2 ms per MB), and whichever library ran first paid for all (a
 synthetic n = 10,000 problem: svmkit 1.77 s after the warm-ups, 0.25-0.30 s with the pages
 written beforehand; LIBSVM and oneDAL, running after it, found the pages it had freed).
 
-Garbage is collected once per dataset, after the warm-up, not before each timed
-call: a full collection evicts the caches, and the fit after one took 0.7-0.8 ms
+Garbage is collected once per dataset, before the prefault and the warm-up, not before
+each timed call: a full collection evicts the caches, and the fit after one took 0.7-0.8 ms
 longer with every library (heart_scale: svmkit 0.96 -> 1.69 ms, scikit-learn
-2.99 -> 3.83 ms), which made the ratios of small problems look closer to 1.
+2.99 -> 3.83 ms), which made the ratios of small problems look closer to 1. It also empties
+CPython's free lists (of floats, tuples, dicts, ...), and the calls after it run slower until
+they are filled again: with the collection between the warm-up and the timed repetitions,
+svmkit's prediction on wine took 47.6, 42.3, 26.0, 24.0, ... 19.6, 19.1 us in 15
+repetitions (scikit-learn's 342, 261, 248, 253 us in the first four), so the median of 5
+was that of the first repetitions only; the warm-up now fills the lists again.
 
 If a library's first fit of a dataset takes longer than ``--max-seconds``, its
 other repetitions are skipped and the single time is reported ("fits" = 1).
@@ -467,9 +472,9 @@ def run_case(case, classes, args, skip=None):
     libraries = [library for library in classes if library not in skip]
     for library, reason in dict(skip).items():
         case.results[library] = {"error": f"skipped ({reason})"}
+    gc.collect()
     prefault(args.prefault_mb)
     warm_up({library: classes[library] for library in libraries}, case, args)
-    gc.collect()
     times = {library: {"fit": [], "predict": [], "memory": []} for library in libraries}
     last = {}
     active = list(libraries)

@@ -312,24 +312,26 @@ def test_small_predictions_in_one_compiled_call_equal_numpys_blocks(monkeypatch,
     with its limits at 0 they take NumPy's block path, whose decision values and predictions
     they must give."""
     from svmkit import SVR, OneClassSVM
-    from svmkit._core.small_decisions import LOOP_FEATURES
+    from svmkit._core.small_decisions import LOOP_FEATURES, RBF_LOOP_PRODUCTS
 
     X = StandardScaler().fit_transform(np.hstack([X_iris, X_iris**2, X_iris[:, :3] * X_iris[:, 1:]]) if wide else X_iris)
-    assert (X.shape[1] > LOOP_FEATURES) == wide
     y = {"binary": y_iris > 0, "svr": X_iris[:, 0]}.get(case, y_iris)
     model = {"svr": SVR(kernel=kernel, gamma=0.3), "one_class": OneClassSVM(kernel=kernel, gamma=0.3, nu=0.2)}.get(
         case, SVC(kernel=kernel, gamma=0.3, multiclass="ovr" if case == "ovr" else "ovo",
                   decision_function_shape="ovr" if case == "ovo_ovr_scores" else "ovo"))
     model.fit(X, None if case == "one_class" else y)
-    assert 0 < X.shape[0] * model.support_.shape[0] <= svmkit.svm._base._COMPILED_DECISION_VALUES
+    X_test = np.vstack([X, X[::-1]]) if wide else X  # (wide: twice the products of the RBF kernel values)
+    assert 0 < X_test.shape[0] * model.support_.shape[0] <= svmkit.svm._base._COMPILED_DECISION_VALUES
+    products = X_test.size * model.support_.shape[0] if kernel == "rbf" else X.shape[1]
+    assert (products > (RBF_LOOP_PRODUCTS if kernel == "rbf" else LOOP_FEATURES)) == wide
     calls = []
     original = svmkit.svm._base.small_decisions
     monkeypatch.setattr(svmkit.svm._base, "small_decisions", lambda *args: calls.append(1) or original(*args))
     methods = [model.predict] if case == "svr" else [model.decision_function, model.predict]
-    compiled = [method(X) for method in methods]
+    compiled = [method(X_test) for method in methods]
     monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 0)
     monkeypatch.setattr(svmkit.svm._base, "_TINY_PREDICT_WORK", 0)
-    blocks = [method(X) for method in methods]
+    blocks = [method(X_test) for method in methods]
     assert calls == [1] * len(methods)
     for compiled_values, block_values in zip(compiled, blocks):
         np.testing.assert_allclose(compiled_values, block_values, rtol=1e-12, atol=1e-12)
