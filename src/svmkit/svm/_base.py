@@ -66,8 +66,8 @@ _PARALLEL_PREDICT_VALUES = 2**20
 # as in the benchmark, median of 20: 2,000 x 500 24.2 / 15.6, 128 features 22.8 / 18.4, 784
 # features 75.1 / 76.5. Several columns (multiclass) stay with the workers' own products: there,
 # this way took usps 39.5 against 34.4 ms, 10 classes x 300 features 43.0 against 35.9 ms;
-# but where they have too few kernel values for two workers, their one worker computes wide
-# products on all of BLAS's threads too (interleaved with oneDAL's calls, median of 25, ms, BLAS
+# but where they have too few kernel values for two workers, their one worker computes its
+# products on all of BLAS's threads, as every lone worker does (interleaved with oneDAL's calls, median of 25, ms, BLAS
 # on one thread / on both / oneDAL: usps 400 test rows 9.43 / 6.12 / 26.3, 150 rows 4.22 / 2.60
 # / 12.86; 10 classes, 300 test rows x 3,000 support vectors x 300 features 11.35 / 6.82 / 80.1).
 _SHARED_PRODUCT_FEATURES = 100
@@ -481,9 +481,6 @@ class BaseKernelSVM(BaseEstimator):
                 return np.asarray(X @ weights) + intercept
         n_sv = self.support_.shape[0]
         n_rows = X.shape[0]
-        # (one worker runs BLAS on one thread, see _PARALLEL_PREDICT_VALUES, unless the products
-        # are so small that setting the threads would cost more)
-        tiny = n_rows * max(1, n_sv) * X.shape[1] < _TINY_PREDICT_WORK
         combine = None if make_combine is None else make_combine()
         cores = resolve_n_jobs(getattr(self, "n_jobs", None))
         n_workers = cores if n_rows * n_sv >= _PARALLEL_PREDICT_VALUES else 1
@@ -538,8 +535,12 @@ class BaseKernelSVM(BaseEstimator):
                     block = from_sq_norms(X_rows, support_vectors, row_sq_norms(X_rows), sv_norms)
             out[rows] = block @ coef if combine is None else combine(block)
 
-        # (workers run BLAS on one thread too; so does one worker, unless the products are wide)
-        with contextlib.nullcontext() if tiny or (n_workers == 1 and wide_products) else single_threaded_blas():
+        # Two workers run BLAS on one thread each (see _PARALLEL_PREDICT_VALUES); one worker on all
+        # of BLAS's threads (digits' one-vs-one problems, 450 test rows x 702 support vectors x 64
+        # features, each fit followed by scikit-learn's and oneDAL's, median of 15: 1.21 against
+        # 1.50 ms with BLAS on one thread; 225 rows 0.75 / 0.84, 112 rows 0.49 / 0.53, 56 rows
+        # 0.42 / 0.41; 450 rows of 6 features 1.33 / 1.34; usps, see _SHARED_PRODUCT_FEATURES)
+        with single_threaded_blas() if n_workers > 1 else contextlib.nullcontext():
             map_in_threads(decide_block, range(0, n_rows, step), n_workers)
         out += intercept
         return out
