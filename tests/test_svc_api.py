@@ -303,6 +303,23 @@ def test_shared_products_prediction_equals_the_workers_own_products(monkeypatch,
     assert shared == [1, 1]
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_lone_prediction_worker_keeps_blas_threads_unless_n_jobs_is_one(monkeypatch, n_jobs):
+    """Kernel values too few for two workers: their one worker runs BLAS on all its threads,
+    unless n_jobs=1 asks for one thread; the decisions are the same either way."""
+    X, y = make_classification(n_samples=500, n_features=20, n_informative=8, n_classes=3, random_state=4)
+    model = SVC(gamma=0.05, n_jobs=n_jobs).fit(X[:300], y[:300])
+    n_values = 200 * model.support_.shape[0]
+    assert svmkit.svm._base._COMPILED_DECISION_VALUES < n_values < svmkit.svm._base._PARALLEL_PREDICT_VALUES
+    limits = []
+    original = svmkit.svm._base.single_threaded_blas
+    monkeypatch.setattr(svmkit.svm._base, "single_threaded_blas", lambda: limits.append(1) or original())
+    decisions = model.decision_function(X[300:])
+    assert limits == ([1] if n_jobs == 1 else [])
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 10**9)
+    np.testing.assert_allclose(decisions, model.decision_function(X[300:]), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("wide", [False, True])
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 @pytest.mark.parametrize("case", ["binary", "ovo", "ovo_ovr_scores", "ovr", "svr", "one_class"])

@@ -539,8 +539,9 @@ class BaseKernelSVM(BaseEstimator):
         # of BLAS's threads (digits' one-vs-one problems, 450 test rows x 702 support vectors x 64
         # features, each fit followed by scikit-learn's and oneDAL's, median of 15: 1.21 against
         # 1.50 ms with BLAS on one thread; 225 rows 0.75 / 0.84, 112 rows 0.49 / 0.53, 56 rows
-        # 0.42 / 0.41; 450 rows of 6 features 1.33 / 1.34; usps, see _SHARED_PRODUCT_FEATURES)
-        with single_threaded_blas() if n_workers > 1 else contextlib.nullcontext():
+        # 0.42 / 0.41; 450 rows of 6 features 1.33 / 1.34; usps, see _SHARED_PRODUCT_FEATURES),
+        # unless n_jobs=1 asks for one thread
+        with single_threaded_blas() if n_workers > 1 or cores == 1 else contextlib.nullcontext():
             map_in_threads(decide_block, range(0, n_rows, step), n_workers)
         out += intercept
         return out
