@@ -636,8 +636,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     # -- prediction -------------------------------------------------------------
     def _problem_decisions(self, X):
         decisions = self._small_decisions(X)
-        if decisions is not None:
-            return decisions
+        return self._kernel_problem_decisions(X) if decisions is None else decisions
+
+    def _kernel_problem_decisions(self, X):
+        """The problems' decision values by kernel blocks (:meth:`_kernel_decision`), ``X`` checked
+        as usual: where :meth:`_small_decisions` does not apply."""
         X = self._validate_test_X(X)
         one_vs_one = self.multiclass == "ovo" and self.classes_.shape[0] > 2
         make_combine = self._class_by_class_products if one_vs_one else None
@@ -679,18 +682,15 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         aggregate when ``decision_function_shape='ovr'`` (as scikit-learn).
         One-vs-rest: (n_samples, n_classes).
         """
-        ovr_of_pairs = (self.__sklearn_is_fitted__() and self.classes_.shape[0] > 2 and self.multiclass == "ovo"
-                        and self.decision_function_shape == "ovr")
-        if ovr_of_pairs:
-            scores = self._small_decisions(X, self.classes_.shape[0])
-            if scores is not None:
-                return scores
-        decisions = self._problem_decisions(X)
-        if self.classes_.shape[0] == 2:
-            return decisions[:, 0]
-        if ovr_of_pairs:
-            return ovr_scores(decisions, *self._pair_classes(), self.classes_.shape[0])
-        return decisions
+        n_classes = self.classes_.shape[0] if self.__sklearn_is_fitted__() else 0
+        ovr_of_pairs = n_classes > 2 and self.multiclass == "ovo" and self.decision_function_shape == "ovr"
+        # (one try of the compiled path, with the one-vs-rest scores where they are asked for)
+        decisions = self._small_decisions(X, n_classes if ovr_of_pairs else 0)
+        if decisions is None:
+            decisions = self._kernel_problem_decisions(X)
+            if ovr_of_pairs:
+                return ovr_scores(decisions, *self._pair_classes(), n_classes)
+        return decisions[:, 0] if n_classes == 2 else decisions
 
     def predict(self, X):
         """Class labels: the sign for two classes, votes for one-vs-one (ties go
