@@ -171,6 +171,25 @@ def test_kernel_rows_of_sparse_data_with_few_nonzeros_from_both_sides_nonzeros(k
 @pytest.mark.parametrize(
     "kernel", [K.LinearKernel(), K.PolynomialKernel(degree=3, gamma=0.5, coef0=1.0), K.RBFKernel(gamma=0.3)]
 )
+def test_gram_block_of_every_row_is_the_symmetric_product_of_the_data(kernel):
+    """The block of all rows in order (the full-Gram solver's first block of a small problem)
+    is computed from the data itself, one symmetric product: exactly symmetric, and the
+    kernel's values to 1e-13; in the caller's array and on its own, in float64 and float32."""
+    from svmkit._solver import GramBlocks
+
+    X = np.random.default_rng(5).standard_normal((40, 30))
+    gram = GramBlocks(kernel, X)
+    every_row = np.arange(40)
+    expected = kernel(X[::-1], X)[::-1]  # (rows gathered: a general product)
+    for compute, rtol in ((gram.block, 1e-13), (gram.block32, 1e-5)):
+        for block in (compute(every_row), compute(every_row, out=np.empty((40, 40), dtype=compute(every_row[:1]).dtype))):
+            np.testing.assert_array_equal(block, block.T)
+            np.testing.assert_allclose(block, expected, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize(
+    "kernel", [K.LinearKernel(), K.PolynomialKernel(degree=3, gamma=0.5, coef0=1.0), K.RBFKernel(gamma=0.3)]
+)
 def test_gram_blocks_computed_in_the_callers_array_equal_new_blocks(kernel):
     """A block of dense data asked for into ``out`` (the solver's rows) is computed there in
     place, bit for bit the block computed on its own; also of columns, and in float32."""
