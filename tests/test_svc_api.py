@@ -320,6 +320,26 @@ def test_a_lone_prediction_worker_keeps_blas_threads_unless_n_jobs_is_one(monkey
     np.testing.assert_allclose(decisions, model.decision_function(X[300:]), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    "n_rows, n_features, one_thread",
+    [(112, 4, False), (133, 13, False), (300, 20, True), (3000, 20, True), (2000, 500, False)],
+)
+def test_blas_threads_of_a_problem_by_its_size(n_rows, n_features, one_thread):
+    """Problems of thin kernel blocks run BLAS on one thread; those whose products OpenBLAS
+    runs on one thread anyway (the Gram matrix of all rows at most 4 x 65,536 multiply-adds:
+    iris, wine) and wide ones keep the threads as they are."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+    outside = blas_threads()
+    with svmkit._solver.blas_threads_for(n_rows, n_features):
+        inside = blas_threads()
+    assert inside == ([1] * len(outside) if one_thread else outside)
+    assert blas_threads() == outside
+
+
 @pytest.mark.parametrize("wide", [False, True])
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 @pytest.mark.parametrize("case", ["binary", "ovo", "ovo_ovr_scores", "ovr", "svr", "one_class"])

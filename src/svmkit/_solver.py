@@ -123,6 +123,10 @@ _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
 # several BLAS threads: they run single-threaded (threads then only cost synchronisation).
 _SMALL_BLAS_WORK = 400_000
+# ... but where even the Gram matrix of all rows (rows^2 x features multiply-adds) is below this,
+# OpenBLAS runs every product on one thread by itself (m n k <= 4 x 65,536), and the threads are
+# not set at all (setting and restoring them costs 4 us)
+_ONE_THREAD_BLAS_WORK = 4 * 65_536
 # Up to this many features, the full-Gram SMO computes linear, polynomial and RBF kernel
 # rows in compiled code, one at a time as needed (svmguide1, d = 4, RBF: 13 ms instead of 23 ms
 # per fit; make_classification, RBF, n = 3000: 27 vs 40 ms at d = 8, 65 vs 84 ms at d = 20,
@@ -162,8 +166,10 @@ def single_threaded_blas():
 def blas_threads_for(n_rows, n_features):
     """The BLAS context for the kernel blocks of a problem of ``n_rows`` rows: one thread
     for thin blocks (below ``_SMALL_BLAS_WORK`` values of data, where several threads only
-    cost synchronisation), else all."""
-    return single_threaded_blas() if n_rows * n_features < _SMALL_BLAS_WORK else contextlib.nullcontext()
+    cost synchronisation), else all; nothing set for problems whose products BLAS runs on one
+    thread anyway (``_ONE_THREAD_BLAS_WORK``)."""
+    thin = n_rows * n_features < _SMALL_BLAS_WORK and n_rows * n_rows * n_features > _ONE_THREAD_BLAS_WORK
+    return single_threaded_blas() if thin else contextlib.nullcontext()
 
 
 # The blocked solver's arrays per variable: float64 alpha, gradient, y, bound, linear
