@@ -74,6 +74,11 @@ ijcnn1-like    the issue's anchor setting without the file: make_classi-  RBF C=
                10% positive, 1% of labels flipped, each feature
                mapped to [-1, 1] as svm-scale does; test 10,000 (seed
                0); not in the default run
+mnist-like     MNIST's kind without the file: make_classification,  RBF C=1 gamma='scale' (numeric); linear C=1
+               18,000 x 784, 10 classes (60 informative, 40 redun-
+               dant, two clusters a class), values cut to 23% non-
+               zeros in [0, 1], CSR; test 3,000 (seed 0); not in the
+               default run (LIBSVM: some 5 minutes a fit)
 small-shapes   seven noisy two-class problems of make_classification  RBF C=1 gamma='scale' (numeric); linear C=1
                in the shapes of LIBSVM's small binary datasets, 145 x
                5 ... 1243 x 21 (SMALL_SHAPES), standardised, 10% of
@@ -143,7 +148,7 @@ from _common import (  # noqa: E402
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
 ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "iris", "wine",
                 "sparse-text", "synthetic")
-KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes", "ijcnn1-like")  # only when named
+KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes", "ijcnn1-like", "mnist-like")  # only when named
 SPARSE_DENSITY = 0.25  # a LIBSVM file of other data is kept as CSR up to this fraction of nonzero values
 # (rows, features) of LIBSVM's small binary datasets: liver-disorders, sonar, ionosphere, australian,
 # diabetes, german.numer, svmguide3
@@ -278,6 +283,9 @@ def real_cases(name, data_dir, kernels, cache, file_settings=None):
     if name in ("sparse-text", "many-classes", "wide-linear"):
         X_train, y_train, X_test, y_test = sparse_text_split() if name == "sparse-text" else synthetic_split(name)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
+    if name == "mnist-like":
+        X_train, y_train, X_test, y_test = mnist_like_split()
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
     if name == "ijcnn1-like":
         X_train, y_train, X_test, y_test = ijcnn1_like_split()
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 32.0, 2.0), ("linear", 32.0, None)], kernels)
@@ -344,6 +352,20 @@ def ijcnn1_like_split(n_train=50_000, n_test=10_000, seed=0):
                                random_state=seed)
     X_train, X_test = scale_like_svm_scale(X[:n_train], X[n_train:])
     return X_train, y[:n_train], X_test, y[n_train:]
+
+
+def mnist_like_split(n_train=15_000, n_test=3_000, seed=0):
+    """Data of MNIST's kind without the file: 784 features, 10 classes (make_classification, 60
+    informative and 40 redundant features, two clusters a class), each value lowered by 0.85 and
+    cut at 0, then divided by the largest (23% nonzeros in [0, 1]), as CSR."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_train + n_test, 784, n_informative=60, n_redundant=40, n_classes=10,
+                               n_clusters_per_class=2, class_sep=1.5, random_state=seed)
+    X = np.maximum(X - 0.85, 0.0)
+    X /= X.max()
+    X = sp.csr_matrix(X)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
 def small_shape_split(n_train, n_features):
