@@ -215,7 +215,7 @@ def _into(block, out):
 
 def _is_every_row(rows, n_rows):
     """Whether ``rows`` (indices or a slice) is the array ``0, 1, ..., n_rows - 1``."""
-    return isinstance(rows, np.ndarray) and rows.shape[0] == n_rows and bool((rows == np.arange(n_rows)).all())
+    return isinstance(rows, np.ndarray) and rows.shape[0] == n_rows and _in_row_order(rows, n_rows)
 
 
 class GramBlocks:
