@@ -309,6 +309,7 @@ def test_a_lone_prediction_worker_keeps_blas_threads_unless_n_jobs_is_one(monkey
     unless n_jobs=1 asks for one thread; the decisions are the same either way."""
     X, y = make_classification(n_samples=500, n_features=20, n_informative=8, n_classes=3, random_state=4)
     model = SVC(gamma=0.05, n_jobs=n_jobs).fit(X[:300], y[:300])
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_FEATURES", 0)  # (20 features: as wider data)
     n_values = 200 * model.support_.shape[0]
     assert svmkit.svm._base._COMPILED_DECISION_VALUES < n_values < svmkit.svm._base._PARALLEL_PREDICT_VALUES
     limits = []
@@ -367,11 +368,33 @@ def test_small_predictions_in_one_compiled_call_equal_numpys_blocks(monkeypatch,
     methods = [model.predict] if case == "svr" else [model.decision_function, model.predict]
     compiled = [method(X_test) for method in methods]
     monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 0)
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_FEATURES", 0)
     monkeypatch.setattr(svmkit.svm._base, "_TINY_PREDICT_WORK", 0)
     blocks = [method(X_test) for method in methods]
     assert calls == [1] * len(methods)
     for compiled_values, block_values in zip(compiled, blocks):
         np.testing.assert_allclose(compiled_values, block_values, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_rbf_predictions_on_narrow_data_take_the_compiled_call_below_the_workers_limit(monkeypatch, n_classes):
+    """RBF decisions on data of few features take the compiled call up to the kernel values of
+    two workers (one-vs-one: each support vector's terms in its own class's problems only), not
+    only the smallest; they equal NumPy's blocks."""
+    X, y = make_classification(n_samples=1000, n_features=8, n_informative=5, n_classes=n_classes,
+                               flip_y=0.1, random_state=5)
+    model = SVC(gamma=0.2).fit(X[:500], y[:500])
+    n_values = 500 * model.support_.shape[0]
+    assert svmkit.svm._base._COMPILED_DECISION_VALUES < n_values < svmkit.svm._base._PARALLEL_PREDICT_VALUES
+    assert X.shape[1] <= svmkit.svm._base._COMPILED_DECISION_FEATURES
+    calls = []
+    original = svmkit.svm._base.small_decisions
+    monkeypatch.setattr(svmkit.svm._base, "small_decisions", lambda *args: calls.append(1) or original(*args))
+    compiled = model.decision_function(X[500:])
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_FEATURES", 0)
+    blocks = model.decision_function(X[500:])
+    assert calls == [1]
+    np.testing.assert_allclose(compiled, blocks, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])

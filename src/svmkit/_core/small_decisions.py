@@ -120,6 +120,8 @@ def _rbf_sums(X, support_vectors, support_norms, gamma, coef):
             row[i] = exp_nonpositive(-gamma * (distance if distance > 0.0 else 0.0))
         for c in range(coef.shape[1]):
             weight = coef[j, c]
+            if weight == 0.0:  # (one-vs-one: a support vector is in its own class's problems only)
+                continue
             sums_c = sums[c]
             for i in range(row.shape[0]):
                 sums_c[i] += row[i] * weight

@@ -95,6 +95,14 @@ _TINY_PREDICT_WORK = 2**19
 # benchmark's order (each fit followed by scikit-learn's and oneDAL's, median of 38), iris's
 # 22 instead of 31 us.
 _COMPILED_DECISION_VALUES = 2**15
+# ... and on data of at most this many features, those of fewer kernel values than two workers
+# take (_PARALLEL_PREDICT_VALUES): there the exponentials dominate, and the compiled call's
+# (since fused multiply-adds) in the same pass as the distances beat NumPy's passes. Same order,
+# median of 31, two runs: benchmarks' small shapes 768 x 8 (256 test rows x 334 support vectors)
+# 186 / 257 -> 163 / 150 us, 690 x 14 198 / 290 -> 205 / 193 us, 1243 x 21 709 / 557 -> 564 / 582
+# us; but with the products of wider rows on one BLAS thread, 600 x 40 229 / 234 -> 244 / 232 us,
+# 600 x 60 279 / 265 -> 318 / 314 us, 1500 x 30 799 / 752 -> 922 / 878 us.
+_COMPILED_DECISION_FEATURES = 24
 # The arrays of each fitted estimator's compiled decision path (BaseKernelSVM._decision_model),
 # made at the end of its fit (or at its first prediction, after a load): kept out of the
 # estimator's attributes (which persistence saves) and made again where those they were made
@@ -456,8 +464,11 @@ class BaseKernelSVM(BaseEstimator):
         if model is None:
             return None
         kernel_code, arrays = model[0], model[1]
-        if (X.shape[0] * arrays.shape[0] > _COMPILED_DECISION_VALUES if kernel_code == KERNEL_RBF
-                else X.shape[0] * arrays.size >= _TINY_PREDICT_WORK):
+        if kernel_code == KERNEL_RBF:
+            narrow = X.shape[1] <= _COMPILED_DECISION_FEATURES
+            if X.shape[0] * arrays.shape[0] > (_PARALLEL_PREDICT_VALUES - 1 if narrow else _COMPILED_DECISION_VALUES):
+                return None
+        elif X.shape[0] * arrays.size >= _TINY_PREDICT_WORK:
             return None
         # (BLAS on one thread where the products are not tiny, see _PARALLEL_PREDICT_VALUES)
         with contextlib.nullcontext() if X.shape[0] * arrays.size < _TINY_PREDICT_WORK else single_threaded_blas():
