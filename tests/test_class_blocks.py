@@ -140,6 +140,30 @@ def test_class_strips_hold_each_class_against_itself_and_the_later_classes():
                                       gram.class_strips())
 
 
+def test_class_strips_of_more_than_4_mb_of_values_are_float32_and_their_fit_is_libsvms(monkeypatch):
+    """Class strips of more than 4 MB of float64 values (1,100 rows) are float32, as a Gram
+    matrix of as many values would be; each pair is solved on a float32 Gram matrix, and the fit
+    matches LIBSVM's (dual objective of each pair, predictions)."""
+    X, y = make_classification(n_samples=1100, n_features=10, n_informative=6, n_classes=8,
+                               n_clusters_per_class=1, flip_y=0.05, random_state=0)
+    members = [np.flatnonzero(y == k) for k in range(8)]
+    kernel = RBFKernel(gamma=0.1)
+    gram = ClassBlockGram(kernel, X, members)
+    assert gram.class_strip_values() * 8 > 4 * 2**20
+    strips = gram.class_strips()
+    assert strips.dtype == np.float32 and strips.nbytes == gram.class_strip_bytes()
+    expected = [kernel(X[members[k]], X[np.concatenate(members[k:])]).ravel() for k in range(8)]
+    np.testing.assert_allclose(strips, np.concatenate(expected), rtol=1e-5, atol=1e-6)
+    pair_grams = []
+    monkeypatch.setattr(_class_blocks, "solve_pairs", lambda *args: pair_grams.append(args[0].dtype) or solve_pairs(*args))
+    ours = SVC(C=1.0, gamma=0.1).fit(X, y)
+    assert pair_grams and set(pair_grams) == {np.dtype(np.float32)}
+    oracle = LibsvmSVC(C=1.0, gamma=0.1).fit(X, y)
+    objectives = np.array([m.dual_objective for m in ours.binary_models_])
+    np.testing.assert_allclose(objectives, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": 0.1}), rtol=1e-4)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.995
+
+
 def test_large_kernel_strips_are_computed_on_worker_threads(monkeypatch):
     """From _PARALLEL_STRIP_WORK multiply-adds the fit's strips are shared out over n_jobs
     workers (one map over the classes), below it computed in turn; the fit is the same."""

@@ -787,7 +787,13 @@ def step_limit(max_iter):
 def full_gram_dtype(n_rows, budget=np.inf):
     """The type of a full Gram matrix of ``n_rows`` rows: float64 while it is small (at most
     ``_FLOAT64_GRAM_BYTES``, and within ``budget`` bytes), float32 above."""
-    return np.dtype(np.float64 if n_rows * n_rows * 8 <= min(budget, _FLOAT64_GRAM_BYTES) else np.float32)
+    return kernel_values_dtype(n_rows * n_rows, budget)
+
+
+def kernel_values_dtype(n_values, budget=np.inf):
+    """The type of ``n_values`` kernel values held in memory at once: float64 while they are
+    few (at most ``_FLOAT64_GRAM_BYTES``, and within ``budget`` bytes), float32 above."""
+    return np.dtype(np.float64 if n_values * 8 <= min(budget, _FLOAT64_GRAM_BYTES) else np.float32)
 
 
 def _rows_in_order_of_use(rows):

@@ -88,7 +88,8 @@ def solve_pairs(
     Parameters
     ----------
     strips, class_start
-        The kernel values, as :func:`assemble_pair_gram`.
+        The kernel values, as :func:`assemble_pair_gram` (float64 or float32: each
+        problem's Gram matrix is of the same type).
     first, second, bounds : int64 arrays
     y, upper, p, qd : float64 arrays
         Every problem's signs, bounds, linear terms and kernel diagonal.
@@ -121,7 +122,7 @@ def solve_pairs(
     >>> alpha[:4].round(6)  # classes 0 and 1: the margin 1 <= x <= 3, w = -1
     array([0. , 0.5, 0.5, 0. ])
     """
-    buffer = np.empty(_largest(bounds) ** 2)
+    buffer = np.empty(_largest(bounds) ** 2, dtype=strips.dtype)
     for k in range(first.shape[0]):
         start, stop = bounds[k], bounds[k + 1]
         K = buffer[: (stop - start) ** 2].reshape((stop - start, stop - start))

@@ -463,7 +463,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         def on_workers(function, items):
             return map_in_threads(function, items, n_workers)
 
-        strip_work = gram.class_strip_bytes() // 8 * gram.n_features
+        strip_work = gram.class_strip_values() * gram.n_features
         map_blocks = on_workers if n_workers > 1 and strip_work >= _PARALLEL_STRIP_WORK else None
         pair_values = sum(dual.rows.shape[0] ** 2 for dual in duals)
         map_groups = on_workers if n_workers > 1 and pair_values >= _PARALLEL_PAIR_VALUES else None
