@@ -451,3 +451,36 @@ def test_a_pair_read_where_its_rows_are_stored_needs_no_room_for_its_gram_matrix
     stored = solve_dual(ClassBlockGram(RBFKernel(gamma=0.02), X, members, n_scratch=1), problem, cache_size=1)
     copied = solve_dual(ClassBlockGram(RBFKernel(gamma=0.02), X, members), problem, cache_size=1)
     assert stored.strategy == "full-gram" and copied.strategy != "full-gram"
+
+
+def test_duals_built_and_read_at_once_are_those_of_one_problem_at_a_time(monkeypatch):
+    """C-SVC's one-vs-one duals built at once (c_svc_pair_duals) hold the rows, labels and
+    bounds of each problem's own dual, and their solutions read at once (c_svc_solutions) the
+    same multipliers, biases and margins: the fit is the same, bit for bit."""
+    from svmkit.svm import _formulations
+    from svmkit.svm._formulations import c_svc_pair_duals, c_svc_solution, c_svc_solutions
+
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=5, n_redundant=0, n_classes=5,
+                               n_clusters_per_class=1, random_state=1)
+    members = [np.flatnonzero(y == k) for k in range(5)]
+    upper = np.random.default_rng(0).choice([0.5, 1.0, 2.0], size=y.shape[0])
+    pairs = [(a, b) for a in range(5) for b in range(a + 1, 5)]
+    duals = c_svc_pair_duals(members, upper, pairs)
+    for dual, (a, b) in zip(duals, pairs):
+        rows = np.concatenate([members[a], members[b]])
+        one = c_svc_dual(rows, np.where(y[rows] == a, 1.0, -1.0), upper[rows])
+        for name in ("rows", "y", "p", "upper", "alpha0"):
+            np.testing.assert_array_equal(getattr(dual, name), getattr(one, name))
+    solutions = [solve_dual(GramBlocks(RBFKernel(gamma=0.2), X), dual) for dual in duals]
+    for (alpha, b, yf), dual, solution in zip(c_svc_solutions(duals, solutions), duals, solutions):
+        one_alpha, one_b, one_yf = c_svc_solution(dual, solution)
+        assert b == one_b
+        np.testing.assert_array_equal(alpha, one_alpha)
+        np.testing.assert_array_equal(yf, one_yf)
+    at_once = SVC(C=2.0, gamma=0.2).fit(X, y)
+    monkeypatch.setattr(SVC, "_duals_at_once", lambda self: False)
+    one_at_a_time = SVC(C=2.0, gamma=0.2).fit(X, y)
+    for name in ("support_", "dual_coef_", "intercept_", "n_iter_", "dual_objective_"):
+        np.testing.assert_array_equal(getattr(at_once, name), getattr(one_at_a_time, name))
+    result = doctest.testmod(_formulations)
+    assert result.attempted > 0 and result.failed == 0

@@ -472,6 +472,26 @@ def rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, n_rows):
 
 
 @jit
+def biases_from_gradient(bounds, y, alpha, grad, upper):
+    """:func:`bias_from_gradient` of several problems whose variables are concatenated
+    (problem ``k``: ``bounds[k]:bounds[k + 1]``), in one call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
+    >>> alpha, grad = np.array([0.5, 0.5, 0.0, 0.5, 0.5]), np.array([-1.0, -3.0, 2.0, 0.0, -2.0])
+    >>> biases_from_gradient(np.array([0, 3, 5]), y, alpha, grad, np.ones(5))
+    array([-1., -1.])
+    """
+    biases = np.empty(bounds.shape[0] - 1)
+    for k in range(biases.shape[0]):
+        part = slice(bounds[k], bounds[k + 1])
+        biases[k] = bias_from_gradient(y[part], alpha[part], grad[part], upper[part])
+    return biases
+
+
+@jit
 def bias_from_gradient(y, alpha, grad, upper):
     """LIBSVM's ``-rho`` from the gradient ``G`` at the solution, in one pass: the average
     of ``-y_t G_t`` over the free multipliers (``0 < a_t < U_t``); with none, minus the

@@ -3,6 +3,7 @@ solver (:func:`svmkit._solver.solve_dual`) and reads its solution back."""
 
 import numpy as np
 
+from .._core.smo import biases_from_gradient
 from .._solver import DualProblem, intercept_from_gradient
 
 
@@ -18,8 +19,46 @@ def c_svc_dual(indices, y, upper):
     upper : float array
         ``U_i = C * class_weight[y_i] * sample_weight_i`` (``inf`` for a hard margin).
     """
-    m = indices.shape[0]
-    return DualProblem(rows=indices, y=y, p=-np.ones(m), upper=upper, alpha0=np.zeros(m))
+    return c_svc_duals(indices, y, upper, np.array([0, indices.shape[0]]))[0]
+
+
+def c_svc_duals(rows, y, upper, bounds):
+    """The C-SVC duals (:func:`c_svc_dual`) of several problems whose variables are given
+    one problem after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), each a view of
+    the arrays of all.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> duals = c_svc_duals(np.array([0, 1, 0, 2]), np.array([1.0, -1, 1, -1]), np.ones(4), np.array([0, 2, 4]))
+    >>> duals[1].rows, duals[1].p
+    (array([0, 2]), array([-1., -1.]))
+    """
+    m = rows.shape[0]
+    p, alpha0 = -np.ones(m), np.zeros(m)
+    return [DualProblem(rows[start:stop], y[start:stop], p[start:stop], upper[start:stop], alpha0[start:stop])
+            for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+
+
+def c_svc_pair_duals(members, upper, pairs):
+    """The C-SVC duals of the one-vs-one problems of the classes ``pairs`` (``(a, b)``:
+    the rows ``members[a]`` labelled +1, then ``members[b]`` labelled -1, LIBSVM's order),
+    built at once (:func:`c_svc_duals`) instead of one problem at a time (11 classes, 55
+    problems: some 0.25 ms less).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> members = [np.array([0, 3]), np.array([1]), np.array([2])]
+    >>> duals = c_svc_pair_duals(members, np.full(4, 2.0), [(0, 1), (0, 2), (1, 2)])
+    >>> duals[1].rows, duals[1].y
+    (array([0, 3, 2]), array([ 1.,  1., -1.]))
+    """
+    parts = [members[k] for pair in pairs for k in pair]
+    sizes = np.array([part.shape[0] for part in parts])
+    rows = np.concatenate(parts)
+    bounds = np.concatenate([[0], np.cumsum(sizes[0::2] + sizes[1::2])])
+    return c_svc_duals(rows, np.repeat(np.tile([1.0, -1.0], len(pairs)), sizes), upper[rows], bounds)
 
 
 def c_svc_solution(problem, solution):
@@ -30,8 +69,24 @@ def c_svc_solution(problem, solution):
     """
     alpha = solution.alpha
     b = intercept_from_gradient(problem.y, alpha, solution.grad, problem.upper)
-    yf = solution.grad + 1.0 + problem.y * b
-    return alpha, b, yf
+    return alpha, b, _margins(problem.y, solution.grad, b)
+
+
+def c_svc_solutions(problems, solutions):
+    """:func:`c_svc_solution` of several problems, the biases of all in one compiled call and
+    ``y f(x)`` of all in one pass."""
+    bounds = np.array([0] + [problem.rows.shape[0] for problem in problems]).cumsum()
+    y, upper = (np.concatenate([getattr(problem, name) for problem in problems]) for name in ("y", "upper"))
+    alpha, grad = (np.concatenate([getattr(solution, name) for solution in solutions]) for name in ("alpha", "grad"))
+    biases = biases_from_gradient(bounds, y, alpha, grad, upper)
+    margins = _margins(y, grad, np.repeat(biases, np.diff(bounds)))
+    return [(solution.alpha, float(b), margins[start:stop])
+            for solution, b, start, stop in zip(solutions, biases, bounds[:-1].tolist(), bounds[1:].tolist())]
+
+
+def _margins(y, grad, b):
+    """``y_i f(x_i) = G_i + 1 + y_i b`` (C-SVC)."""
+    return grad + 1.0 + y * b
 
 
 def _greedy_fill(capacities, total):

@@ -211,6 +211,9 @@ class NuSVC(SVC):
     def _uses_qp(self):
         return False
 
+    def _duals_at_once(self):
+        return False
+
     def _binary_dual(self, gram, X, indices, labels, upper):
         keep = upper > 0  # (LIBSVM's nu-SVC leaves out samples of weight 0)
         return nu_svc_dual(indices[keep], labels[keep], upper[keep], self.nu)

@@ -25,7 +25,7 @@ from ..kernels import LinearKernel
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel, problem_objectives
 from ..qp import solve_dual_qp
-from ._formulations import c_svc_dual, c_svc_solution
+from ._formulations import c_svc_dual, c_svc_pair_duals, c_svc_solution, c_svc_solutions
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
 
@@ -326,6 +326,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 labels = np.where(y_index[indices] == positive, 1.0, -1.0)
             return indices, labels, upper[indices]
 
+        def problem_duals(problem_gram):
+            if self._duals_at_once() and len(problems) > 1 and problems[0][1] is not None:
+                return c_svc_pair_duals(members, upper, problems)
+            return [self._binary_dual(problem_gram, X, *problem_data(pair)) for pair in problems]
+
         # (each problem sets its BLAS threads too: done once here for problems of thin blocks; the
         # probability fits' pair Gram matrices too, whose threads contended with other libraries':
         # heart, probability=True, interleaved with scikit-learn and sklearnex: 20 ms a fit, 4 ms alone)
@@ -339,7 +344,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             shared = self._gram_of_all_rows(gram, problems) if one_call and n_workers == 1 else None
             if shared is not None:
                 models = self._fit_in_one_call(
-                    shared, X, problems, problem_data, self.cache_size, self._subsets_in_one_call
+                    shared, problem_duals(shared), problems, self.cache_size, self._subsets_in_one_call
                 )
             else:
                 problem_gram, cache_size = shared_class_blocks(gram, members, problems, self.cache_size, n_workers)
@@ -349,7 +354,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
                 if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
                     models = self._fit_in_one_call(
-                        problem_gram, X, problems, problem_data, cache_size,
+                        problem_gram, problem_duals(problem_gram), problems, cache_size,
                         lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
                     )
                 else:
@@ -409,9 +414,15 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 )
         return c_svc_dual(indices, labels, upper)
 
-    def _binary_model(self, problem, solution, positive, negative):
-        """The fitted two-class problem from the solution of its dual."""
-        alpha, b, yf = c_svc_solution(problem, solution)
+    def _duals_at_once(self):
+        """Whether the duals of several problems are built at once, and their solutions read at
+        once (C-SVC with a finite C: no problem's separability to check)."""
+        return np.isfinite(self.C)
+
+    def _binary_model(self, problem, solution, positive, negative, read=None):
+        """The fitted two-class problem from the solution of its dual (``read``: its ``(alpha, b,
+        y f(x))`` where these were read already)."""
+        alpha, b, yf = read or c_svc_solution(problem, solution)
         return BinaryModel(
             positive_class=positive,
             negative_class=negative,
@@ -426,17 +437,20 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             status=solution.status,
         )
 
-    def _fit_in_one_call(self, gram, X, problems, problem_data, cache_size, solve_all):
-        """The models of ``problems``, whose duals ``solve_all`` solves in one compiled call
+    def _fit_in_one_call(self, gram, duals, problems, cache_size, solve_all):
+        """The models of ``problems`` of ``duals``, which ``solve_all`` solves in one compiled call
         (one-vs-one: :func:`svmkit._class_blocks.solve_pairs_in_one_call`, digits, 45 problems
         of some 270 rows, RBF 15.6 ms instead of 21.0, linear 15.5 instead of 20.5;
         one-vs-rest: :func:`svmkit._solver.solve_subsets_in_one_call` on the Gram matrix of all
         rows, digits' first 700 rows, 10 problems, RBF 14.5 ms instead of 40.6, linear 18.4
         instead of 35.4), unless it returns None (nu-SVC leaves out samples of weight 0): then
         one by one."""
-        duals = [self._binary_dual(gram, X, *problem_data(pair)) for pair in problems]
         solutions = self._solutions(gram, duals, solve_all, cache_size)
-        return [self._binary_model(dual, solution, *pair) for dual, solution, pair in zip(duals, solutions, problems)]
+        if not self._duals_at_once():
+            return [self._binary_model(dual, solution, *pair) for dual, solution, pair in zip(duals, solutions, problems)]
+        read = c_svc_solutions(duals, solutions)
+        return [self._binary_model(dual, solution, *pair, solved)
+                for dual, solution, pair, solved in zip(duals, solutions, problems, read)]
 
     def _solutions(self, gram, duals, solve_all, cache_size=None):
         """The solutions of ``duals``: from ``solve_all(gram, duals)``, one compiled call for all,
