@@ -438,7 +438,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         )
 
     def _fit_in_one_call(self, gram, duals, problems, cache_size, solve_all):
-        """The models of ``problems`` of ``duals``, which ``solve_all`` solves in one compiled call
+        """The models of ``problems`` from their ``duals``, which ``solve_all`` solves in one compiled call
         (one-vs-one: :func:`svmkit._class_blocks.solve_pairs_in_one_call`, digits, 45 problems
         of some 270 rows, RBF 15.6 ms instead of 21.0, linear 15.5 instead of 20.5;
         one-vs-rest: :func:`svmkit._solver.solve_subsets_in_one_call` on the Gram matrix of all
