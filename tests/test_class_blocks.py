@@ -478,7 +478,7 @@ def test_duals_built_and_read_at_once_are_those_of_one_problem_at_a_time(monkeyp
         np.testing.assert_array_equal(alpha, one_alpha)
         np.testing.assert_array_equal(yf, one_yf)
     at_once = SVC(C=2.0, gamma=0.2).fit(X, y)
-    monkeypatch.setattr(SVC, "_duals_at_once", lambda self: False)
+    monkeypatch.setattr(SVC, "_duals_at_once", lambda self, n_problems: False)
     one_at_a_time = SVC(C=2.0, gamma=0.2).fit(X, y)
     for name in ("support_", "dual_coef_", "intercept_", "n_iter_", "dual_objective_"):
         np.testing.assert_array_equal(getattr(at_once, name), getattr(one_at_a_time, name))

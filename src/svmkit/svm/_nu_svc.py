@@ -211,7 +211,7 @@ class NuSVC(SVC):
     def _uses_qp(self):
         return False
 
-    def _duals_at_once(self):
+    def _duals_at_once(self, n_problems):
         return False
 
     def _binary_dual(self, gram, X, indices, labels, upper):
