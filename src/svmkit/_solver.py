@@ -53,7 +53,7 @@ from ._core.blocked import (
     BLOCKED_GO_ON, BLOCKED_LEFT, BLOCKED_OPTIMAL, BLOCKED_STALLED, BLOCKED_STEP_LIMIT, STATE_STEPS, block_moves,
     block_rows, finish_round, linear_blocked_rounds, new_state, solve_block, start_round,
 )
-from ._core.free_face import free_face_steps
+from ._core.free_face import FACE_MAX_FREE, free_face_steps
 from ._core.full_gram import (
     SMO_NEED_ROWS, commit_block, distinct_rows, full_gram_smo, gather_rows,
 )
@@ -100,7 +100,7 @@ _LINEAR_ROUNDS_PER_CALL = 16  # rounds between two progress reports at most ...
 _LINEAR_WORK_PER_CALL = 2**28  # ... and fewer where their gradient updates pass this many multiply-adds
 _ALL_ROWS_WORK = 2**27  # multiply-adds (rows^2 x features) up to which all rows come first (_all_rows_first)
 _HAND_OVER_FRACTION = 5  # shrinking takes over when it would keep fewer than 1/5 of the variables
-_FACE_MAX_FREE = 256  # most free multipliers for Newton steps on their face (a factorisation costs k^3)
+_FACE_MAX_FREE = FACE_MAX_FREE  # most free multipliers for Newton steps on their face (the shared bound)
 _FACE_MAX_STEPS = _FACE_MAX_FREE  # such steps in a row (all but the last take a multiplier off the face)
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Long full-Gram solves try Newton steps on the face of all free multipliers (not only those of a

@@ -25,7 +25,7 @@ another solver).
 import numpy as np
 
 from ._jit import jit
-from .free_face import free_face_steps
+from .free_face import FACE_MAX_FREE, free_face_steps
 from .full_gram import distinct_rows, smo_on_block
 from .smo import membership, violation_gap
 
@@ -36,9 +36,8 @@ BLOCKED_GO_ON = 3
 BLOCKED_LEFT = 4
 
 # A block's SMO that ends above its tolerance is followed by up to this many tries of Newton steps on
-# the face of at most _FACE_MAX_FREE free multipliers, each followed by up to _SMO_AFTER_FACE SMO steps
+# the face of at most FACE_MAX_FREE free multipliers, each followed by up to _SMO_AFTER_FACE SMO steps
 _FACE_TRIES = 10
-_FACE_MAX_FREE = 256
 _SMO_AFTER_FACE = 1000
 
 #: Places of the ``state`` array of the rounds (float64, :func:`new_state`): the dual objective,
@@ -259,8 +258,8 @@ def solve_block(K, local_rows, y, upper, alpha, grad, tol, max_steps, nu_mode, e
     for _ in range(_FACE_TRIES):
         if gap < local_tol or steps >= max_steps:
             break
-        face = free_face_steps(K, local_rows, y, upper, alpha, grad, nu_mode, _FACE_MAX_FREE,
-                               min(_FACE_MAX_FREE, max_steps - steps), eps)
+        face = free_face_steps(K, local_rows, y, upper, alpha, grad, nu_mode, FACE_MAX_FREE,
+                               min(FACE_MAX_FREE, max_steps - steps), eps)
         if face == 0:
             break
         steps += face

@@ -52,6 +52,9 @@ import numpy as np
 
 from ._jit import jit
 
+#: Most free multipliers that the solvers take Newton steps for (a factorisation costs ``k^3``).
+FACE_MAX_FREE = 256
+
 _NO_STEP = 0
 _AT_BOUND = 1
 _NEWTON = 2
