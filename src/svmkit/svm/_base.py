@@ -450,6 +450,15 @@ class BaseKernelSVM(BaseEstimator):
         _DECISION_MODELS[self] = (self.support_vectors_, self.intercept_, source, model)
         return model
 
+    @property
+    def coef_(self):
+        """``w = sum_i coef_i x_i`` of each problem, shape (n_problems, n_features): one row for
+        two classes, regression and one-class (linear kernel only)."""
+        check_is_fitted(self)
+        if not isinstance(self.kernel_, LinearKernel):
+            raise AttributeError("coef_ is only available with the linear kernel.")
+        return self._decision_model()[1].T.copy()  # (the weights that predictions use, made once per fit)
+
     def _small_decisions(self, X, n_classes=0):
         """The decision values ``K(X, SV) @ coef + intercept_`` of a small test set in one compiled
         call (with ``n_classes``: the one-vs-rest scores of one-vs-one problems), or None where
@@ -615,14 +624,6 @@ class SingleProblemSVM(BaseKernelSVM):
         self.n_iter_ = int(solution.n_iter)
         self.fit_status_ = int(solution.status != OPTIMAL)
         self._decision_model()  # (now, as SVC does)
-
-    @property
-    def coef_(self):
-        """``w = sum_i coef_i x_i``, shape (1, n_features) (linear kernel only)."""
-        check_is_fitted(self)
-        if not isinstance(self.kernel_, LinearKernel):
-            raise AttributeError("coef_ is only available with the linear kernel.")
-        return self._decision_model()[1].T.copy()  # (the weights that predictions use, made once per fit)
 
     def _decision_values(self, X):
         decisions = self._small_decisions(X)

@@ -21,7 +21,6 @@ from .._core.labels import class_indices
 from .._core.libsvm_layout import libsvm_layout
 from .._core.multiclass import one_vs_one_votes, ovr_scores
 from .._solver import PrecomputedGram, blas_threads_for, full_gram_dtype, solve_subsets_in_one_call
-from ..kernels import LinearKernel
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel, problem_objectives
 from ..qp import solve_dual_qp
@@ -644,14 +643,6 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 )
             problem = 0
         return self.binary_models_[problem].kkt_report()
-
-    @property
-    def coef_(self):
-        """``w = sum_i alpha_i y_i x_i`` of each problem (linear kernel only)."""
-        check_is_fitted(self)
-        if not isinstance(self.kernel_, LinearKernel):
-            raise AttributeError("coef_ is only available with the linear kernel.")
-        return self._decision_model()[1].T.copy()  # (the weights that predictions use, made once per fit)
 
     # -- prediction -------------------------------------------------------------
     def _problem_decisions(self, X):
