@@ -465,18 +465,18 @@ def test_duals_built_and_read_at_once_are_those_of_one_problem_at_a_time(monkeyp
     members = [np.flatnonzero(y == k) for k in range(5)]
     upper = np.random.default_rng(0).choice([0.5, 1.0, 2.0], size=y.shape[0])
     pairs = [(a, b) for a in range(5) for b in range(a + 1, 5)]
-    duals = c_svc_pair_duals(members, upper, pairs)
+    duals = c_svc_pair_duals(np.concatenate(members), np.cumsum([0] + [rows.shape[0] for rows in members]), upper, pairs)
     for dual, (a, b) in zip(duals, pairs):
         rows = np.concatenate([members[a], members[b]])
         one = c_svc_dual(rows, np.where(y[rows] == a, 1.0, -1.0), upper[rows])
         for name in ("rows", "y", "p", "upper", "alpha0"):
             np.testing.assert_array_equal(getattr(dual, name), getattr(one, name))
     solutions = [solve_dual(GramBlocks(RBFKernel(gamma=0.2), X), dual) for dual in duals]
-    for (alpha, b, yf), dual, solution in zip(c_svc_solutions(duals, solutions), duals, solutions):
-        one_alpha, one_b, one_yf = c_svc_solution(dual, solution)
-        assert b == one_b
-        np.testing.assert_array_equal(alpha, one_alpha)
-        np.testing.assert_array_equal(yf, one_yf)
+    biases, margins = c_svc_solutions(duals, solutions)
+    for k, (dual, solution) in enumerate(zip(duals, solutions)):
+        _, one_b, one_yf = c_svc_solution(dual, solution)
+        assert biases[k] == one_b
+        np.testing.assert_array_equal(margins[duals.bounds[k] : duals.bounds[k + 1]], one_yf)
     at_once = SVC(C=2.0, gamma=0.2).fit(X, y)
     monkeypatch.setattr(SVC, "_duals_at_once", lambda self, n_problems: False)
     one_at_a_time = SVC(C=2.0, gamma=0.2).fit(X, y)

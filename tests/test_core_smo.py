@@ -32,10 +32,12 @@ from svmkit._core.blocked import (
 )
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
 from svmkit._core.row_cache import add_weighted_rows_serial
-from svmkit._core.smo import (SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, biases_from_gradient,
+from svmkit._core.smo import (SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, c_svc_biases_and_margins,
                               kept_by_shrinking, smo)
 from svmkit._core.checks import all_finite
-from svmkit._core.labels import class_indices
+from svmkit._core.labels import class_indices, class_order
+from svmkit._core.multiclass import one_vs_one_rows
+from svmkit._core.pairs import has_a_row_twice
 from svmkit._core.libsvm_layout import libsvm_layout
 from svmkit._core.objectives import objective_sums
 from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
@@ -447,8 +449,8 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
     np.testing.assert_allclose(with_faces.predict(X), plain.predict(X), atol=1e-4)
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, biases_from_gradient,
-                                      small_decisions, support_sq_norms,
+@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
+                                      small_decisions, support_sq_norms, one_vs_one_rows, class_order, has_a_row_twice,
                                       rbf_from_products, sparse_row_products, sparse_sparse_products, objective_sums, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,
                                       linear_blocked_rounds, start_round, finish_round, block_moves, block_rows])

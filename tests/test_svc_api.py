@@ -530,13 +530,13 @@ def test_one_vs_one_fits_of_few_rows_solve_their_pairs_on_the_gram_matrix_of_all
     matrix of all rows (solve_subsets), with the solution of the class-strips route (solve_pairs;
     linear kernel on few features: each pair's Gram matrix from its rows, solve_linear_pairs)."""
     import svmkit._class_blocks as class_blocks_module
-    import svmkit._solver as solver_module
+    import svmkit._stacked as stacked_module
     import svmkit.svm._svc as svc_module
 
     calls = []
-    original_subsets, original_pairs = solver_module.solve_subsets, class_blocks_module.solve_pairs
+    original_subsets, original_pairs = stacked_module.solve_subsets, class_blocks_module.solve_pairs
     original_linear_pairs = class_blocks_module.solve_linear_pairs
-    monkeypatch.setattr(solver_module, "solve_subsets", lambda *args: calls.append("all rows") or original_subsets(*args))
+    monkeypatch.setattr(stacked_module, "solve_subsets", lambda *args: calls.append("all rows") or original_subsets(*args))
     monkeypatch.setattr(class_blocks_module, "solve_pairs", lambda *args: calls.append("strips") or original_pairs(*args))
     monkeypatch.setattr(class_blocks_module, "solve_linear_pairs",
                         lambda *args: calls.append("pair rows") or original_linear_pairs(*args))
@@ -561,8 +561,45 @@ def test_binary_model_docstring_examples():
 def test_solver_docstring_examples():
     import doctest
 
-    result = doctest.testmod(svmkit._solver)
-    assert result.attempted > 0 and result.failed == 0
+    import svmkit._stacked
+
+    for module in (svmkit._solver, svmkit._stacked):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0
+
+
+def test_stacked_duals_solved_in_one_call_are_those_solved_one_by_one():
+    """Duals stacked (one after another) and solved in one call have the solutions of each
+    dual solved alone, bit for bit; a stack indexes into views of its arrays; problems with
+    two variables on one row are left to the solver of one problem (None)."""
+    from svmkit._solver import DualProblem, PrecomputedGram, solve_dual
+    from svmkit._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call
+
+    X, y = make_classification(n_samples=60, n_features=4, random_state=3)
+    labels = np.where(y == 1, 1.0, -1.0)
+    gram = PrecomputedGram(RBFKernel(gamma=0.3)(X, X), rows_are_copies=True)
+    rng = np.random.default_rng(0)
+    problems = [DualProblem(rows, labels[rows], -np.ones(rows.shape[0]), rng.choice([0.5, 2.0], rows.shape[0]),
+                            np.zeros(rows.shape[0]))
+                for rows in (np.arange(0, 40), np.arange(20, 60), np.sort(rng.choice(60, 30, replace=False)))]
+    stack = StackedDuals.of(problems)
+    assert len(stack) == 3 and stack[2].rows.base is stack.rows
+    np.testing.assert_array_equal(stack.bounds, [0, 40, 80, 110])
+    solutions = solve_subsets_in_one_call(gram, stack, 200, 1e-3, -1, True)
+    assert isinstance(solutions, StackedSolutions) and StackedSolutions.of(solutions) is solutions
+    for problem, solution in zip(problems, solutions):
+        alone = solve_dual(gram, problem)
+        np.testing.assert_array_equal(solution.alpha, alone.alpha)
+        np.testing.assert_array_equal(solution.grad, alone.grad)
+        assert (solution.n_iter, solution.status) == (alone.n_iter, alone.status)
+    joined = StackedSolutions.of(list(solutions))
+    np.testing.assert_array_equal(joined.alpha, solutions.alpha)
+    np.testing.assert_array_equal(joined.n_iter, solutions.n_iter)
+    twice = DualProblem(np.r_[0, 1, 1], np.ones(3), -np.ones(3), np.ones(3), np.zeros(3))
+    assert solve_subsets_in_one_call(gram, problems + [twice], 200, 1e-3, -1, True) is None
+    assert StackedDuals.of([problems[0], DualProblem(*vars(problems[1]).values())]) is not None
+    nu = DualProblem(np.r_[0, 1], np.ones(2), np.zeros(2), np.ones(2), np.zeros(2), nu_mode=True)
+    assert StackedDuals.of([problems[0], nu]) is None
 
 
 def test_class_by_class_products_equal_the_dense_coefficient_product():

@@ -35,7 +35,8 @@ import numpy as np
 
 from ._core.pairs import solve_linear_pairs, solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
-from ._solver import GramBlocks, _into, full_gram_dtype, kernel_values_dtype, solutions_in_one_call
+from ._solver import GramBlocks, _into, full_gram_dtype, kernel_values_dtype
+from ._stacked import StackedDuals, solutions_in_one_call
 from .kernels import LinearKernel
 
 # Gram matrix values of the problems solved by one compiled call (:func:`pair_groups`) when
@@ -444,16 +445,16 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
     array([0. , 0.5, 0.5, 0. ])
     """
     members = gram.members
+    stack = StackedDuals.of(problems)
     # (one comparison of all problems' rows, not two per problem: 325 pairs, 3 ms)
-    rows = np.concatenate([problem.rows for problem in problems])
-    if not np.array_equal(rows, np.concatenate([members[k] for pair in pairs for k in pair])):
+    if stack is None or not np.array_equal(stack.rows, np.concatenate([members[k] for pair in pairs for k in pair])):
         return None
-    lengths = (members[a].shape[0] + members[b].shape[0] for a, b in pairs)
-    if any(problem.rows.shape[0] != length for problem, length in zip(problems, lengths)):
+    lengths = [members[a].shape[0] + members[b].shape[0] for a, b in pairs]
+    if not np.array_equal(np.diff(stack.bounds), lengths):
         return None
 
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
-    qd = gram.diag()[rows]
+    qd = gram.diag()[stack.rows]
 
     def solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap):
         if gram.linear_pairs_from_data():
@@ -476,7 +477,7 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
         else:
             map_groups(solve_group, pair_groups(np.diff(bounds), _GROUP_VALUES))
 
-    return solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose, callback)
+    return solutions_in_one_call(stack, solve, tol, max_iter, shrinking, verbose, callback)
 
 
 def pair_groups(sizes, per_group):

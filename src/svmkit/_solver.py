@@ -57,7 +57,6 @@ from ._core.free_face import FACE_MAX_FREE, free_face_steps
 from ._core.full_gram import (
     SMO_NEED_ROWS, commit_block, distinct_rows, full_gram_smo, gather_rows,
 )
-from ._core.pairs import solve_subsets
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
@@ -257,8 +256,8 @@ class GramBlocks:
         return np.empty((n, n), dtype=dtype)
 
     def block(self, rows, cols=None, out=None):
-        """Return the dense block of kernel values for the given row indices
-        (``cols=None``: every row of ``X``), written into ``out`` if given."""
+        """Return the dense block of kernel values for the given row indices (or slice of
+        rows; ``cols=None``: every row of ``X``), written into ``out`` if given."""
         return self._block(self.X, rows, cols, out)
 
     def block32(self, rows, cols=None, out=None):
@@ -698,79 +697,6 @@ def _solve_blocked_linear(gram, problem, working_set_size, tol, max_steps, progr
 def _working_set_size(q, m):
     """``q``, but at most the largest power of two not above ``m`` (at least 2)."""
     return int(min(q, 2 ** int(np.floor(np.log2(max(m, 2))))))
-
-
-def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=False, callback=None):
-    """The solutions of ``problems`` computed by one compiled call over all of them, or None
-    where they are not all of one mode (``nu_mode``).
-
-    ``solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap)`` gets every
-    problem's arrays one after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), the start
-    points in ``alpha`` and the solver's settings as :func:`solve_dual` sets them (``nu_mode,
-    tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps``,
-    the arguments of :func:`svmkit._core.pairs.solve_pairs` after ``alpha``), and fills
-    ``alpha``, ``grad`` and the steps, status and gap of each. Progress (``verbose``,
-    ``callback``) is reported once all are solved, one report per problem with the time of the
-    whole call.
-    """
-    if len({problem.nu_mode for problem in problems}) != 1:
-        return None
-
-    def joined(name):
-        return np.concatenate([getattr(problem, name) for problem in problems]).astype(np.float64)
-
-    settings = (
-        problems[0].nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
-        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
-    )
-    bounds = np.array([0] + [problem.rows.shape[0] for problem in problems]).cumsum()
-    alpha, grad = joined("alpha0"), np.empty(bounds[-1])
-    n_iter, status = np.empty(len(problems), dtype=np.int64), np.empty(len(problems), dtype=np.int64)
-    gap = np.empty(len(problems))
-    reported = verbose or callback
-    progress = [_Progress(verbose, callback, problem.rows.shape[0]) for problem in problems] if reported else []
-    solve(bounds, joined("y"), joined("upper"), joined("p"), alpha, settings, grad, n_iter, status, gap)
-    for k, report in enumerate(progress):
-        report.report(int(n_iter[k]), float(gap[k]), problems[k].rows.shape[0], force=True)
-    return [
-        DualSolution(alpha[start:stop], grad[start:stop], float(gap[k]), int(n_iter[k]),
-                     OPTIMAL if status[k] == SMO_OPTIMAL else ITERATION_LIMIT, "full-gram")
-        for k, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:]))
-    ]
-
-
-def solve_subsets_in_one_call(gram, problems, cache_size, tol, max_iter, shrinking, verbose=False, callback=None):
-    """The solutions of ``problems`` on rows of a Gram matrix computed for them (a
-    :class:`PrecomputedGram` whose rows are copies: the cross-validation fits of one pair),
-    all in one compiled call (:func:`svmkit._core.pairs.solve_subsets`), as
-    :func:`solve_dual` solves them; or None where :func:`solve_dual` would not keep a float64
-    Gram matrix of each, or a problem has two variables on one row.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
-    >>> gram = PrecomputedGram(X @ X.T, rows_are_copies=True)
-    >>> rows = np.array([0, 1, 2, 3])
-    >>> problem = DualProblem(rows, np.array([1.0, 1, -1, -1]), -np.ones(4), np.full(4, 10.0), np.zeros(4))
-    >>> solve_subsets_in_one_call(gram, [problem], 200, 1e-6, -1, True)[0].alpha.round(6)
-    array([0. , 0.5, 0.5, 0. ])
-    """
-    if not (isinstance(gram, PrecomputedGram) and gram.rows_are_copies and problems):
-        return None
-    budget = cache_size * 2**20
-    for problem in problems:
-        n = problem.rows.shape[0]
-        one_per_row = n == 0 or np.bincount(problem.rows).max() == 1
-        if not one_per_row or full_gram_dtype(n, budget) != np.float64:
-            return None
-    rows = np.concatenate([problem.rows for problem in problems]).astype(np.int64)
-    K = np.ascontiguousarray(gram.K, dtype=np.float64)
-
-    def solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap):
-        solve_subsets(K, rows, bounds, y, upper, p, alpha, *settings, grad, n_iter, status, gap)
-
-    return solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose, callback)
 
 
 def step_limit(max_iter):

@@ -217,6 +217,28 @@ def solve_subsets(
 
 
 @jit
+def has_a_row_twice(rows, bounds, n_rows):
+    """Whether some problem ``k`` (variables ``bounds[k]:bounds[k + 1]``) has two variables
+    on one of the ``n_rows`` rows (``rows``: the row of each variable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> has_a_row_twice(np.array([0, 1, 0, 2]), np.array([0, 2, 4]), 3)
+    False
+    >>> has_a_row_twice(np.array([0, 1, 1, 2]), np.array([0, 3, 4]), 3)
+    True
+    """
+    last_problem = np.full(n_rows, -1, dtype=np.int64)
+    for k in range(bounds.shape[0] - 1):
+        for t in range(bounds[k], bounds[k + 1]):
+            if last_problem[rows[t]] == k:
+                return True
+            last_problem[rows[t]] = k
+    return False
+
+
+@jit
 def _largest(bounds):
     """The most variables of one problem."""
     largest = 0

@@ -472,23 +472,28 @@ def rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, n_rows):
 
 
 @jit
-def biases_from_gradient(bounds, y, alpha, grad, upper):
-    """:func:`bias_from_gradient` of several problems whose variables are concatenated
-    (problem ``k``: ``bounds[k]:bounds[k + 1]``), in one call.
+def c_svc_biases_and_margins(bounds, y, alpha, grad, upper):
+    """The biases (:func:`bias_from_gradient`) of several C-SVC problems whose variables are
+    concatenated (problem ``k``: ``bounds[k]:bounds[k + 1]``), and the functional margin
+    ``y_t f(x_t) = G_t + 1 + y_t b_k`` of every variable, in one call.
 
     Examples
     --------
     >>> import numpy as np
     >>> y = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
     >>> alpha, grad = np.array([0.5, 0.5, 0.0, 0.5, 0.5]), np.array([-1.0, -3.0, 2.0, 0.0, -2.0])
-    >>> biases_from_gradient(np.array([0, 3, 5]), y, alpha, grad, np.ones(5))
-    array([-1., -1.])
+    >>> c_svc_biases_and_margins(np.array([0, 3, 5]), y, alpha, grad, np.ones(5))
+    (array([-1., -1.]), array([-1., -1.,  2.,  0.,  0.]))
     """
     biases = np.empty(bounds.shape[0] - 1)
+    margins = np.empty(grad.shape[0])
     for k in range(biases.shape[0]):
         part = slice(bounds[k], bounds[k + 1])
-        biases[k] = bias_from_gradient(y[part], alpha[part], grad[part], upper[part])
-    return biases
+        b = bias_from_gradient(y[part], alpha[part], grad[part], upper[part])
+        biases[k] = b
+        for t in range(bounds[k], bounds[k + 1]):
+            margins[t] = grad[t] + 1.0 + y[t] * b
+    return biases, margins
 
 
 @jit

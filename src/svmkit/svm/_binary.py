@@ -229,23 +229,47 @@ class BinaryModel:
         )
 
 
-def problem_objectives(models):
-    """:meth:`BinaryModel.objectives` of several problems, as four arrays (margins, dual and
-    primal objectives, gaps), summed over the problems' concatenated variables in one
-    compiled pass (:func:`svmkit._core.objectives.objective_sums`).
+class StackedVariables(NamedTuple):
+    """The variables of several fitted problems one after another (problem ``k``:
+    ``bounds[k]:bounds[k + 1]``), as the attributes of :class:`BinaryModel`, and each
+    problem's intercept."""
+
+    bounds: np.ndarray
+    indices: np.ndarray
+    y: np.ndarray
+    alpha: np.ndarray
+    upper: np.ndarray
+    yf: np.ndarray
+    intercept: np.ndarray
+
+    @classmethod
+    def of(cls, models):
+        """The variables of ``models`` (one model: its own arrays, not copies)."""
+        bounds = np.array([0] + [model.alpha.shape[0] for model in models]).cumsum()
+        names = ("indices", "y", "alpha", "upper", "yf")
+        if len(models) == 1:
+            arrays = [getattr(models[0], name) for name in names]
+        else:
+            arrays = [np.concatenate([getattr(model, name) for model in models]) for name in names]
+        return cls(bounds, *arrays, np.array([model.intercept for model in models]))
+
+
+def problem_objectives(variables):
+    """:meth:`BinaryModel.objectives` of several problems (their :class:`StackedVariables`), as
+    four arrays (margins, dual and primal objectives, gaps), summed over the problems'
+    variables in one compiled pass (:func:`svmkit._core.objectives.objective_sums`).
 
     Examples
     --------
     >>> import numpy as np
     >>> from svmkit import SVC
     >>> model = SVC(kernel="linear").fit([[0.0], [1.0], [3.0], [4.0], [6.0]], [0, 0, 1, 1, 2])
-    >>> margin, dual, primal, gap = problem_objectives(model.binary_models_)
+    >>> margin, dual, primal, gap = problem_objectives(StackedVariables.of(model.binary_models_))
     >>> bool(np.allclose(dual, [m.dual_objective for m in model.binary_models_]))
     True
     """
-    bounds = np.array([0] + [model.alpha.shape[0] for model in models]).cumsum()
-    alpha, y, yf, upper = (np.concatenate([getattr(model, name) for model in models]) for name in ("alpha", "y", "yf", "upper"))
-    return _objectives(*objective_sums(bounds, alpha, y, yf, upper, np.array([model.intercept for model in models])))
+    v = variables
+    return _objectives(*objective_sums(v.bounds, v.alpha, v.y, v.yf, v.upper, v.intercept))
 
 
 def _objectives(alpha_sum, w_norm_squared, slack_cost):

@@ -3,8 +3,10 @@ solver (:func:`svmkit._solver.solve_dual`) and reads its solution back."""
 
 import numpy as np
 
-from .._core.smo import biases_from_gradient
+from .._core.multiclass import one_vs_one_rows
+from .._core.smo import c_svc_biases_and_margins
 from .._solver import DualProblem, intercept_from_gradient
+from .._stacked import StackedDuals, StackedSolutions
 
 
 def c_svc_dual(indices, y, upper):
@@ -24,8 +26,8 @@ def c_svc_dual(indices, y, upper):
 
 def c_svc_duals(rows, y, upper, bounds):
     """The C-SVC duals (:func:`c_svc_dual`) of several problems whose variables are given
-    one problem after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), each a view of
-    the arrays of all.
+    one problem after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), as one
+    :class:`svmkit._stacked.StackedDuals`.
 
     Examples
     --------
@@ -35,30 +37,27 @@ def c_svc_duals(rows, y, upper, bounds):
     (array([0, 2]), array([-1., -1.]))
     """
     m = rows.shape[0]
-    p, alpha0 = -np.ones(m), np.zeros(m)
-    return [DualProblem(rows[start:stop], y[start:stop], p[start:stop], upper[start:stop], alpha0[start:stop])
-            for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+    return StackedDuals(bounds, rows, y, -np.ones(m), upper, np.zeros(m))
 
 
-def c_svc_pair_duals(members, upper, pairs):
-    """The C-SVC duals of the one-vs-one problems of the classes ``pairs`` (``(a, b)``:
-    the rows ``members[a]`` labelled +1, then ``members[b]`` labelled -1, LIBSVM's order),
-    built at once (:func:`c_svc_duals`) instead of one problem at a time (11 classes, 55
-    problems: some 0.25 ms less).
+def c_svc_pair_duals(order, class_start, upper, pairs):
+    """The C-SVC duals of the one-vs-one problems of the classes ``pairs`` (``(a, b)``: the
+    rows of class ``a`` labelled +1, then those of class ``b`` labelled -1, LIBSVM's order;
+    class ``c`` has the rows ``order[class_start[c]:class_start[c + 1]]``), built at once
+    (:func:`c_svc_duals`, the rows by :func:`svmkit._core.multiclass.one_vs_one_rows`)
+    instead of one problem at a time (11 classes, 55 problems: some 0.25 ms less).
 
     Examples
     --------
     >>> import numpy as np
-    >>> members = [np.array([0, 3]), np.array([1]), np.array([2])]
-    >>> duals = c_svc_pair_duals(members, np.full(4, 2.0), [(0, 1), (0, 2), (1, 2)])
+    >>> order, class_start = np.array([0, 3, 1, 2]), np.array([0, 2, 3, 4])  # classes 0 1 2 0
+    >>> duals = c_svc_pair_duals(order, class_start, np.full(4, 2.0), [(0, 1), (0, 2), (1, 2)])
     >>> duals[1].rows, duals[1].y
     (array([0, 3, 2]), array([ 1.,  1., -1.]))
     """
-    parts = [members[k] for pair in pairs for k in pair]
-    sizes = np.array([part.shape[0] for part in parts])
-    rows = np.concatenate(parts)
-    bounds = np.concatenate([[0], np.cumsum(sizes[0::2] + sizes[1::2])])
-    return c_svc_duals(rows, np.repeat(np.tile([1.0, -1.0], len(pairs)), sizes), upper[rows], bounds)
+    first, second = np.array(pairs, dtype=np.int64).T
+    rows, labels, bounds = one_vs_one_rows(order, class_start, first, second)
+    return c_svc_duals(rows, labels, upper[rows], bounds)
 
 
 def c_svc_solution(problem, solution):
@@ -73,15 +72,13 @@ def c_svc_solution(problem, solution):
 
 
 def c_svc_solutions(problems, solutions):
-    """:func:`c_svc_solution` of several problems, the biases of all in one compiled call and
-    ``y f(x)`` of all in one pass."""
-    bounds = np.array([0] + [problem.rows.shape[0] for problem in problems]).cumsum()
-    y, upper = (np.concatenate([getattr(problem, name) for problem in problems]) for name in ("y", "upper"))
-    alpha, grad = (np.concatenate([getattr(solution, name) for solution in solutions]) for name in ("alpha", "grad"))
-    biases = biases_from_gradient(bounds, y, alpha, grad, upper)
-    margins = _margins(y, grad, np.repeat(biases, np.diff(bounds)))
-    return [(solution.alpha, float(b), margins[start:stop])
-            for solution, b, start, stop in zip(solutions, biases, bounds[:-1].tolist(), bounds[1:].tolist())]
+    """The biases (one per problem) and ``y f(x)`` (of all variables, one problem after
+    another) of several solved C-SVC duals (:class:`svmkit._stacked.StackedDuals` and
+    :class:`svmkit._stacked.StackedSolutions`, or sequences of single ones): as
+    :func:`c_svc_solution` reads them, in one compiled call
+    (:func:`svmkit._core.smo.c_svc_biases_and_margins`)."""
+    problems, solutions = StackedDuals.of(problems), StackedSolutions.of(solutions)
+    return c_svc_biases_and_margins(problems.bounds, problems.y, solutions.alpha, solutions.grad, problems.upper)
 
 
 def _margins(y, grad, b):

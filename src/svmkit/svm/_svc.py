@@ -17,12 +17,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
-from .._core.labels import class_indices
+from .._core.labels import class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout
 from .._core.multiclass import one_vs_one_votes, ovr_scores
-from .._solver import PrecomputedGram, blas_threads_for, full_gram_dtype, solve_subsets_in_one_call
+from .._solver import PrecomputedGram, blas_threads_for, full_gram_dtype
+from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
-from ._binary import BinaryModel, problem_objectives
+from ._binary import BinaryModel, StackedVariables, problem_objectives
 from ..qp import solve_dual_qp
 from ._formulations import c_svc_dual, c_svc_pair_duals, c_svc_solution, c_svc_solutions
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
@@ -51,11 +52,11 @@ _PARALLEL_STRIP_WORK = 2**24
 # 16.2 -> 12.1 ms; 450 rows, 0.37 million: 8.2 -> 7.2 and 7.6 -> 7.1 ms; 300 rows, 0.16
 # million: 6.2 and 5.8 ms either way)
 _PARALLEL_PAIR_VALUES = 2**18
-# From this many problems their duals are built at once and their solutions read at once (a
-# dozen NumPy calls for all instead of half a dozen per problem; fits back to back, alternating,
-# median of 100: 3 classes, iris 200 against 193 us one by one, wine 234 against 226; 4 classes
-# of 40 rows 286 against 298 us, 6 classes 503 against 566, 8 classes 932 against 1,068)
-_PROBLEMS_AT_ONCE = 4
+# From this many problems their duals are built at once (stacked, one problem after another),
+# solved and read at once, with no arrays joined or split problem by problem (fits back to back,
+# median of 200: iris, 3 classes, RBF 160 -> 130 us, wine 185 -> 154 us, against one problem at
+# a time; 11 classes, 55 problems: some 0.25 ms less)
+_PROBLEMS_AT_ONCE = 2
 
 
 def _are_class_labels(y):
@@ -314,7 +315,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.kernel_, gram = self._build_kernel(X)
 
         problems = self._problems(classes.shape[0])
-        members = [np.flatnonzero(y_index == k) for k in range(classes.shape[0])]
+        order, class_start = class_order(y_index, classes.shape[0])
+        members = [order[start:stop] for start, stop in zip(class_start[:-1].tolist(), class_start[1:].tolist())]
         sizes = [X.shape[0] if b is None else members[a].shape[0] + members[b].shape[0] for a, b in problems]
         parallel = sum(size**2 for size in sizes) >= _PARALLEL_FIT_VALUES
         n_workers = min(resolve_n_jobs(self.n_jobs), len(problems)) if parallel else 1
@@ -332,7 +334,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         def problem_duals(problem_gram):
             if self._duals_at_once(len(problems)) and problems[0][1] is not None:
-                return c_svc_pair_duals(members, upper, problems)
+                return c_svc_pair_duals(order, class_start, upper, problems)
             return [self._binary_dual(problem_gram, X, *problem_data(pair)) for pair in problems]
 
         # (each problem sets its BLAS threads too: done once here for problems of thin blocks; the
@@ -347,7 +349,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         with contextlib.nullcontext() if one_call and len(problems) == 1 else blas_threads_for(*blas_shape):
             shared = self._gram_of_all_rows(gram, problems) if one_call and n_workers == 1 else None
             if shared is not None:
-                models = self._fit_in_one_call(
+                models, variables = self._fit_in_one_call(
                     shared, problem_duals(shared), problems, self.cache_size, self._subsets_in_one_call
                 )
             else:
@@ -357,18 +359,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                     return self._fit_binary(problem_gram, X, *problem_data(pair), *pair, cache_size)
 
                 if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
-                    models = self._fit_in_one_call(
+                    models, variables = self._fit_in_one_call(
                         problem_gram, problem_duals(problem_gram), problems, cache_size,
                         lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
                     )
                 else:
-                    models = map_in_threads(fit_problem, problems, n_workers)
+                    models, variables = map_in_threads(fit_problem, problems, n_workers), None
             self.binary_models_ = models
         self.problem_classes_ = [
             (classes[m.positive_class], classes[m.negative_class] if m.negative_class is not None else "rest")
             for m in models
         ]
-        self._set_libsvm_attributes(X, y_index)
+        self._set_libsvm_attributes(X, y_index, variables)
         if self.probability:
             with blas_threads_for(*blas_shape):
                 self._fit_probability(gram, X, y_index, upper)
@@ -443,19 +445,26 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         )
 
     def _fit_in_one_call(self, gram, duals, problems, cache_size, solve_all):
-        """The models of ``problems`` from their ``duals``, which ``solve_all`` solves in one compiled call
+        """The models of ``problems`` from their ``duals``, and the :class:`StackedVariables` of
+        all where their solutions were read at once (else None). ``solve_all`` solves the duals in one compiled call
         (one-vs-one: :func:`svmkit._class_blocks.solve_pairs_in_one_call`, digits, 45 problems
         of some 270 rows, RBF 15.6 ms instead of 21.0, linear 15.5 instead of 20.5;
-        one-vs-rest: :func:`svmkit._solver.solve_subsets_in_one_call` on the Gram matrix of all
+        one-vs-rest: :func:`svmkit._stacked.solve_subsets_in_one_call` on the Gram matrix of all
         rows, digits' first 700 rows, 10 problems, RBF 14.5 ms instead of 40.6, linear 18.4
         instead of 35.4), unless it returns None (nu-SVC leaves out samples of weight 0): then
         one by one."""
         solutions = self._solutions(gram, duals, solve_all, cache_size)
         if not self._duals_at_once(len(duals)):
-            return [self._binary_model(dual, solution, *pair) for dual, solution, pair in zip(duals, solutions, problems)]
-        read = c_svc_solutions(duals, solutions)
-        return [self._binary_model(dual, solution, *pair, solved)
-                for dual, solution, pair, solved in zip(duals, solutions, problems, read)]
+            models = [self._binary_model(dual, solution, *pair) for dual, solution, pair in zip(duals, solutions, problems)]
+            return models, None
+        duals, solutions = StackedDuals.of(duals), StackedSolutions.of(solutions)
+        biases, margins = c_svc_solutions(duals, solutions)
+        bounds = duals.bounds.tolist()
+        models = [
+            self._binary_model(duals[k], solutions[k], *pair, (solutions[k].alpha, float(biases[k]), margins[start:stop]))
+            for k, (pair, start, stop) in enumerate(zip(problems, bounds[:-1], bounds[1:]))
+        ]
+        return models, StackedVariables(duals.bounds, duals.rows, duals.y, solutions.alpha, duals.upper, margins, biases)
 
     def _solutions(self, gram, duals, solve_all, cache_size=None):
         """The solutions of ``duals``: from ``solve_all(gram, duals)``, one compiled call for all,
@@ -491,7 +500,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         )
 
     def _subsets_in_one_call(self, gram, duals):
-        """:func:`svmkit._solver.solve_subsets_in_one_call` with this estimator's settings."""
+        """:func:`svmkit._stacked.solve_subsets_in_one_call` with this estimator's settings."""
         return solve_subsets_in_one_call(gram, duals, self.cache_size, *self._one_call_options())
 
     def _gram_of_all_rows(self, gram, problems):
@@ -503,7 +512,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         few_rows = problems[0][1] is None or n <= _ONE_VS_ONE_ALL_ROWS  # (one-vs-rest: any number)
         if len(problems) < 2 or not few_rows or full_gram_dtype(n, budget) != np.float64:
             return None
-        return PrecomputedGram(gram.K if self._precomputed else gram.block(np.arange(n)), rows_are_copies=True)
+        return PrecomputedGram(gram.K if self._precomputed else gram.block(slice(None)), rows_are_copies=True)
 
     def _fit_probability(self, gram, X, y_index, upper):
         """probA_ and probB_ of each one-vs-one pair (LIBSVM's ``svm_binary_svc_probability``).
@@ -531,7 +540,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         The pair's Gram matrix is computed once for its five fits and their decision values
         where it fits in ``cache_size`` (digits, probability=True, RBF: 382 ms a fit instead of
         449, linear 364 instead of 507), and the five are then solved in one compiled call
-        (:func:`svmkit._solver.solve_subsets_in_one_call`: 212 ms instead of 294 and 204 instead
+        (:func:`svmkit._stacked.solve_subsets_in_one_call`: 212 ms instead of 294 and 204 instead
         of 261).
         """
         n = rows.shape[0]
@@ -553,23 +562,22 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         return fit_and_decide
 
-    def _set_libsvm_attributes(self, X, y_index):
+    def _set_libsvm_attributes(self, X, y_index, variables=None):
         """support_, dual_coef_, intercept_, ... in scikit-learn's (LIBSVM's) layout.
 
-        The models' variables are concatenated once and laid out in one compiled pass
+        The models' variables (``variables``, their :class:`StackedVariables`, or joined from the
+        models) are laid out in one compiled pass
         (:func:`svmkit._core.libsvm_layout.libsvm_layout`).
         """
         models = self.binary_models_
         n_classes, n_problems, n = self.classes_.shape[0], len(models), X.shape[0]
-        # every problem's variables one after another (of one problem, its own arrays)
-        def joined(name):
-            return getattr(models[0], name) if n_problems == 1 else np.concatenate([getattr(m, name) for m in models])
+        if variables is None:
+            variables = StackedVariables.of(models)
 
         one_vs_one = n_classes > 2 and self.multiclass == "ovo"
         first, second = self._pair_classes() if one_vs_one else (np.empty(0, dtype=np.int64),) * 2
-        bounds = np.array([0] + [model.alpha.shape[0] for model in models]).cumsum()
         support, n_support, problem_coef, dual_coef = libsvm_layout(
-            joined("indices"), joined("alpha") * joined("y"), bounds, y_index, n, n_classes, first, second
+            variables.indices, variables.alpha * variables.y, variables.bounds, y_index, n, n_classes, first, second
         )
         self.support_ = support.astype(np.int32)
         self.n_support_ = n_support.astype(np.int32)
@@ -580,7 +588,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # problem_coef_[s, p]: coefficient of support vector s in problem p
         self._problem_coef = problem_coef
         self.dual_coef_ = dual_coef if one_vs_one else problem_coef.T.copy()
-        self.intercept_ = np.array([m.intercept for m in models])
+        self.intercept_ = variables.intercept
         self.n_iter_ = np.array([m.n_iter for m in models], dtype=np.int64)
         self.fit_status_ = int(any(m.status != 0 for m in models))
         self.loo_bound_ = float(support.shape[0] / n)
@@ -596,7 +604,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         if n_problems == 1:
             self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = models[0].objectives()
         else:
-            self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = problem_objectives(models)
+            self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = problem_objectives(variables)
 
     @cached_property
     def alpha_(self):
