@@ -37,9 +37,9 @@ from svmkit._core.smo import (SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_fr
 from svmkit._core.checks import all_finite
 from svmkit._core.labels import class_indices, class_order
 from svmkit._core.multiclass import one_vs_one_rows
-from svmkit._core.pairs import has_a_row_twice
+from svmkit._core.pairs import has_a_row_twice, most_variables
 from svmkit._core.libsvm_layout import libsvm_layout
-from svmkit._core.objectives import objective_sums
+from svmkit._core.objectives import objectives_per_problem
 from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
 
 NO_ROWS = (np.empty((0, 0), dtype=np.float32), KERNEL_NONE, 0.0, 0.0, 1)  # the solver computes no row itself
@@ -450,8 +450,8 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
 
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
-                                      small_decisions, support_sq_norms, one_vs_one_rows, class_order, has_a_row_twice,
-                                      rbf_from_products, sparse_row_products, sparse_sparse_products, objective_sums, class_indices,
+                                      small_decisions, support_sq_norms, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
+                                      rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,
                                       linear_blocked_rounds, start_round, finish_round, block_moves, block_rows])
 def test_docstring_examples_of_compiled_functions(function):

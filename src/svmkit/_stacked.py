@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._core.pairs import has_a_row_twice, solve_subsets
+from ._core.pairs import has_a_row_twice, most_variables, solve_subsets
 from ._core.smo import SMO_OPTIMAL
 from ._solver import (
     _EPS, _FACE_MAX_FREE, _FACE_MAX_STEPS, _HAND_OVER_FRACTION, _STEPS_PER_CALL, ITERATION_LIMIT, OPTIMAL,
@@ -173,7 +173,7 @@ def solve_subsets_in_one_call(gram, problems, cache_size, tol, max_iter, shrinki
     if not (isinstance(gram, PrecomputedGram) and gram.rows_are_copies and len(problems)):
         return None
     stack = StackedDuals.of(problems)
-    if stack is None or full_gram_dtype(int(np.diff(stack.bounds).max()), cache_size * 2**20) != np.float64:
+    if stack is None or full_gram_dtype(most_variables(stack.bounds), cache_size * 2**20) != np.float64:
         return None
     if has_a_row_twice(stack.rows, stack.bounds, gram.K.shape[0]):
         return None

@@ -122,7 +122,7 @@ def solve_pairs(
     >>> alpha[:4].round(6)  # classes 0 and 1: the margin 1 <= x <= 3, w = -1
     array([0. , 0.5, 0.5, 0. ])
     """
-    buffer = np.empty(_largest(bounds) ** 2, dtype=strips.dtype)
+    buffer = np.empty(most_variables(bounds) ** 2, dtype=strips.dtype)
     for k in range(first.shape[0]):
         start, stop = bounds[k], bounds[k + 1]
         K = buffer[: (stop - start) ** 2].reshape((stop - start, stop - start))
@@ -161,7 +161,7 @@ def solve_linear_pairs(
     >>> alpha[:4].round(6)  # classes 0 and 1: the margin 1 <= x <= 3, w = -1
     array([0. , 0.5, 0.5, 0. ])
     """
-    largest = _largest(bounds)
+    largest = most_variables(bounds)
     buffer = np.empty(largest**2)
     rows = np.empty((largest, X_grouped.shape[1]))
     for k in range(first.shape[0]):
@@ -202,7 +202,7 @@ def solve_subsets(
     >>> alpha.round(6)  # the margins 1 <= x <= 3 and 1 <= x <= 3
     array([0. , 0.5, 0.5, 0. , 0.5, 0.5, 0. ])
     """
-    buffer = np.empty(_largest(bounds) ** 2)
+    buffer = np.empty(most_variables(bounds) ** 2)
     for k in range(bounds.shape[0] - 1):
         start, stop = bounds[k], bounds[k + 1]
         K = buffer[: (stop - start) ** 2].reshape((stop - start, stop - start))
@@ -239,8 +239,15 @@ def has_a_row_twice(rows, bounds, n_rows):
 
 
 @jit
-def _largest(bounds):
-    """The most variables of one problem."""
+def most_variables(bounds):
+    """The most variables of one problem (problem ``k``: ``bounds[k]:bounds[k + 1]``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> most_variables(np.array([0, 4, 10, 12]))
+    6
+    """
     largest = 0
     for k in range(bounds.shape[0] - 1):
         largest = max(largest, bounds[k + 1] - bounds[k])

@@ -9,13 +9,12 @@ leave-one-out bound and a per-point KKT report.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from .._core.objectives import objective_sums
+from .._core.objectives import objectives_per_problem
 
 #: KKT categories of a training point (C-SVC).
 NOT_SUPPORT_VECTOR = "not a support vector"
@@ -195,9 +194,9 @@ class BinaryModel:
         >>> model.objectives()
         Objectives(margin=2.0, dual=0.5, primal=0.5, gap=0.0)
         """
-        sums = objective_sums(np.array([0, self.alpha.shape[0]]), self.alpha, self.y, self.yf, self.upper,
-                              np.array([self.intercept]))
-        return Objectives(*_objectives(*(float(values[0]) for values in sums)))
+        values = objectives_per_problem(np.array([0, self.alpha.shape[0]]), self.alpha, self.y, self.yf, self.upper,
+                                        np.array([self.intercept]))
+        return Objectives(*(float(value[0]) for value in values))
 
     @property
     def loo_bound(self):
@@ -257,7 +256,7 @@ class StackedVariables(NamedTuple):
 def problem_objectives(variables):
     """:meth:`BinaryModel.objectives` of several problems (their :class:`StackedVariables`), as
     four arrays (margins, dual and primal objectives, gaps), summed over the problems'
-    variables in one compiled pass (:func:`svmkit._core.objectives.objective_sums`).
+    variables in one compiled pass (:func:`svmkit._core.objectives.objectives_per_problem`).
 
     Examples
     --------
@@ -269,17 +268,4 @@ def problem_objectives(variables):
     True
     """
     v = variables
-    return _objectives(*objective_sums(v.bounds, v.alpha, v.y, v.yf, v.upper, v.intercept))
-
-
-def _objectives(alpha_sum, w_norm_squared, slack_cost):
-    """Margin, dual and primal objectives and gap from ``sum a``, ``||w||^2`` and
-    ``sum C_i xi_i`` (numbers or arrays)."""
-    dual = alpha_sum - 0.5 * w_norm_squared
-    primal = 0.5 * w_norm_squared + slack_cost
-    if np.ndim(w_norm_squared) == 0:  # (one problem: float arithmetic, a few microseconds less)
-        margin = 2.0 / math.sqrt(w_norm_squared) if w_norm_squared > 0 else math.inf
-    else:
-        positive = w_norm_squared > 0
-        margin = np.where(positive, 2.0 / np.sqrt(np.where(positive, w_norm_squared, 1.0)), np.inf)
-    return margin, dual, primal, primal - dual
+    return objectives_per_problem(v.bounds, v.alpha, v.y, v.yf, v.upper, v.intercept)
