@@ -595,6 +595,7 @@ def test_stacked_duals_solved_in_one_call_are_those_solved_one_by_one():
     joined = StackedSolutions.of(list(solutions))
     np.testing.assert_array_equal(joined.alpha, solutions.alpha)
     np.testing.assert_array_equal(joined.n_iter, solutions.n_iter)
+    assert [solution.strategy for solution in joined] == ["full-gram"] * 3
     twice = DualProblem(np.r_[0, 1, 1], np.ones(3), -np.ones(3), np.ones(3), np.zeros(3))
     assert solve_subsets_in_one_call(gram, problems + [twice], 200, 1e-3, -1, True) is None
     assert StackedDuals.of([problems[0], DualProblem(*vars(problems[1]).values())]) is not None

@@ -26,7 +26,22 @@ def _starts_and_stops(bounds):
     return zip(bounds[:-1].tolist(), bounds[1:].tolist())
 
 
-class StackedDuals(Sequence):
+class _Stack(Sequence):
+    """Items of several problems stored one after another (problem ``k``: ``bounds[k]:bounds[k
+    + 1]``); item ``k``, made of views, from ``_views()``, made once."""
+
+    def __len__(self):
+        return self.bounds.shape[0] - 1
+
+    def __getitem__(self, k):
+        return self._made_views[k]
+
+    @cached_property
+    def _made_views(self):
+        return self._views()
+
+
+class StackedDuals(_Stack):
     """The duals of several problems of one mode (``nu_mode``), one after another.
 
     Parameters
@@ -67,14 +82,7 @@ class StackedDuals(Sequence):
         rows = np.concatenate([problem.rows for problem in problems]).astype(np.int64)
         return cls(bounds, rows, joined("y"), joined("p"), joined("upper"), joined("alpha0"), problems[0].nu_mode)
 
-    def __len__(self):
-        return self.bounds.shape[0] - 1
-
-    def __getitem__(self, k):
-        return self._problems[k]
-
-    @cached_property
-    def _problems(self):
+    def _views(self):
         return [
             DualProblem(self.rows[start:stop], self.y[start:stop], self.p[start:stop], self.upper[start:stop],
                         self.alpha0[start:stop], self.nu_mode)
@@ -82,14 +90,14 @@ class StackedDuals(Sequence):
         ]
 
 
-class StackedSolutions(Sequence):
+class StackedSolutions(_Stack):
     """The solutions of the problems of a :class:`StackedDuals`, one after another: ``alpha``
-    and ``grad`` of all variables, and ``gap``, ``n_iter`` and ``status`` arrays of one value
-    per problem (as :class:`svmkit._solver.DualSolution`)."""
+    and ``grad`` of all variables, ``gap``, ``n_iter`` and ``status`` arrays and a list of
+    ``strategies``, one value per problem (as :class:`svmkit._solver.DualSolution`)."""
 
-    def __init__(self, bounds, alpha, grad, gap, n_iter, status, strategy):
+    def __init__(self, bounds, alpha, grad, gap, n_iter, status, strategies):
         self.bounds, self.alpha, self.grad = bounds, alpha, grad
-        self.gap, self.n_iter, self.status, self.strategy = gap, n_iter, status, strategy
+        self.gap, self.n_iter, self.status, self.strategies = gap, n_iter, status, strategies
 
     @classmethod
     def of(cls, solutions):
@@ -100,19 +108,13 @@ class StackedSolutions(Sequence):
         alpha, grad = (np.concatenate([getattr(solution, name) for solution in solutions]) for name in ("alpha", "grad"))
         gap, n_iter, status = (np.array([getattr(solution, name) for solution in solutions])
                                for name in ("gap", "n_iter", "status"))
-        return cls(bounds, alpha, grad, gap, n_iter, status, None)
+        return cls(bounds, alpha, grad, gap, n_iter, status, [solution.strategy for solution in solutions])
 
-    def __len__(self):
-        return self.bounds.shape[0] - 1
-
-    def __getitem__(self, k):
-        return self._solutions[k]
-
-    @cached_property
-    def _solutions(self):
+    def _views(self):
         gaps, steps, statuses = self.gap.tolist(), self.n_iter.tolist(), self.status.tolist()
         return [
-            DualSolution(self.alpha[start:stop], self.grad[start:stop], gaps[k], steps[k], statuses[k], self.strategy)
+            DualSolution(self.alpha[start:stop], self.grad[start:stop], gaps[k], steps[k], statuses[k],
+                         self.strategies[k])
             for k, (start, stop) in enumerate(_starts_and_stops(self.bounds))
         ]
 
@@ -148,7 +150,7 @@ def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=Fal
     for k, report in enumerate(progress):
         report.report(int(n_iter[k]), float(gap[k]), sizes[k], force=True)
     return StackedSolutions(bounds, alpha, grad, gap, n_iter, np.where(status == SMO_OPTIMAL, OPTIMAL, ITERATION_LIMIT),
-                            "full-gram")
+                            ["full-gram"] * n_problems)
 
 
 def solve_subsets_in_one_call(gram, problems, cache_size, tol, max_iter, shrinking, verbose=False, callback=None):
