@@ -446,8 +446,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
     def _fit_in_one_call(self, gram, duals, problems, cache_size, solve_all):
         """The models of ``problems`` from their ``duals``, and the :class:`StackedVariables` of
-        all where their solutions were read at once (else None). ``solve_all`` solves the duals in one compiled call
-        (one-vs-one: :func:`svmkit._class_blocks.solve_pairs_in_one_call`, digits, 45 problems
+        all where their solutions were read at once (else None). ``solve_all`` solves the duals
+        in one compiled call (one-vs-one: :func:`svmkit._class_blocks.solve_pairs_in_one_call`, digits, 45 problems
         of some 270 rows, RBF 15.6 ms instead of 21.0, linear 15.5 instead of 20.5;
         one-vs-rest: :func:`svmkit._stacked.solve_subsets_in_one_call` on the Gram matrix of all
         rows, digits' first 700 rows, 10 problems, RBF 14.5 ms instead of 40.6, linear 18.4
