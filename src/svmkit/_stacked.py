@@ -26,6 +26,24 @@ def _starts_and_stops(bounds):
     return zip(bounds[:-1].tolist(), bounds[1:].tolist())
 
 
+def joined_arrays(items, names):
+    """``(bounds, arrays)``: the attributes ``names`` of ``items`` (arrays of one length per
+    item), each joined one item after another (one item: its own arrays, not copies), and
+    where item ``k``'s part starts and ends (``bounds[k]:bounds[k + 1]``).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> items = [SimpleNamespace(a=np.array([1, 2])), SimpleNamespace(a=np.array([3]))]
+    >>> joined_arrays(items, ["a"])
+    (array([0, 2, 3]), [array([1, 2, 3])])
+    """
+    bounds = np.array([0] + [getattr(item, names[0]).shape[0] for item in items]).cumsum()
+    if len(items) == 1:
+        return bounds, [getattr(items[0], name) for name in names]
+    return bounds, [np.concatenate([getattr(item, name) for item in items]) for name in names]
+
+
 class _Stack(Sequence):
     """Items of several problems stored one after another (problem ``k``: ``bounds[k]:bounds[k
     + 1]``); item ``k``, made of views, from ``_views()``, made once."""
@@ -75,12 +93,8 @@ class StackedDuals(_Stack):
         if len({problem.nu_mode for problem in problems}) != 1:
             return None
 
-        def joined(name):
-            return np.concatenate([getattr(problem, name) for problem in problems]).astype(np.float64)
-
-        bounds = np.array([0] + [problem.rows.shape[0] for problem in problems]).cumsum()
-        rows = np.concatenate([problem.rows for problem in problems]).astype(np.int64)
-        return cls(bounds, rows, joined("y"), joined("p"), joined("upper"), joined("alpha0"), problems[0].nu_mode)
+        bounds, (rows, *values) = joined_arrays(problems, ["rows", "y", "p", "upper", "alpha0"])
+        return cls(bounds, rows.astype(np.int64), *(array.astype(np.float64) for array in values), problems[0].nu_mode)
 
     def _views(self):
         return [
@@ -104,8 +118,7 @@ class StackedSolutions(_Stack):
         """``solutions`` as a stack: itself if it is one, else their arrays joined."""
         if isinstance(solutions, cls):
             return solutions
-        bounds = np.array([0] + [solution.alpha.shape[0] for solution in solutions]).cumsum()
-        alpha, grad = (np.concatenate([getattr(solution, name) for solution in solutions]) for name in ("alpha", "grad"))
+        bounds, (alpha, grad) = joined_arrays(solutions, ["alpha", "grad"])
         gap, n_iter, status = (np.array([getattr(solution, name) for solution in solutions])
                                for name in ("gap", "n_iter", "status"))
         return cls(bounds, alpha, grad, gap, n_iter, status, [solution.strategy for solution in solutions])

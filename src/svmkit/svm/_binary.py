@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._core.objectives import objectives_per_problem
+from .._stacked import joined_arrays
 
 #: KKT categories of a training point (C-SVC).
 NOT_SUPPORT_VECTOR = "not a support vector"
@@ -244,12 +245,7 @@ class StackedVariables(NamedTuple):
     @classmethod
     def of(cls, models):
         """The variables of ``models`` (one model: its own arrays, not copies)."""
-        bounds = np.array([0] + [model.alpha.shape[0] for model in models]).cumsum()
-        names = ("indices", "y", "alpha", "upper", "yf")
-        if len(models) == 1:
-            arrays = [getattr(models[0], name) for name in names]
-        else:
-            arrays = [np.concatenate([getattr(model, name) for model in models]) for name in names]
+        bounds, arrays = joined_arrays(models, ["indices", "y", "alpha", "upper", "yf"])
         return cls(bounds, *arrays, np.array([model.intercept for model in models]))
 
 
