@@ -64,11 +64,12 @@ def c_svc_solution(problem, solution):
     """``(alpha, b, y f(x))`` of a solved C-SVC dual.
 
     With ``G_i = y_i sum_j a_j y_j K_ij - 1``, the functional margin is
-    ``y_i f(x_i) = G_i + 1 + y_i b`` without another kernel evaluation.
+    ``y_i f(x_i) = G_i + 1 + y_i b`` without another kernel evaluation
+    (:func:`svmkit._core.smo.c_svc_biases_and_margins`, as for several duals).
     """
-    alpha = solution.alpha
-    b = intercept_from_gradient(problem.y, alpha, solution.grad, problem.upper)
-    return alpha, b, _margins(problem.y, solution.grad, b)
+    bounds = np.array([0, problem.rows.shape[0]])
+    biases, margins = c_svc_biases_and_margins(bounds, problem.y, solution.alpha, solution.grad, problem.upper)
+    return solution.alpha, float(biases[0]), margins
 
 
 def c_svc_solutions(problems, solutions):
@@ -79,11 +80,6 @@ def c_svc_solutions(problems, solutions):
     (:func:`svmkit._core.smo.c_svc_biases_and_margins`)."""
     problems, solutions = StackedDuals.of(problems), StackedSolutions.of(solutions)
     return c_svc_biases_and_margins(problems.bounds, problems.y, solutions.alpha, solutions.grad, problems.upper)
-
-
-def _margins(y, grad, b):
-    """``y_i f(x_i) = G_i + 1 + y_i b`` (C-SVC)."""
-    return grad + 1.0 + y * b
 
 
 def _greedy_fill(capacities, total):
