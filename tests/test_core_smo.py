@@ -13,6 +13,7 @@ import svmkit._solver
 from compiled_doctests import run_docstring_examples
 from naive import dual_objective, gram_by_loops, intercept_by_masks, linear_pair, poly_pair, rbf_pair
 from svmkit import SVC, SVR, NuSVC
+from svmkit.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from svmkit._core.kernel_blocks import (
     KERNEL_LINEAR,
     KERNEL_NONE,
@@ -20,6 +21,7 @@ from svmkit._core.kernel_blocks import (
     KERNEL_RBF,
     exp_nonpositive,
     exp_nonpositive_single,
+    kernel_matrix,
     kernel_row,
     rbf_from_products,
     sparse_row_products,
@@ -79,6 +81,36 @@ def test_compiled_kernel_row_equals_pairwise_loops(code, pair, dtype, rtol):
     XT = np.ascontiguousarray(X.T, dtype=dtype)
     kernel_row(XT, 4, code, 0.3, 1.0, 3, np.empty(9, dtype=dtype), out)
     np.testing.assert_allclose(out, expected, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize(
+    "kernel, pair",
+    [
+        (RBFKernel(gamma=0.3), lambda u, v: rbf_pair(u, v, 0.3)),
+        (LinearKernel(), linear_pair),
+        (PolynomialKernel(degree=3, gamma=0.3, coef0=1.0), lambda u, v: poly_pair(u, v, 3, 0.3, 1.0)),
+    ],
+)
+@pytest.mark.parametrize("n_features", [3, 30])
+def test_gram_matrix_of_all_rows_is_the_kernel_and_thin_data_have_the_solvers_own_rows(kernel, pair, n_features):
+    """GramBlocks.square: the kernel of every pair of rows; for thin data (compiled rows) the
+    values of kernel_row, the rows that the full-Gram solver computes itself, bit for bit;
+    for wide data one block (BLAS)."""
+    from svmkit._solver import GramBlocks
+
+    X = np.random.default_rng(2).normal(size=(11, n_features))
+    gram = GramBlocks(kernel, X)
+    K = gram.square()
+    assert K.dtype == np.float64 and K.shape == (11, 11)
+    np.testing.assert_allclose(K, gram_by_loops(pair, X, X), rtol=1e-12, atol=1e-12)
+    XT, code, gamma, coef0, degree = svmkit._solver._compiled_row_kernel(gram, np.float64, svmkit._solver._compiled_row_code(gram))
+    if n_features <= svmkit._solver._COMPILED_ROW_FEATURES:
+        rows = np.empty_like(K)
+        for r in range(11):
+            kernel_row(XT, r, code, gamma, coef0, degree, np.empty(11), rows[r])
+        np.testing.assert_array_equal(K, rows)
+    else:
+        np.testing.assert_array_equal(K, gram.block(slice(None)))
 
 
 def _problem(seed, n, copies):
@@ -451,7 +483,7 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
 
 @pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
                                       small_decisions, support_sq_norms, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
-                                      rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
+                                      kernel_matrix, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,
                                       linear_blocked_rounds, start_round, finish_round, block_moves, block_rows])
 def test_docstring_examples_of_compiled_functions(function):

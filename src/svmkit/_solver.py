@@ -48,7 +48,9 @@ from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather
 from ._core.smo import (
     SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, rows_to_prefetch, smo,
 )
-from ._core.kernel_blocks import KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, sparse_sparse_products
+from ._core.kernel_blocks import (
+    KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, kernel_matrix, sparse_sparse_products,
+)
 from ._core.blocked import (
     BLOCKED_GO_ON, BLOCKED_LEFT, BLOCKED_OPTIMAL, BLOCKED_STALLED, BLOCKED_STEP_LIMIT, STATE_STEPS, block_moves,
     block_rows, finish_round, linear_blocked_rounds, new_state, solve_block, start_round,
@@ -259,6 +261,20 @@ class GramBlocks:
         """Return the dense block of kernel values for the given row indices (or slice of
         rows; ``cols=None``: every row of ``X``), written into ``out`` if given."""
         return self._block(self.X, rows, cols, out)
+
+    def square(self):
+        """The float64 Gram matrix of all rows. Thin dense data (``_compiled_row_code``) have it
+        computed row by row in one compiled call, the values of the rows that the full-Gram
+        solver computes itself, with no BLAS call, whose code and buffers a fit right after
+        another library's finds out of the caches (iris, RBF, alternating in one process, each
+        fit after a scikit-learn-intelex fit: 379 -> 323 us; after 64 MB written: 536 -> 492 us);
+        other data in one block."""
+        code = _compiled_row_code(self)
+        if code == KERNEL_NONE:
+            return self.block(slice(None))
+        K = np.empty((self.n_rows, self.n_rows))
+        kernel_matrix(*_compiled_row_kernel(self, K.dtype, code), K)
+        return K
 
     def block32(self, rows, cols=None, out=None):
         """The same block computed in float32 where the kernel allows it.

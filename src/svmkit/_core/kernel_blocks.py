@@ -6,7 +6,8 @@
   float64 ``exp`` is a call to the C library per element on processors
   without AVX-512).
 * :func:`kernel_row`: one whole kernel row of thin data, for solvers that need
-  rows inside compiled code (no return to Python per row).
+  rows inside compiled code (no return to Python per row); :func:`kernel_matrix`,
+  all of them.
 * :func:`sparse_row_products`: products of sparse rows with dense columns,
   only their nonzeros counted (BLAS would need the rows densified).
 * :func:`sparse_sparse_products`: the same with sparse columns, only the
@@ -158,6 +159,27 @@ def kernel_row(XT, r, code, gamma, coef0, degree, acc, out):
         return
     for c in range(n):
         out[c] = (gamma * acc[c] + coef0) ** degree
+
+
+@jit
+def kernel_matrix(XT, code, gamma, coef0, degree, out):
+    """``out[r, c] = k(x_r, x_c)`` for every pair of columns of ``XT`` (the data transposed):
+    the whole kernel matrix of thin data, row by row with :func:`kernel_row`, so that its
+    values are those of the rows that the full-Gram solver computes itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> XT = np.array([[0.0, 1.0], [0.0, 0.0]])  # two rows, (0, 0) and (1, 0)
+    >>> out = np.empty((2, 2))
+    >>> kernel_matrix(XT, KERNEL_RBF, 0.5, 0.0, 1, out)
+    >>> out.round(4)
+    array([[1.    , 0.6065],
+           [0.6065, 1.    ]])
+    """
+    scratch = np.empty(XT.shape[1], dtype=XT.dtype)
+    for r in range(XT.shape[1]):
+        kernel_row(XT, r, code, gamma, coef0, degree, scratch, out[r])
 
 
 @jit

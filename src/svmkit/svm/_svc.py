@@ -512,7 +512,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         few_rows = problems[0][1] is None or n <= _ONE_VS_ONE_ALL_ROWS  # (one-vs-rest: any number)
         if len(problems) < 2 or not few_rows or full_gram_dtype(n, budget) != np.float64:
             return None
-        return PrecomputedGram(gram.K if self._precomputed else gram.block(slice(None)), rows_are_copies=True)
+        return PrecomputedGram(gram.K if self._precomputed else gram.square(), rows_are_copies=True)
 
     def _fit_probability(self, gram, X, y_index, upper):
         """probA_ and probB_ of each one-vs-one pair (LIBSVM's ``svm_binary_svc_probability``).
