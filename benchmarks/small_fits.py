@@ -20,6 +20,13 @@ Usage::
         [--cases binary,multiclass] [--data-dir ../shared/data]
 
 A revision ``worktree`` takes the working tree's ``src/svmkit``.
+
+``--before`` sets what runs before each timed fit, that is, what the caches hold when it starts:
+``none`` (the fits back to back, each library finding much of its own code and data from its
+previous fit), ``flush`` (``--flush-mb`` MB written: every cache level holds other data) or
+``sklearnex`` (a fit of the same case by scikit-learn-intelex's SVC, as in ``benchmarks/svc.py``'s
+interleaved repetitions, where a fit of a small dataset follows another library's fit or
+prediction). ``--only`` keeps the named cases.
 """
 
 from __future__ import annotations
@@ -63,6 +70,19 @@ def packaged_revision(revision, label, into):
         text = re.sub(r"\bfrom svmkit import\b", f"from svmkit_{label} import", text)
         path.write_text(re.sub(r"^import svmkit$", f"import svmkit_{label}", text, flags=re.M))
     return importlib.import_module(f"svmkit_{label}")
+
+
+def before_each_fit(kind, flush_mb):
+    """The action before each timed fit (``--before``): a function of ``(X, y, settings)``."""
+    if kind == "none":
+        return lambda X, y, settings: None
+    if kind == "flush":
+        pages = np.zeros(int(flush_mb * 2**20) // 8)
+        return lambda X, y, settings: pages.__iadd__(1.0)
+    from svc import estimator_classes
+
+    other = estimator_classes([kind])[kind]
+    return lambda X, y, settings: other(**settings).fit(X, y)
 
 
 def binary_cases(data_dir):
@@ -111,6 +131,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--cases", default="binary,multiclass")
     parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
+    parser.add_argument("--before", choices=("none", "flush", "sklearnex"), default="none")
+    parser.add_argument("--flush-mb", type=float, default=64.0)
+    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     from sklearn.svm import SVC as LibsvmSVC
@@ -122,6 +145,9 @@ def main(argv=None):
         cases.update(binary_cases(args.data_dir))
     if "multiclass" in args.cases:
         cases.update(multiclass_cases())
+    if args.only:
+        cases = {name: cases[name] for name in args.only.split(",")}
+    before = before_each_fit(args.before, args.flush_mb)
     with tempfile.TemporaryDirectory() as into:
         sys.path.insert(0, into)
         estimators = {label: packaged_revision(revision, label, into).SVC for revision, label in zip(revisions, labels)}
@@ -135,6 +161,7 @@ def main(argv=None):
                 for kernel in ("rbf", "linear"):
                     settings = dict(kernel=kernel, C=1.0, gamma="scale") if kernel == "rbf" else dict(kernel=kernel, C=1.0)
                     for name in names if repetition % 2 else names[::-1]:
+                        before(X, y, settings)
                         start = time.perf_counter()
                         model = estimators[name](**settings).fit(X, y)
                         elapsed = time.perf_counter() - start
