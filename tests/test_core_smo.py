@@ -92,10 +92,11 @@ def test_compiled_kernel_row_equals_pairwise_loops(code, pair, dtype, rtol):
     ],
 )
 @pytest.mark.parametrize("n_features", [3, 30])
-def test_gram_matrix_of_all_rows_is_the_kernel_and_thin_data_have_the_solvers_own_rows(kernel, pair, n_features):
-    """GramBlocks.square: the kernel of every pair of rows; for thin data (compiled rows) the
-    values of kernel_row, the rows that the full-Gram solver computes itself, bit for bit;
-    for wide data one block (BLAS)."""
+def test_gram_matrix_of_all_rows_is_the_kernel_and_small_thin_rbf_matrices_have_the_solvers_own_rows(
+        monkeypatch, kernel, pair, n_features):
+    """GramBlocks.square: the kernel of every pair of rows; a small RBF matrix of thin data
+    (compiled rows) has the values of kernel_row, the rows that the full-Gram solver computes
+    itself, bit for bit; other matrices (and one above _COMPILED_GRAM_WORK) are one block."""
     from svmkit._solver import GramBlocks
 
     X = np.random.default_rng(2).normal(size=(11, n_features))
@@ -103,14 +104,14 @@ def test_gram_matrix_of_all_rows_is_the_kernel_and_thin_data_have_the_solvers_ow
     K = gram.square()
     assert K.dtype == np.float64 and K.shape == (11, 11)
     np.testing.assert_allclose(K, gram_by_loops(pair, X, X), rtol=1e-12, atol=1e-12)
-    XT, code, gamma, coef0, degree = svmkit._solver._compiled_row_kernel(gram, np.float64, svmkit._solver._compiled_row_code(gram))
-    if n_features <= svmkit._solver._COMPILED_ROW_FEATURES:
-        rows = np.empty_like(K)
-        for r in range(11):
-            kernel_row(XT, r, code, gamma, coef0, degree, np.empty(11), rows[r])
+    rows = np.empty_like(K)
+    for r in range(11):
+        kernel_row(np.ascontiguousarray(X.T), r, KERNEL_RBF, 0.3, 0.0, 1, np.empty(11), rows[r])
+    if isinstance(kernel, RBFKernel) and n_features <= svmkit._solver._COMPILED_ROW_FEATURES:
         np.testing.assert_array_equal(K, rows)
-    else:
-        np.testing.assert_array_equal(K, gram.block(slice(None)))
+        assert not np.array_equal(rows, gram.block(slice(None)))  # (BLAS products: other last bits)
+        monkeypatch.setattr(svmkit._solver, "_COMPILED_GRAM_WORK", 11 * 11 * n_features - 1)
+    np.testing.assert_array_equal(gram.square(), gram.block(slice(None)))
 
 
 def _problem(seed, n, copies):

@@ -133,6 +133,11 @@ _ONE_THREAD_BLAS_WORK = 4 * 65_536
 # per fit; make_classification, RBF, n = 3000: 27 vs 40 ms at d = 8, 65 vs 84 ms at d = 20,
 # equal at d = 32, slower from d = 48; n = 1500 and 4000: equal or faster up to d = 28)
 _COMPILED_ROW_FEATURES = 24
+# Up to this many values times features, GramBlocks.square computes an RBF matrix of thin data
+# in compiled code (one thread, median of 101, cold: after 64 MB written): 150 x 4 53 us against
+# BLAS 75, 150 x 13 71 against 84, but 150 x 24 94 against 83, 500 x 13 454 against 308; the
+# linear kernel's blocks were faster from BLAS at every size measured (150 x 13: 30 against 15 us)
+_COMPILED_GRAM_WORK = 2**19
 _blas_libraries = ThreadpoolController().select(user_api="blas").lib_controllers
 
 
@@ -263,17 +268,18 @@ class GramBlocks:
         return self._block(self.X, rows, cols, out)
 
     def square(self):
-        """The float64 Gram matrix of all rows. Thin dense data (``_compiled_row_code``) have it
-        computed row by row in one compiled call, the values of the rows that the full-Gram
-        solver computes itself, with no BLAS call, whose code and buffers a fit right after
-        another library's finds out of the caches (iris, RBF, alternating in one process, each
-        fit after a scikit-learn-intelex fit: 379 -> 323 us; after 64 MB written: 536 -> 492 us);
-        other data in one block."""
-        code = _compiled_row_code(self)
-        if code == KERNEL_NONE:
+        """The float64 Gram matrix of all rows. A small RBF matrix of thin dense data (at most
+        ``_COMPILED_GRAM_WORK`` values times features, ``_compiled_row_code``) is computed row by
+        row in one compiled call, the values of the rows that the full-Gram solver computes
+        itself, with no BLAS call, whose code and buffers a fit right after another library's
+        finds out of the caches (iris, alternating in one process, each fit after a
+        scikit-learn-intelex fit: 379 -> 323 us; after 64 MB written: 536 -> 492 us); other
+        matrices in one block (BLAS is faster for larger ones, and for the linear kernel)."""
+        if (_compiled_row_code(self) != KERNEL_RBF
+                or self.n_rows * self.n_rows * self.n_features > _COMPILED_GRAM_WORK):
             return self.block(slice(None))
         K = np.empty((self.n_rows, self.n_rows))
-        kernel_matrix(*_compiled_row_kernel(self, K.dtype, code), K)
+        kernel_matrix(*_compiled_row_kernel(self, K.dtype, KERNEL_RBF), K)
         return K
 
     def block32(self, rows, cols=None, out=None):
