@@ -36,7 +36,7 @@ import numpy as np
 from ._core.pairs import solve_linear_pairs, solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
 from ._solver import GramBlocks, _into, full_gram_dtype, kernel_values_dtype
-from ._stacked import StackedDuals, solutions_in_one_call
+from ._stacked import StackedDuals, solutions_in_one_call, starts_and_stops
 from .kernels import LinearKernel
 
 # Gram matrix values of the problems solved by one compiled call (:func:`pair_groups`) when
@@ -92,7 +92,7 @@ class ClassBlockGram(GramBlocks):
         self._order = np.concatenate(members)
         self._grouped = {}  # by the type of the blocks (_grouped_blocks)
         self._grouped_lock = threading.Lock()
-        self._slices = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
+        self._slices = [slice(start, stop) for start, stop in starts_and_stops(bounds)]
         self._class_blocks = [{} for _ in members]  # by dtype, each with its room for cross blocks
         self._locks = [threading.Lock() for _ in members]  # problems run in worker threads
         self._square = threading.local()  # each worker thread's full-Gram matrix memory

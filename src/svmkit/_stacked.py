@@ -22,7 +22,14 @@ from ._solver import (
 )
 
 
-def _starts_and_stops(bounds):
+def starts_and_stops(bounds):
+    """``(bounds[k], bounds[k + 1])`` for each part ``k`` of an int array of bounds, as ints.
+
+    Examples
+    --------
+    >>> list(starts_and_stops(np.array([0, 2, 5])))
+    [(0, 2), (2, 5)]
+    """
     return zip(bounds[:-1].tolist(), bounds[1:].tolist())
 
 
@@ -100,7 +107,7 @@ class StackedDuals(_Stack):
         return [
             DualProblem(self.rows[start:stop], self.y[start:stop], self.p[start:stop], self.upper[start:stop],
                         self.alpha0[start:stop], self.nu_mode)
-            for start, stop in _starts_and_stops(self.bounds)
+            for start, stop in starts_and_stops(self.bounds)
         ]
 
 
@@ -128,7 +135,7 @@ class StackedSolutions(_Stack):
         return [
             DualSolution(self.alpha[start:stop], self.grad[start:stop], gaps[k], steps[k], statuses[k],
                          self.strategies[k])
-            for k, (start, stop) in enumerate(_starts_and_stops(self.bounds))
+            for k, (start, stop) in enumerate(starts_and_stops(self.bounds))
         ]
 
 

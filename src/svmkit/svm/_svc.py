@@ -21,7 +21,7 @@ from .._core.labels import class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout
 from .._core.multiclass import one_vs_one_votes, ovr_scores
 from .._solver import PrecomputedGram, blas_threads_for, full_gram_dtype
-from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call
+from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel, StackedVariables, problem_objectives
 from ..qp import solve_dual_qp
@@ -316,7 +316,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         problems = self._problems(classes.shape[0])
         order, class_start = class_order(y_index, classes.shape[0])
-        members = [order[start:stop] for start, stop in zip(class_start[:-1].tolist(), class_start[1:].tolist())]
+        members = [order[start:stop] for start, stop in starts_and_stops(class_start)]
         sizes = [X.shape[0] if b is None else members[a].shape[0] + members[b].shape[0] for a, b in problems]
         parallel = sum(size**2 for size in sizes) >= _PARALLEL_FIT_VALUES
         n_workers = min(resolve_n_jobs(self.n_jobs), len(problems)) if parallel else 1
@@ -459,10 +459,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return models, None
         duals, solutions = StackedDuals.of(duals), StackedSolutions.of(solutions)
         biases, margins = c_svc_solutions(duals, solutions)
-        bounds = duals.bounds.tolist()
         models = [
             self._binary_model(duals[k], solutions[k], *pair, (solutions[k].alpha, float(biases[k]), margins[start:stop]))
-            for k, (pair, start, stop) in enumerate(zip(problems, bounds[:-1], bounds[1:]))
+            for k, (pair, (start, stop)) in enumerate(zip(problems, starts_and_stops(duals.bounds)))
         ]
         return models, StackedVariables(duals.bounds, duals.rows, duals.y, solutions.alpha, duals.upper, margins, biases)
 
@@ -680,7 +679,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         columns in place."""
         n_classes = self.classes_.shape[0]
         bounds = np.concatenate([[0], np.cumsum(self.n_support_)])
-        coefs = [np.ascontiguousarray(self.dual_coef_[:, start:stop].T) for start, stop in zip(bounds[:-1], bounds[1:])]
+        coefs = [np.ascontiguousarray(self.dual_coef_[:, start:stop].T) for start, stop in starts_and_stops(bounds)]
         # row r of dual_coef_ holds a support vector's coefficient against class r (r < k) or r + 1
         first, second = self._pair_classes()
 
