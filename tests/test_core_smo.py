@@ -91,7 +91,7 @@ def test_compiled_kernel_row_equals_pairwise_loops(code, pair, dtype, rtol):
         (PolynomialKernel(degree=3, gamma=0.3, coef0=1.0), lambda u, v: poly_pair(u, v, 3, 0.3, 1.0)),
     ],
 )
-@pytest.mark.parametrize("n_features", [3, 30])
+@pytest.mark.parametrize("n_features", [3, 40])
 def test_gram_matrix_of_all_rows_is_the_kernel_and_small_thin_rbf_matrices_have_the_solvers_own_rows(
         monkeypatch, kernel, pair, n_features):
     """GramBlocks.square: the kernel of every pair of rows; a small RBF matrix of thin data
@@ -405,7 +405,7 @@ def test_small_problems_compute_all_kernel_rows_first_and_reach_the_same_solutio
     itself) every kernel row is computed in one block before SMO; the solution is the one
     of the rows computed as SMO asks for them."""
     rng = np.random.default_rng(6)
-    X = rng.normal(size=(300, 30))
+    X = rng.normal(size=(300, 40))
     y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=300) > 0).astype(int)
     blocks = []
     original = svmkit._solver.GramBlocks.block

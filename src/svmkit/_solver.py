@@ -131,8 +131,11 @@ _ONE_THREAD_BLAS_WORK = 4 * 65_536
 # Up to this many features, the full-Gram SMO computes linear, polynomial and RBF kernel
 # rows in compiled code, one at a time as needed (svmguide1, d = 4, RBF: 13 ms instead of 23 ms
 # per fit; make_classification, RBF, n = 3000: 27 vs 40 ms at d = 8, 65 vs 84 ms at d = 20,
-# equal at d = 32, slower from d = 48; n = 1500 and 4000: equal or faster up to d = 28)
-_COMPILED_ROW_FEATURES = 24
+# equal at d = 32, slower from d = 48; n = 1500 and 4000: equal or faster up to d = 28). Raised from
+# 24 to 32 for small problems that need few of their rows, such as breast cancer (426 x 30, RBF: 112
+# rows, 888 -> 559 us a fit after a oneDAL fit, alternating in one process; 4,000 x 30 RBF 44.8 ->
+# 31.4 ms), at the price of hard small ones that need every row (400 x 30, flip_y 5%: 1.06-1.08x)
+_COMPILED_ROW_FEATURES = 32
 # Up to this many values times features, GramBlocks.square computes an RBF matrix of thin data
 # in compiled code (one thread, median of 101, cold: after 64 MB written): 150 x 4 53 us against
 # BLAS 75, 150 x 13 71 against 84, but 150 x 24 94 against 83, 500 x 13 454 against 308; the
