@@ -152,7 +152,7 @@ def _run_both(K, y, p, upper, nu_mode, alpha0, max_steps=10**6):
             flags = side_flags(y, alpha, upper)
             filled = np.array([n])
             out = smo_rows(
-                stored, slot, NO_PART, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, max_steps, nu_mode, 0, 0,
+                stored, slot, NO_PART, slot, filled, y, upper, qd, alpha, grad, flags, 1e-6, max_steps, nu_mode, 0, 0, 0,
                 *NO_ROWS
             )
         results.append((out, alpha, grad))
@@ -237,7 +237,7 @@ def test_row_order_smo_hands_over_to_shrinking_when_few_stay_active():
     slot, filled = np.arange(1200), np.array([1200])
     qd = np.ones(1200)
     steps, status, _, _ = smo_rows(
-        K, slot, NO_PART, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, 20, 0, *NO_ROWS
+        K, slot, NO_PART, slot, filled, y, upper, qd, alpha, grad, flags, 1e-3, 10**6, False, 20, 0, 0, *NO_ROWS
     )
     assert status == SMO_USE_SHRINKING
     assert steps > 0 and steps % 100 == 0
@@ -261,7 +261,7 @@ def test_row_order_smo_hands_over_a_slow_solve_from_half_of_the_variables():
         flags = side_flags(y, alpha, upper)
         steps, status, _, _ = smo_rows(
             K, np.arange(400), NO_PART, np.arange(400), np.array([400]), y, upper, np.diag(K).copy(), alpha, grad,
-            flags, 1e-3, 10**6, False, 5, slow_max_kept, *NO_ROWS
+            flags, 1e-3, 10**6, False, 5, slow_max_kept, 0, *NO_ROWS
         )
         return steps, status, int(kept_by_shrinking(y, upper, alpha, grad, False).sum())
 

@@ -101,7 +101,7 @@ def full_gram_smo(
             flags[:] = side_flags(y, alpha, upper)
         done, status, gap, needed = smo_rows(
             K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, min(budget, max_steps) - steps,
-            nu_mode, hand_over_fraction, face_max_free, XT, kernel, gamma, coef0, degree,
+            nu_mode, hand_over_fraction, face_max_free, steps, XT, kernel, gamma, coef0, degree,
         )
         steps += done
         if status != SMO_USE_SHRINKING:
@@ -209,7 +209,7 @@ def smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_
         no_data = np.empty((0, 0), dtype=K_block.dtype)  # (rows in one part; no row computed here)
         steps, _, gap, _ = smo_rows(
             K_block, slot, no_data, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps,
-            nu_mode, 0, 0, no_data, KERNEL_NONE, 0.0, 0.0, 1,
+            nu_mode, 0, 0, 0, no_data, KERNEL_NONE, 0.0, 0.0, 1,
         )
     else:
         active = np.arange(m)

@@ -259,7 +259,7 @@ def compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch)
 @jit
 def smo_rows(
     K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, hand_over_fraction,
-    slow_max_kept, XT, kernel, gamma, coef0, degree,
+    slow_max_kept, steps_before, XT, kernel, gamma, coef0, degree,
 ):
     """Run SMO on variables in row order until the gap is below ``tol``,
     ``max_steps`` updates were made, a kernel row is missing, or few
@@ -294,11 +294,16 @@ def smo_rows(
         Return ``SMO_USE_SHRINKING`` when shrinking would keep fewer than
         ``m / hand_over_fraction`` variables (checked every 100 steps; 0: never).
     slow_max_kept : int
-        Also return it, after ``_SLOW_STEPS_PER_VARIABLE`` steps a variable in this
-        call, when shrinking would keep fewer than ``m / 2`` variables and at most
+        Also return it, after ``_SLOW_STEPS_PER_VARIABLE`` steps a variable,
+        when shrinking would keep fewer than ``m / 2`` variables and at most
         ``slow_max_kept`` (the most free multipliers of the sub-problem's Newton steps
         on their face, which end the zig-zag of SMO; with more, the sub-problem would
         zig-zag on: 2,000 x 500, linear, twice as long).
+    steps_before : int
+        Steps of the same solve before this call, counted with this call's towards
+        ``_SLOW_STEPS_PER_VARIABLE``: after a shrunk sub-problem a slow solve hands
+        over again at the next count, as LIBSVM goes on shrinking after it brings
+        every variable back.
     XT, kernel, gamma, coef0, degree
         Missing rows are computed here by :func:`svmkit._core.kernel_blocks.kernel_row`
         from the data transposed (``XT``, features by rows, of ``K``'s type) unless
@@ -334,7 +339,7 @@ def smo_rows(
     while True:
         if hand_over_fraction > 0 and steps > 0 and steps % _CHECK_PERIOD == 0:
             kept = np.sum(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
-            slow = steps >= _SLOW_STEPS_PER_VARIABLE * m and 2 * kept < m and kept <= slow_max_kept
+            slow = steps_before + steps >= _SLOW_STEPS_PER_VARIABLE * m and 2 * kept < m and kept <= slow_max_kept
             if kept * hand_over_fraction < m or slow:
                 return steps, SMO_USE_SHRINKING, np.inf, -1
         i_pos = _winner(n, split, n_left, keys_pos)
