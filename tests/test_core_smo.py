@@ -252,24 +252,31 @@ def _slow_linear_problem():
 
 def test_row_order_smo_hands_over_a_slow_solve_from_half_of_the_variables():
     """After 10 steps a variable, the hand-over comes once shrinking would keep fewer than
-    half of the variables (and at most ``slow_max_kept``), not a fifth."""
+    half of the variables (and at most ``slow_max_kept``), not a fifth; the steps of the
+    solve before the call count towards the 10 (a solve goes on after a sub-problem)."""
     X, _, y = _slow_linear_problem()
     K = X @ X.T
 
-    def run(slow_max_kept):
-        alpha, grad, upper = np.zeros(400), -np.ones(400), np.ones(400)
+    def run(slow_max_kept, steps_before=0, alpha=None):
+        alpha = np.zeros(400) if alpha is None else alpha.copy()
+        upper = np.ones(400)
+        grad = y * (K @ (y * alpha)) - 1.0
         flags = side_flags(y, alpha, upper)
         steps, status, _, _ = smo_rows(
             K, np.arange(400), NO_PART, np.arange(400), np.array([400]), y, upper, np.diag(K).copy(), alpha, grad,
-            flags, 1e-3, 10**6, False, 5, slow_max_kept, 0, *NO_ROWS
+            flags, 1e-3, 10**6, False, 5, slow_max_kept, steps_before, *NO_ROWS
         )
-        return steps, status, int(kept_by_shrinking(y, upper, alpha, grad, False).sum())
+        return steps, status, int(kept_by_shrinking(y, upper, alpha, grad, False).sum()), alpha
 
-    steps, status, kept = run(256)
+    steps, status, kept, alpha = run(256)
     assert (steps, status) == (4000, SMO_USE_SHRINKING)
     assert 400 / 5 <= kept < 400 / 2
-    steps, status, _ = run(0)  # none handed over early: SMO zig-zags on to the optimum
+    steps, status, _, _ = run(0)  # none handed over early: SMO zig-zags on to the optimum
     assert status == SMO_OPTIMAL and steps > 20_000
+    # from the point of the hand-over: at the first count when the 4,000 steps before count, else
+    # only after 4,000 more
+    assert run(256, steps_before=4000, alpha=alpha)[:2] == (100, SMO_USE_SHRINKING)
+    assert run(256, steps_before=0, alpha=alpha)[:2] == (4000, SMO_USE_SHRINKING)
 
 
 def test_slow_linear_problem_reaches_libsvms_optimum_in_fewer_steps():
