@@ -251,9 +251,9 @@ def _slow_linear_problem():
 
 
 def test_row_order_smo_hands_over_a_slow_solve_from_half_of_the_variables():
-    """After 10 steps a variable, the hand-over comes once shrinking would keep fewer than
+    """After 5 steps a variable, the hand-over comes once shrinking would keep fewer than
     half of the variables (and at most ``slow_max_kept``), not a fifth; the steps of the
-    solve before the call count towards the 10 (a solve goes on after a sub-problem)."""
+    solve before the call count towards the 5 (a solve goes on after a sub-problem)."""
     X, _, y = _slow_linear_problem()
     K = X @ X.T
 
@@ -269,14 +269,14 @@ def test_row_order_smo_hands_over_a_slow_solve_from_half_of_the_variables():
         return steps, status, int(kept_by_shrinking(y, upper, alpha, grad, False).sum()), alpha
 
     steps, status, kept, alpha = run(256)
-    assert (steps, status) == (4000, SMO_USE_SHRINKING)
+    assert (steps, status) == (2000, SMO_USE_SHRINKING)
     assert 400 / 5 <= kept < 400 / 2
     steps, status, _, _ = run(0)  # none handed over early: SMO zig-zags on to the optimum
     assert status == SMO_OPTIMAL and steps > 20_000
-    # from the point of the hand-over: at the first count when the 4,000 steps before count, else
-    # only after 4,000 more
-    assert run(256, steps_before=4000, alpha=alpha)[:2] == (100, SMO_USE_SHRINKING)
-    assert run(256, steps_before=0, alpha=alpha)[:2] == (4000, SMO_USE_SHRINKING)
+    # from the point of the hand-over: at the first count when the 2,000 steps before count, else
+    # only after 2,000 more
+    assert run(256, steps_before=2000, alpha=alpha)[:2] == (100, SMO_USE_SHRINKING)
+    assert run(256, steps_before=0, alpha=alpha)[:2] == (2000, SMO_USE_SHRINKING)
 
 
 def test_slow_linear_problem_reaches_libsvms_optimum_in_fewer_steps():

@@ -66,9 +66,12 @@ _VALUE_BITS = ~_INDEX_BITS
 _CHECK_PERIOD = 100  # steps between two such counts (an O(m) pass)
 # after this many steps a variable (a slow solve: SMO zig-zags on many free multipliers) the
 # hand-over comes from half of the variables on (208 x 60 noisy data, linear kernel: 4,711
-# steps instead of 11,017, 0.45x LIBSVM's time instead of 1.31x; after 5 steps a variable
-# 1,516 steps, but 351 x 34 took 1.26x and splice 1.11x as long)
-_SLOW_STEPS_PER_VARIABLE = 10
+# steps instead of 11,017 at 10 a variable, 0.45x LIBSVM's time instead of 1.31x). 5 once made
+# 351 x 34 take 1.26x and splice 1.11x as long; since the steps before a sub-problem count too
+# (steps_before), 5 against 10, two revisions alternating in one process: 700 x 16 with 26
+# classes, linear, 0.491 -> 0.438 of LIBSVM's time, 351 x 34 linear 0.262 -> 0.243, splice linear
+# 14,351 -> 13,980 steps (9.97 -> 9.84 ms), usps, many-classes and wide-linear the same steps
+_SLOW_STEPS_PER_VARIABLE = 5
 
 
 @jit
