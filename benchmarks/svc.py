@@ -19,7 +19,7 @@ dataset and library the script prints
 * the number of support vectors, the test accuracy and the peak memory of a fit
   (the kernel's high-water mark of RSS, reset before the fit, where Linux allows
   it; else RSS sampled every 5 ms; minus the RSS before the fit; the largest
-  over the repetitions).
+  over the repetitions and the untimed rounds before them).
 
 Before each dataset's warm-up, ``--prefault-mb`` (1,024) MB are written once and freed: on a
 virtual machine whose host backs guest memory only when it is first touched, a process's first
@@ -512,7 +512,7 @@ def run_case(case, classes, args, skip=None):
     ``args.warm_up_rounds`` of them, as long as a round takes less than
     ``args.warm_up_round_seconds``: the fits of a small dataset get faster over the first
     rounds with every library (see the module's docstring); a round of a larger dataset is
-    timed from the first one, as before.
+    timed from the first one, as before. The peak memory is the largest of all rounds.
     """
     skip = skip or {}
     libraries = [library for library in classes if library not in skip]
@@ -564,10 +564,10 @@ def run_case(case, classes, args, skip=None):
         if warming:
             case.warm_up_rounds += 1
         for library, fit_s, predict_s, memory in measured:
+            times[library]["memory"].append(memory)  # (the peak over all rounds: the first fits grow the heap)
             if not warming:
                 times[library]["fit"].append(fit_s)
                 times[library]["predict"].append(predict_s)
-                times[library]["memory"].append(memory)
             if args.verbose:
                 print(f"    round {round_index}{' (untimed)' if warming else ''} {library:9s} "
                       f"fit {fit_s:10.6f} s  predict {predict_s:10.6f} s  peak {memory:7.1f} MB")
