@@ -718,7 +718,8 @@ def main(argv=None):
     parser.add_argument("--warm-up-rounds", type=int, default=8,
                         help="untimed interleaved rounds of all libraries before the timed repetitions, "
                              "while a round takes less than --warm-up-round-seconds (0: none)")
-    parser.add_argument("--warm-up-round-seconds", type=float, default=0.25)
+    parser.add_argument("--warm-up-round-seconds", type=float, default=0.25,
+                        help="a round that takes longer is timed, and so is every round after it")
     parser.add_argument("--prefault-mb", type=float, default=1024.0,
                         help="MB of fresh memory written and freed before each dataset's warm-up (0: none)")
     parser.add_argument("--probability", action="store_true",
