@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
 from .._core.labels import class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout
-from .._core.multiclass import one_vs_one_votes, ovr_scores
+from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
 from .._solver import PrecomputedGram, blas_threads_for, full_gram_dtype
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
@@ -328,8 +328,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 indices = np.arange(X.shape[0])
                 labels = np.where(y_index == positive, 1.0, -1.0)
             else:  # LIBSVM's order: the samples of the first class, then those of the second
-                indices = np.concatenate([members[positive], members[negative]])
-                labels = np.where(y_index[indices] == positive, 1.0, -1.0)
+                indices, labels, _ = one_vs_one_rows(order, class_start, np.array([positive]), np.array([negative]))
             return indices, labels, upper[indices]
 
         def problem_duals(problem_gram):
