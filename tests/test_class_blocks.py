@@ -280,11 +280,14 @@ def test_linear_pairs_from_their_rows_are_the_pairs_from_the_class_strips(monkey
     np.testing.assert_allclose(from_rows.decision_function(X), from_strips.decision_function(X), atol=1e-6)
 
 
-def test_pairs_in_one_call_warn_at_the_step_limit_and_report_progress_once_each():
-    X, y = _three_classes(n_samples=300)
+@pytest.mark.parametrize("n_samples", [150, 300])  # (the Gram matrix of all rows; class strips)
+def test_pairs_in_one_call_warn_at_the_step_limit_and_report_progress_once_each(n_samples):
+    X, y = _three_classes(n_samples=n_samples)
     reports = []
-    with pytest.warns(ConvergenceWarning, match="max_iter=20"):
+    with pytest.warns(ConvergenceWarning, match="max_iter=20") as caught:
         model = SVC(C=1.0, max_iter=20, callback=reports.append).fit(X, y)
+    if n_samples <= svc_module._ONE_VS_ONE_ALL_ROWS:
+        assert {warning.filename for warning in caught} == {__file__}  # (the line that called fit)
     assert list(model.n_iter_) == [20, 20, 20]
     assert [(r.n_iter, r.n_variables) for r in reports] == [(20, int(m.indices.shape[0])) for m in model.binary_models_]
 
@@ -451,6 +454,39 @@ def test_a_pair_read_where_its_rows_are_stored_needs_no_room_for_its_gram_matrix
     stored = solve_dual(ClassBlockGram(RBFKernel(gamma=0.02), X, members, n_scratch=1), problem, cache_size=1)
     copied = solve_dual(ClassBlockGram(RBFKernel(gamma=0.02), X, members), problem, cache_size=1)
     assert stored.strategy == "full-gram" and copied.strategy != "full-gram"
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_pairs_built_solved_and_read_in_one_call_are_those_of_the_separate_steps(shrinking):
+    """The one-vs-one problems on the Gram matrix of all rows built, solved and read in one
+    compiled call (c_svc_pairs_in_one_call) are, bit for bit, those of the steps one after
+    another: c_svc_pair_duals, solve_subsets_in_one_call and c_svc_solutions."""
+    from itertools import combinations
+
+    from svmkit._core.labels import class_order
+    from svmkit._solver import PrecomputedGram
+    from svmkit._stacked import solve_subsets_in_one_call
+    from svmkit.svm._formulations import c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_solutions
+
+    X, y = make_classification(n_samples=200, n_features=6, n_informative=5, n_redundant=0, n_classes=4,
+                               n_clusters_per_class=1, flip_y=0.1, random_state=2)
+    order, class_start = class_order(y, 4)
+    upper = np.random.default_rng(0).choice([0.5, 1.0, 2.0], size=y.shape[0])
+    gram = PrecomputedGram(RBFKernel(gamma=0.2)(X, X), rows_are_copies=True)
+    pairs = list(combinations(range(4), 2))
+    duals, solutions, biases, margins = c_svc_pairs_in_one_call(gram, order, class_start, upper, pairs, 1e-3, -1,
+                                                                shrinking)
+    step_duals = c_svc_pair_duals(order, class_start, upper, pairs)
+    step_solutions = solve_subsets_in_one_call(gram, step_duals, 200, 1e-3, -1, shrinking)
+    step_biases, step_margins = c_svc_solutions(step_duals, step_solutions)
+    for name in ("bounds", "rows", "y", "p", "upper", "alpha0"):
+        np.testing.assert_array_equal(getattr(duals, name), getattr(step_duals, name))
+    for name in ("alpha", "grad", "gap", "n_iter", "status"):
+        np.testing.assert_array_equal(getattr(solutions, name), getattr(step_solutions, name))
+    assert solutions.strategies == step_solutions.strategies
+    np.testing.assert_array_equal(biases, step_biases)
+    np.testing.assert_array_equal(margins, step_margins)
+    assert solutions.n_iter.min() > 10  # (problems that took steps)
 
 
 def test_duals_built_and_read_at_once_are_those_of_one_problem_at_a_time(monkeypatch):

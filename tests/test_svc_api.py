@@ -527,16 +527,17 @@ def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 def test_one_vs_one_fits_of_few_rows_solve_their_pairs_on_the_gram_matrix_of_all_rows(monkeypatch, kernel):
     """Up to _ONE_VS_ONE_ALL_ROWS rows the pairs are solved in one compiled call on the Gram
-    matrix of all rows (solve_subsets), with the solution of the class-strips route (solve_pairs;
+    matrix of all rows (solve_c_svc_pairs), with the solution of the class-strips route (solve_pairs;
     linear kernel on few features: each pair's Gram matrix from its rows, solve_linear_pairs)."""
     import svmkit._class_blocks as class_blocks_module
-    import svmkit._stacked as stacked_module
+    import svmkit.svm._formulations as formulations_module
     import svmkit.svm._svc as svc_module
 
     calls = []
-    original_subsets, original_pairs = stacked_module.solve_subsets, class_blocks_module.solve_pairs
+    original_all_rows, original_pairs = formulations_module.solve_c_svc_pairs, class_blocks_module.solve_pairs
     original_linear_pairs = class_blocks_module.solve_linear_pairs
-    monkeypatch.setattr(stacked_module, "solve_subsets", lambda *args: calls.append("all rows") or original_subsets(*args))
+    monkeypatch.setattr(formulations_module, "solve_c_svc_pairs",
+                        lambda *args: calls.append("all rows") or original_all_rows(*args))
     monkeypatch.setattr(class_blocks_module, "solve_pairs", lambda *args: calls.append("strips") or original_pairs(*args))
     monkeypatch.setattr(class_blocks_module, "solve_linear_pairs",
                         lambda *args: calls.append("pair rows") or original_linear_pairs(*args))

@@ -486,11 +486,11 @@ class SolverProgress:
 
 
 class _Progress:
-    def __init__(self, verbose, callback, n_variables):
+    def __init__(self, verbose, callback, n_variables, start=None):
         self.verbose = verbose
         self.callback = callback
         self.n_variables = n_variables
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() if start is None else start  # (time.perf_counter() of the solver's start)
         self.last = -np.inf
         self.last_n_iter = -1
         self.steps_before = 0  # steps of an earlier solver of the same problem, counted in the reports

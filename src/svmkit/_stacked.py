@@ -9,6 +9,7 @@ arrays problem by problem; indexing a stack gives one problem's :class:`DualProb
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from functools import cached_property
 
@@ -139,6 +140,28 @@ class StackedSolutions(_Stack):
         ]
 
 
+def one_call_settings(nu_mode, tol, max_iter, shrinking):
+    """The solver's settings for one compiled call over many problems, as
+    :func:`svmkit._solver.solve_dual` sets them: ``(nu_mode, tol, max_steps, steps_per_call,
+    hand_over_fraction, face_max_free, face_max_steps, eps)``, the arguments of
+    :func:`svmkit._core.pairs.solve_pairs` after ``alpha``."""
+    return (
+        nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
+        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
+    )
+
+
+def solved_stack(bounds, alpha, grad, n_iter, status, gap, started, verbose=False, callback=None):
+    """The :class:`StackedSolutions` that one compiled call, begun at ``started``
+    (``time.perf_counter()``), wrote (``status``: the compiled solver's codes), after one
+    progress report (``verbose``, ``callback``) per problem with the time of the whole call."""
+    if verbose or callback:
+        for k, size in enumerate(np.diff(bounds).tolist()):
+            _Progress(verbose, callback, size, started).report(int(n_iter[k]), float(gap[k]), size, force=True)
+    return StackedSolutions(bounds, alpha, grad, gap, n_iter, np.where(status == SMO_OPTIMAL, OPTIMAL, ITERATION_LIMIT),
+                            ["full-gram"] * (bounds.shape[0] - 1))
+
+
 def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=False, callback=None):
     """The solutions (a :class:`StackedSolutions`) of ``problems`` (a sequence of
     :class:`svmkit._solver.DualProblem`, or a :class:`StackedDuals`) computed by one compiled
@@ -146,31 +169,21 @@ def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=Fal
 
     ``solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap)`` gets every
     problem's arrays one after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), the start
-    points in ``alpha`` and the solver's settings as :func:`svmkit._solver.solve_dual` sets them
-    (``nu_mode, tol, max_steps, steps_per_call, hand_over_fraction, face_max_free,
-    face_max_steps, eps``, the arguments of :func:`svmkit._core.pairs.solve_pairs` after
-    ``alpha``), and fills ``alpha``, ``grad`` and the steps, status and gap of each. Progress
-    (``verbose``, ``callback``) is reported once all are solved, one report per problem with
-    the time of the whole call.
+    points in ``alpha`` and the solver's settings (:func:`one_call_settings`), and fills
+    ``alpha``, ``grad`` and the steps, status and gap of each. Progress (``verbose``,
+    ``callback``) is reported once all are solved (:func:`solved_stack`).
     """
     stack = StackedDuals.of(problems)
     if stack is None:
         return None
-    settings = (
-        stack.nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
-        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
-    )
     bounds, n_problems = stack.bounds, len(stack)
     alpha, grad = stack.alpha0.copy(), np.empty(bounds[-1])
     n_iter, status = np.empty(n_problems, dtype=np.int64), np.empty(n_problems, dtype=np.int64)
     gap = np.empty(n_problems)
-    sizes = np.diff(bounds).tolist() if verbose or callback else []
-    progress = [_Progress(verbose, callback, size) for size in sizes]
-    solve(bounds, stack.y, stack.upper, stack.p, alpha, settings, grad, n_iter, status, gap)
-    for k, report in enumerate(progress):
-        report.report(int(n_iter[k]), float(gap[k]), sizes[k], force=True)
-    return StackedSolutions(bounds, alpha, grad, gap, n_iter, np.where(status == SMO_OPTIMAL, OPTIMAL, ITERATION_LIMIT),
-                            ["full-gram"] * n_problems)
+    started = time.perf_counter()
+    solve(bounds, stack.y, stack.upper, stack.p, alpha, one_call_settings(stack.nu_mode, tol, max_iter, shrinking),
+          grad, n_iter, status, gap)
+    return solved_stack(bounds, alpha, grad, n_iter, status, gap, started, verbose, callback)
 
 
 def solve_subsets_in_one_call(gram, problems, cache_size, tol, max_iter, shrinking, verbose=False, callback=None):

@@ -1,12 +1,15 @@
 """Formulation adapters: each builds the dual of one SVM type for the shared
 solver (:func:`svmkit._solver.solve_dual`) and reads its solution back."""
 
+import time
+
 import numpy as np
 
 from .._core.multiclass import one_vs_one_rows
+from .._core.pairs import solve_c_svc_pairs
 from .._core.smo import c_svc_biases_and_margins
 from .._solver import DualProblem, intercept_from_gradient
-from .._stacked import StackedDuals, StackedSolutions
+from .._stacked import StackedDuals, StackedSolutions, one_call_settings, solved_stack
 
 
 def c_svc_dual(indices, y, upper):
@@ -58,6 +61,37 @@ def c_svc_pair_duals(order, class_start, upper, pairs):
     first, second = np.array(pairs, dtype=np.int64).T
     rows, labels, bounds = one_vs_one_rows(order, class_start, first, second)
     return c_svc_duals(rows, labels, upper[rows], bounds)
+
+
+def c_svc_pairs_in_one_call(gram, order, class_start, upper, pairs, tol, max_iter, shrinking, verbose=False,
+                            callback=None):
+    """The one-vs-one problems of :func:`c_svc_pair_duals` on the rows of one Gram matrix
+    (a :class:`svmkit._solver.PrecomputedGram` of all rows) built, solved and read in one
+    compiled call (:func:`svmkit._core.pairs.solve_c_svc_pairs`): their
+    :class:`svmkit._stacked.StackedDuals` and :class:`svmkit._stacked.StackedSolutions`, as
+    :func:`svmkit._stacked.solve_subsets_in_one_call` solves them, and their biases and ``y
+    f(x)`` as :func:`c_svc_solutions` reads them (iris, 3 classes, RBF: some 40 us of a 220 us
+    fit less).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit._solver import PrecomputedGram
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
+    >>> order, class_start = np.array([0, 1, 2, 3, 4]), np.array([0, 2, 4, 5])  # classes 0 0 1 1 2
+    >>> duals, solutions, biases, margins = c_svc_pairs_in_one_call(
+    ...     PrecomputedGram(X @ X.T), order, class_start, np.full(5, 10.0), [(0, 1), (0, 2), (1, 2)], 1e-6, -1, True)
+    >>> duals[1].rows, solutions[1].alpha.round(6), biases.round(6)
+    (array([0, 1, 4]), array([0.  , 0.08, 0.08]), array([2. , 1.4, 5. ]))
+    """
+    first, second = np.array(pairs, dtype=np.int64).T
+    started = time.perf_counter()
+    (bounds, rows, y, p, upper), (alpha, grad, n_iter, status, gap), (biases, margins) = solve_c_svc_pairs(
+        np.ascontiguousarray(gram.K, dtype=np.float64), order, class_start, first, second, upper,
+        *one_call_settings(False, tol, max_iter, shrinking)[1:],
+    )
+    duals = StackedDuals(bounds, rows, y, p, upper, np.zeros(rows.shape[0]))
+    return duals, solved_stack(bounds, alpha, grad, n_iter, status, gap, started, verbose, callback), biases, margins
 
 
 def c_svc_solution(problem, solution):

@@ -25,7 +25,7 @@ from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel, StackedVariables, problem_objectives
 from ..qp import solve_dual_qp
-from ._formulations import c_svc_dual, c_svc_pair_duals, c_svc_solution, c_svc_solutions
+from ._formulations import c_svc_dual, c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_solution, c_svc_solutions
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
 
@@ -331,8 +331,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 indices, labels, _ = one_vs_one_rows(order, class_start, np.array([positive]), np.array([negative]))
             return indices, labels, upper[indices]
 
+        pairs_at_once = self._duals_at_once(len(problems)) and problems[0][1] is not None
+
         def problem_duals(problem_gram):
-            if self._duals_at_once(len(problems)) and problems[0][1] is not None:
+            if pairs_at_once:
                 return c_svc_pair_duals(order, class_start, upper, problems)
             return [self._binary_dual(problem_gram, X, *problem_data(pair)) for pair in problems]
 
@@ -347,7 +349,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # (one problem solved by SMO: its solver sets the same threads itself)
         with contextlib.nullcontext() if one_call and len(problems) == 1 else blas_threads_for(*blas_shape):
             shared = self._gram_of_all_rows(gram, problems) if one_call and n_workers == 1 else None
-            if shared is not None:
+            if shared is not None and pairs_at_once:
+                models, variables = self._fit_pairs_on_gram(shared, order, class_start, upper, problems)
+            elif shared is not None:
                 models, variables = self._fit_in_one_call(
                     shared, problem_duals(shared), problems, self.cache_size, self._subsets_in_one_call
                 )
@@ -457,7 +461,25 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             models = [self._binary_model(dual, solution, *pair) for dual, solution, pair in zip(duals, solutions, problems)]
             return models, None
         duals, solutions = StackedDuals.of(duals), StackedSolutions.of(solutions)
-        biases, margins = c_svc_solutions(duals, solutions)
+        return self._stacked_models(duals, solutions, *c_svc_solutions(duals, solutions), problems)
+
+    def _fit_pairs_on_gram(self, gram, order, class_start, upper, pairs):
+        """The models of the one-vs-one problems ``pairs`` on the Gram matrix of all rows, and
+        their :class:`StackedVariables`, with their duals built, solved and read in one compiled
+        call (:func:`svmkit.svm._formulations.c_svc_pairs_in_one_call`)."""
+        if self.verbose:
+            enable_logging()
+        duals, solutions, biases, margins = c_svc_pairs_in_one_call(
+            gram, order, class_start, upper, pairs, *self._one_call_options()
+        )
+        for solution in solutions:
+            self._warn_unless_optimal(solution)  # (stacklevel 4: the caller of fit)
+        return self._stacked_models(duals, solutions, biases, margins, pairs)
+
+    def _stacked_models(self, duals, solutions, biases, margins, problems):
+        """The models of ``problems`` from their :class:`svmkit._stacked.StackedDuals`, their
+        :class:`svmkit._stacked.StackedSolutions` and the biases and ``y f(x)`` read from these,
+        and their :class:`StackedVariables`."""
         models = [
             self._binary_model(duals[k], solutions[k], *pair, (solutions[k].alpha, float(biases[k]), margins[start:stop]))
             for k, (pair, (start, stop)) in enumerate(zip(problems, starts_and_stops(duals.bounds)))
