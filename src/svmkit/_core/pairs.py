@@ -249,7 +249,8 @@ def solve_c_svc_pairs(
     upper = row_upper[rows]
     p = np.full(n_variables, -1.0)
     alpha, grad = np.zeros(n_variables), np.empty(n_variables)
-    n_iter, status, gap = np.empty(n_problems, dtype=np.int64), np.empty(n_problems, dtype=np.int64), np.empty(n_problems)
+    n_iter, status = np.empty(n_problems, dtype=np.int64), np.empty(n_problems, dtype=np.int64)
+    gap = np.empty(n_problems)
     solve_subsets(
         gram, rows, bounds, y, upper, p, alpha, False, tol, max_steps, steps_per_call, hand_over_fraction,
         face_max_free, face_max_steps, eps, grad, n_iter, status, gap,

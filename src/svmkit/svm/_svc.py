@@ -20,7 +20,7 @@ from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pa
 from .._core.labels import class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
-from .._solver import PrecomputedGram, blas_threads_for, full_gram_dtype
+from .._solver import OPTIMAL, PrecomputedGram, blas_threads_for, full_gram_dtype
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel, StackedVariables, problem_objectives
@@ -429,10 +429,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         ``_PROBLEMS_AT_ONCE`` problems."""
         return n_problems >= _PROBLEMS_AT_ONCE and np.isfinite(self.C)
 
-    def _binary_model(self, problem, solution, positive, negative, read=None):
-        """The fitted two-class problem from the solution of its dual (``read``: its ``(alpha, b,
-        y f(x))`` where these were read already)."""
-        alpha, b, yf = read or c_svc_solution(problem, solution)
+    def _binary_model(self, problem, solution, positive, negative):
+        """The fitted two-class problem from the solution of its dual."""
+        alpha, b, yf = c_svc_solution(problem, solution)
         return BinaryModel(
             positive_class=positive,
             negative_class=negative,
@@ -472,17 +471,33 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         duals, solutions, biases, margins = c_svc_pairs_in_one_call(
             gram, order, class_start, upper, pairs, *self._one_call_options()
         )
-        for solution in solutions:
-            self._warn_unless_optimal(solution)  # (stacklevel 4: the caller of fit)
+        if (solutions.status != OPTIMAL).any():
+            for solution in solutions:
+                self._warn_unless_optimal(solution)  # (stacklevel 4: the caller of fit)
         return self._stacked_models(duals, solutions, biases, margins, pairs)
 
-    def _stacked_models(self, duals, solutions, biases, margins, problems):
+    @staticmethod
+    def _stacked_models(duals, solutions, biases, margins, problems):
         """The models of ``problems`` from their :class:`svmkit._stacked.StackedDuals`, their
-        :class:`svmkit._stacked.StackedSolutions` and the biases and ``y f(x)`` read from these,
-        and their :class:`StackedVariables`."""
+        :class:`svmkit._stacked.StackedSolutions` and the biases and ``y f(x)`` read from these
+        (each model's arrays: views of these), and their :class:`StackedVariables`."""
+        intercepts, steps = biases.tolist(), solutions.n_iter.tolist()
+        gaps, statuses = solutions.gap.tolist(), solutions.status.tolist()
         models = [
-            self._binary_model(duals[k], solutions[k], *pair, (solutions[k].alpha, float(biases[k]), margins[start:stop]))
-            for k, (pair, (start, stop)) in enumerate(zip(problems, starts_and_stops(duals.bounds)))
+            BinaryModel(
+                positive_class=positive,
+                negative_class=negative,
+                indices=duals.rows[start:stop],
+                y=duals.y[start:stop],
+                alpha=solutions.alpha[start:stop],
+                upper=duals.upper[start:stop],
+                intercept=intercepts[k],
+                yf=margins[start:stop],
+                n_iter=steps[k],
+                gap=gaps[k],
+                status=statuses[k],
+            )
+            for k, ((positive, negative), (start, stop)) in enumerate(zip(problems, starts_and_stops(duals.bounds)))
         ]
         return models, StackedVariables(duals.bounds, duals.rows, duals.y, solutions.alpha, duals.upper, margins, biases)
 
