@@ -1,4 +1,4 @@
-"""Class labels as indices into their sorted distinct values."""
+"""Class labels: their indices into their sorted distinct values, their order, their check."""
 
 import numpy as np
 
@@ -43,3 +43,20 @@ def class_order(y_index, n_classes):
         order[filled[y_index[row]]] = row
         filled[y_index[row]] += 1
     return order, class_start
+
+
+@jit
+def are_whole_numbers(values):
+    """Whether every value (finite floats) is a whole number: class labels such as LIBSVM
+    files' +1.0 and -1.0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> are_whole_numbers(np.array([1.0, -1.0, 3.0])), are_whole_numbers(np.array([1.0, 0.5]))
+    (True, False)
+    """
+    for value in values:
+        if value != np.floor(value):
+            return False
+    return True

@@ -24,7 +24,8 @@ def c_svc_dual(indices, y, upper):
     upper : float array
         ``U_i = C * class_weight[y_i] * sample_weight_i`` (``inf`` for a hard margin).
     """
-    return c_svc_duals(indices, y, upper, np.array([0, indices.shape[0]]))[0]
+    m = indices.shape[0]
+    return DualProblem(indices, y, -np.ones(m), upper, np.zeros(m))
 
 
 def c_svc_duals(rows, y, upper, bounds):

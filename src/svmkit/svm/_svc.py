@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
-from .._core.labels import class_indices, class_order
+from .._core.labels import are_whole_numbers, class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
 from .._solver import OPTIMAL, PrecomputedGram, blas_threads_for, full_gram_dtype
@@ -64,7 +64,9 @@ def _are_class_labels(y):
     integers, or of floats with integer values (LIBSVM files' labels +1.0 and -1.0)."""
     if y.ndim != 1 or y.dtype.kind not in "biuf":
         return False
-    return y.dtype.kind != "f" or bool(np.all(y == y.astype(np.int64)))
+    if y.dtype.kind != "f":
+        return True
+    return y.dtype in (np.float32, np.float64) and are_whole_numbers(y)  # (a compiled pass: 202 labels 10 -> 3 us)
 
 
 class SVC(ClassifierMixin, BaseKernelSVM):
@@ -636,10 +638,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self._n_training_rows = n
         for name in ("alpha_", "slack_"):
             vars(self).pop(name, None)  # (those of an earlier fit)
-        if n_problems == 1:
-            self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = models[0].objectives()
-        else:
-            self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = problem_objectives(variables)
+        objectives = problem_objectives(variables)
+        if n_problems == 1:  # (Python floats)
+            objectives = [float(values[0]) for values in objectives]
+        self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = objectives
 
     @cached_property
     def alpha_(self):
