@@ -219,6 +219,8 @@ def test_max_iter_warns_with_the_gap_reached():
         ({}, X_iris[:2], [0.5, 1.5], "Unknown label type: continuous"),
         # plain arrays, which skip scikit-learn's validation when they need none
         ({}, X_iris[:2], np.array([0.5, 1.5]), "Unknown label type: continuous"),
+        ({}, X_iris[:3], np.array([1.0, 2.0, 2.5], dtype=np.float32), "Unknown label type: continuous"),
+        ({}, X_iris[:3], np.array([1.0, 2.0, 2.5], dtype=np.float16), "Unknown label type: continuous"),
         ({}, X_iris[:3], np.array([0.0, np.nan, 1.0]), "y contains NaN"),
         ({}, X_iris[:3], np.array([0, 1]), "inconsistent numbers of samples"),
         ({}, np.empty((0, 4)), np.array([], dtype=int), "0 sample"),
@@ -227,6 +229,18 @@ def test_max_iter_warns_with_the_gap_reached():
 def test_bad_input_raises_a_clear_error(params, X, y, message):
     with pytest.raises(ValueError, match=message):
         SVC(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_whole_number_labels_of_any_numeric_type_give_the_fit_of_integer_labels(dtype):
+    """Float labels with whole values (LIBSVM files' +1.0 and -1.0) pass the compiled check
+    (are_whole_numbers) and fit as the same integer labels do."""
+    labels = y_iris * 2 - 1  # -1, 1, 3
+    reference = SVC().fit(X_iris, labels)
+    model = SVC().fit(X_iris, labels.astype(dtype))
+    np.testing.assert_array_equal(model.classes_, [-1, 1, 3])
+    np.testing.assert_array_equal(model.support_, reference.support_)
+    np.testing.assert_array_equal(model.dual_coef_, reference.dual_coef_)
 
 
 def test_errors_at_predict_time():
