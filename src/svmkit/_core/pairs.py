@@ -218,18 +218,39 @@ def solve_subsets(
 
 
 @jit
+def c_svc_pair_dual_arrays(order, class_start, first, second, row_upper):
+    """The arrays of the C-SVC duals of the one-vs-one problems of the classes ``(first[k],
+    second[k])``, one problem after another: the rows and labels of
+    :func:`svmkit._core.multiclass.one_vs_one_rows` (LIBSVM's order), ``p = -1``, the bounds
+    ``row_upper`` of their rows and the start 0. Returns ``(bounds, rows, y, p, upper,
+    alpha0)``, as :class:`svmkit._stacked.StackedDuals` takes them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> order, class_start = np.array([0, 3, 1, 2]), np.array([0, 2, 3, 4])  # classes 0 1 2 0
+    >>> bounds, rows, y, p, upper, alpha0 = c_svc_pair_dual_arrays(
+    ...     order, class_start, np.array([0, 0]), np.array([1, 2]), np.array([1.0, 2.0, 3.0, 4.0]))
+    >>> bounds, rows, upper
+    (array([0, 3, 6]), array([0, 3, 1, 0, 3, 2]), array([1., 4., 2., 1., 4., 3.]))
+    """
+    rows, y, bounds = one_vs_one_rows(order, class_start, first, second)
+    n_variables = rows.shape[0]
+    return bounds, rows, y, np.full(n_variables, -1.0), row_upper[rows], np.zeros(n_variables)
+
+
+@jit
 def solve_c_svc_pairs(
     gram, order, class_start, first, second, row_upper, tol, max_steps, steps_per_call, hand_over_fraction,
     face_max_free, face_max_steps, eps,
 ):
     """The C-SVC duals of the one-vs-one problems of the classes ``(first[k], second[k])`` on
-    the rows of one Gram matrix ``gram``, built (:func:`svmkit._core.multiclass.one_vs_one_rows`:
-    LIBSVM's order; ``p = -1``, start 0, the bounds ``row_upper`` of their rows), solved
+    the rows of one Gram matrix ``gram``, built (:func:`c_svc_pair_dual_arrays`), solved
     (:func:`solve_subsets`, the settings as there) and read (the biases and ``y f(x)`` of
     :func:`svmkit._core.smo.c_svc_biases_and_margins`) in one call: for the few hundred rows
     of iris or wine, the Python between these steps took as long as the steps.
 
-    Returns ``(bounds, rows, y, p, upper)`` of the duals (problem ``k``: the variables
+    Returns ``(bounds, rows, y, p, upper, alpha0)`` of the duals (problem ``k``: the variables
     ``bounds[k]:bounds[k + 1]``), ``(alpha, grad, n_iter, status, gap)`` of their solutions
     and ``(biases, margins)``.
 
@@ -244,20 +265,17 @@ def solve_c_svc_pairs(
     >>> solutions[0].round(6), biases.round(6)  # the margins 1 <= x <= 3, 1 <= x <= 6 and 4 <= x <= 6
     (array([0.  , 0.5 , 0.5 , 0.  , 0.  , 0.08, 0.08, 0.  , 0.5 , 0.5 ]), array([2. , 1.4, 5. ]))
     """
-    rows, y, bounds = one_vs_one_rows(order, class_start, first, second)
-    n_variables, n_problems = rows.shape[0], first.shape[0]
-    upper = row_upper[rows]
-    p = np.full(n_variables, -1.0)
-    alpha, grad = np.zeros(n_variables), np.empty(n_variables)
+    duals = c_svc_pair_dual_arrays(order, class_start, first, second, row_upper)
+    bounds, rows, y, p, upper, alpha0 = duals
+    n_problems = first.shape[0]
+    alpha, grad = alpha0.copy(), np.empty(rows.shape[0])
     n_iter, status = np.empty(n_problems, dtype=np.int64), np.empty(n_problems, dtype=np.int64)
     gap = np.empty(n_problems)
     solve_subsets(
         gram, rows, bounds, y, upper, p, alpha, False, tol, max_steps, steps_per_call, hand_over_fraction,
         face_max_free, face_max_steps, eps, grad, n_iter, status, gap,
     )
-    return (bounds, rows, y, p, upper), (alpha, grad, n_iter, status, gap), c_svc_biases_and_margins(
-        bounds, y, alpha, grad, upper
-    )
+    return duals, (alpha, grad, n_iter, status, gap), c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
 
 
 @jit
