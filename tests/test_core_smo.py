@@ -543,6 +543,8 @@ def test_bias_from_the_gradient_equals_the_mask_reference():
 
 @pytest.mark.parametrize("labels", [
     np.array([3, 1, 3, 7, 1, 1]), np.array([1.0, -1.0, -0.0, 0.0, 2.5, -1.0]), np.arange(10, 0, -1),
+    np.array([-3.0, 2.0, -3.0, 40.0]), np.array([10**12, -5, 10**12]), np.array([1e300, -1e300, 0.0]),
+    np.random.default_rng(0).integers(-50, 3000, size=2000), np.array([2**62, -(2**62), 0]),
 ])
 def test_class_indices_are_numpys_unique_with_inverse(labels):
     classes, index = class_indices(labels)
