@@ -35,7 +35,7 @@ import numpy as np
 
 from ._core.pairs import solve_linear_pairs, solve_pairs
 from ._core.row_cache import copy_columns, copy_rows
-from ._solver import GramBlocks, _into, full_gram_dtype, kernel_values_dtype
+from ._solver import GramBlocks, _into, full_gram_dtype, full_gram_itemsizes, kernel_values_dtype
 from ._stacked import StackedDuals, solutions_in_one_call, starts_and_stops
 from .kernels import LinearKernel
 
@@ -356,14 +356,15 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
     if type(gram) is not GramBlocks or not getattr(kernel, "float32_safe", False) or not one_vs_one:
         return gram, cache_size / n_workers
     sizes = np.array([rows.shape[0] for rows in members], dtype=np.int64)
+    first, second = np.array(problems, dtype=np.int64).T
     # the solver keeps a small Gram matrix in float64: the blocks of such pairs are float64
-    value_bytes = {(a, b): full_gram_dtype(sizes[a] + sizes[b]).itemsize for a, b in problems}
+    # (digits, 45 pairs, warm: 106 -> 81 us, with a dictionary of pairs before)
+    value_bytes = full_gram_itemsizes(sizes[first] + sizes[second])
     class_value_bytes = np.zeros(len(members), dtype=np.int64)  # 4, 8 or both (12)
-    for pair, nbytes in value_bytes.items():
-        for k in pair:
-            class_value_bytes[k] |= nbytes
+    for side in (first, second):
+        np.bitwise_or.at(class_value_bytes, side, value_bytes)
     class_bytes = int(np.sum(class_value_bytes * sizes**2))
-    cross_bytes = max(nbytes * int(sizes[a] * sizes[b]) for (a, b), nbytes in value_bytes.items())
+    cross_bytes = int(np.max(value_bytes * sizes[first] * sizes[second]))
     shared_bytes = class_bytes + n_workers * cross_bytes
     half = cache_size * 2**20 / 2
     if shared_bytes > half:

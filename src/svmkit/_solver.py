@@ -741,10 +741,27 @@ def full_gram_dtype(n_rows, budget=np.inf):
     return kernel_values_dtype(n_rows * n_rows, budget)
 
 
+def full_gram_itemsizes(n_rows):
+    """The item size of :func:`full_gram_dtype` for each of the row counts ``n_rows`` (an
+    integer array).
+
+    Examples
+    --------
+    >>> full_gram_itemsizes(np.array([100, 724, 725, 5000]))
+    array([8, 8, 4, 4])
+    """
+    return np.where(_fit_in_float64(n_rows * n_rows), 8, 4)
+
+
 def kernel_values_dtype(n_values, budget=np.inf):
     """The type of ``n_values`` kernel values held in memory at once: float64 while they are
     few (at most ``_FLOAT64_GRAM_BYTES``, and within ``budget`` bytes), float32 above."""
-    return np.dtype(np.float64 if n_values * 8 <= min(budget, _FLOAT64_GRAM_BYTES) else np.float32)
+    return np.dtype(np.float64 if _fit_in_float64(n_values, budget) else np.float32)
+
+
+def _fit_in_float64(n_values, budget=np.inf):
+    """Whether ``n_values`` kernel values (a number or an array) are kept in float64."""
+    return n_values * 8 <= min(budget, _FLOAT64_GRAM_BYTES)
 
 
 def _rows_in_order_of_use(rows):
