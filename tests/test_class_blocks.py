@@ -458,12 +458,14 @@ def test_a_pair_read_where_its_rows_are_stored_needs_no_room_for_its_gram_matrix
 
 @pytest.mark.parametrize("shrinking", [True, False])
 def test_pairs_built_solved_and_read_in_one_call_are_those_of_the_separate_steps(shrinking):
-    """The one-vs-one problems on the Gram matrix of all rows built, solved and read in one
-    compiled call (c_svc_pairs_in_one_call) are, bit for bit, those of the steps one after
-    another: c_svc_pair_duals, solve_subsets_in_one_call and c_svc_solutions."""
+    """The one-vs-one problems on the Gram matrix of all rows built, solved, read and laid out
+    in one compiled call (c_svc_pairs_in_one_call) are, bit for bit, those of the steps one
+    after another: c_svc_pair_duals, solve_subsets_in_one_call, c_svc_solutions and
+    libsvm_layout_and_objectives."""
     from itertools import combinations
 
     from svmkit._core.labels import class_order
+    from svmkit._core.libsvm_layout import libsvm_layout_and_objectives
     from svmkit._solver import PrecomputedGram
     from svmkit._stacked import solve_subsets_in_one_call
     from svmkit.svm._formulations import c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_solutions
@@ -474,11 +476,17 @@ def test_pairs_built_solved_and_read_in_one_call_are_those_of_the_separate_steps
     upper = np.random.default_rng(0).choice([0.5, 1.0, 2.0], size=y.shape[0])
     gram = PrecomputedGram(RBFKernel(gamma=0.2)(X, X), rows_are_copies=True)
     pairs = list(combinations(range(4), 2))
-    duals, solutions, biases, margins = c_svc_pairs_in_one_call(gram, order, class_start, upper, pairs, 1e-3, -1,
-                                                                shrinking)
+    duals, solutions, biases, margins, model = c_svc_pairs_in_one_call(gram.K, y, 4, upper, pairs, 1e-3, -1,
+                                                                       shrinking)
     step_duals = c_svc_pair_duals(order, class_start, upper, pairs)
     step_solutions = solve_subsets_in_one_call(gram, step_duals, 200, 1e-3, -1, shrinking)
     step_biases, step_margins = c_svc_solutions(step_duals, step_solutions)
+    first, second = np.array(pairs).T
+    step_model = libsvm_layout_and_objectives(
+        step_duals.bounds, step_duals.rows, step_duals.y, step_solutions.alpha, step_duals.upper, step_margins,
+        step_biases, y, y.shape[0], 4, first, second)
+    for array, step_array in zip(model, step_model, strict=True):
+        np.testing.assert_array_equal(array, step_array)
     for name in ("bounds", "rows", "y", "p", "upper", "alpha0"):
         np.testing.assert_array_equal(getattr(duals, name), getattr(step_duals, name))
     for name in ("alpha", "grad", "gap", "n_iter", "status"):

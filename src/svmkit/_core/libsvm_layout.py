@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._jit import jit
+from .objectives import objectives_per_problem
 
 
 @jit
@@ -64,3 +65,29 @@ def libsvm_layout(rows, coef, bounds, y_index, n_rows, n_classes, first, second)
                 if one_vs_one:
                     dual_coef[second[p] - 1 if y_index[rows[t]] == first[p] else first[p], s] = coef[t]
     return support, n_support, problem_coef, dual_coef
+
+
+@jit
+def libsvm_layout_and_objectives(bounds, rows, y, alpha, upper, yf, intercept, y_index, n_rows, n_classes, first,
+                                 second):
+    """:func:`libsvm_layout` of fitted problems (variables ``bounds[p]:bounds[p + 1]`` on the
+    data rows ``rows``, with ``y``, ``alpha``, ``upper`` and ``y f(x)`` per variable, and an
+    intercept per problem) and their objectives
+    (:func:`svmkit._core.objectives.objectives_per_problem`), in one call: the eight arrays
+    ``(support, n_support, problem_coef, dual_coef, margin, dual, primal, gap)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, alpha = np.array([1.0, -1.0, 1.0]), np.array([0.5, 0.5, 0.0])
+    >>> support, n_support, problem_coef, dual_coef, margin, dual, primal, gap = libsvm_layout_and_objectives(
+    ...     np.array([0, 3]), np.array([0, 1, 2]), y, alpha, np.ones(3), np.array([1.0, 1.0, 2.0]), np.array([0.0]),
+    ...     np.array([1, 0, 1]), 3, 2, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    >>> support, problem_coef.ravel(), margin, dual
+    (array([1, 0]), array([-0.5,  0.5]), array([2.]), array([0.5]))
+    """
+    support, n_support, problem_coef, dual_coef = libsvm_layout(
+        rows, alpha * y, bounds, y_index, n_rows, n_classes, first, second
+    )
+    margin, dual, primal, gap = objectives_per_problem(bounds, alpha, y, yf, upper, intercept)
+    return support, n_support, problem_coef, dual_coef, margin, dual, primal, gap

@@ -14,6 +14,8 @@ import numpy as np
 from ._jit import jit
 from .full_gram import full_gram_smo
 from .kernel_blocks import KERNEL_NONE
+from .labels import class_order
+from .libsvm_layout import libsvm_layout_and_objectives
 from .multiclass import one_vs_one_rows
 from .row_cache import add_weighted_rows_serial, gather_block
 from .smo import SMO_STEP_LIMIT, c_svc_biases_and_margins
@@ -241,30 +243,35 @@ def c_svc_pair_dual_arrays(order, class_start, first, second, row_upper):
 
 @jit
 def solve_c_svc_pairs(
-    gram, order, class_start, first, second, row_upper, tol, max_steps, steps_per_call, hand_over_fraction,
+    gram, y_index, n_classes, first, second, row_upper, tol, max_steps, steps_per_call, hand_over_fraction,
     face_max_free, face_max_steps, eps,
 ):
     """The C-SVC duals of the one-vs-one problems of the classes ``(first[k], second[k])`` on
-    the rows of one Gram matrix ``gram``, built (:func:`c_svc_pair_dual_arrays`), solved
-    (:func:`solve_subsets`, the settings as there) and read (the biases and ``y f(x)`` of
-    :func:`svmkit._core.smo.c_svc_biases_and_margins`) in one call: for the few hundred rows
-    of iris or wine, the Python between these steps took as long as the steps.
+    the rows of one Gram matrix ``gram`` (``y_index``: the class of each row), built
+    (:func:`c_svc_pair_dual_arrays`), solved (:func:`solve_subsets`, the settings as there),
+    read (the biases and ``y f(x)`` of :func:`svmkit._core.smo.c_svc_biases_and_margins`) and
+    laid out (:func:`svmkit._core.libsvm_layout.libsvm_layout_and_objectives`) in one call: for
+    the few hundred rows of iris or wine, the Python between these steps took as long as the
+    steps.
 
     Returns ``(bounds, rows, y, p, upper, alpha0)`` of the duals (problem ``k``: the variables
-    ``bounds[k]:bounds[k + 1]``), ``(alpha, grad, n_iter, status, gap)`` of their solutions
-    and ``(biases, margins)``.
+    ``bounds[k]:bounds[k + 1]``), ``(alpha, grad, n_iter, status, gap)`` of their solutions,
+    ``(biases, margins)`` and the eight arrays of ``libsvm_layout_and_objectives``.
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
-    >>> order, class_start = np.array([0, 1, 2, 3, 4]), np.array([0, 2, 4, 5])  # classes 0 0 1 1 2
-    >>> duals, solutions, (biases, margins) = solve_c_svc_pairs(
-    ...     X @ X.T, order, class_start, np.array([0, 0, 1]), np.array([1, 2, 2]), np.full(5, 10.0), 1e-6, 1000,
+    >>> y_index = np.array([0, 0, 1, 1, 2])
+    >>> duals, solutions, (biases, margins), model = solve_c_svc_pairs(
+    ...     X @ X.T, y_index, 3, np.array([0, 0, 1]), np.array([1, 2, 2]), np.full(5, 10.0), 1e-6, 1000,
     ...     1000, 5, 256, 30, 2.2e-16)
     >>> solutions[0].round(6), biases.round(6)  # the margins 1 <= x <= 3, 1 <= x <= 6 and 4 <= x <= 6
     (array([0.  , 0.5 , 0.5 , 0.  , 0.  , 0.08, 0.08, 0.  , 0.5 , 0.5 ]), array([2. , 1.4, 5. ]))
+    >>> model[0], model[5].round(6)  # the support vectors and the dual objectives
+    (array([1, 2, 4]), array([0.5 , 0.08, 0.5 ]))
     """
+    order, class_start = class_order(y_index, n_classes)
     duals = c_svc_pair_dual_arrays(order, class_start, first, second, row_upper)
     bounds, rows, y, p, upper, alpha0 = duals
     n_problems = first.shape[0]
@@ -275,7 +282,11 @@ def solve_c_svc_pairs(
         gram, rows, bounds, y, upper, p, alpha, False, tol, max_steps, steps_per_call, hand_over_fraction,
         face_max_free, face_max_steps, eps, grad, n_iter, status, gap,
     )
-    return duals, (alpha, grad, n_iter, status, gap), c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
+    biases, margins = c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
+    model = libsvm_layout_and_objectives(
+        bounds, rows, y, alpha, upper, margins, biases, y_index, gram.shape[0], n_classes, first, second
+    )
+    return duals, (alpha, grad, n_iter, status, gap), (biases, margins), model
 
 
 @jit

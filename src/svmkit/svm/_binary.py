@@ -248,20 +248,3 @@ class StackedVariables(NamedTuple):
         bounds, arrays = joined_arrays(models, ["indices", "y", "alpha", "upper", "yf"])
         return cls(bounds, *arrays, np.array([model.intercept for model in models]))
 
-
-def problem_objectives(variables):
-    """:meth:`BinaryModel.objectives` of several problems (their :class:`StackedVariables`), as
-    four arrays (margins, dual and primal objectives, gaps), summed over the problems'
-    variables in one compiled pass (:func:`svmkit._core.objectives.objectives_per_problem`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from svmkit import SVC
-    >>> model = SVC(kernel="linear").fit([[0.0], [1.0], [3.0], [4.0], [6.0]], [0, 0, 1, 1, 2])
-    >>> margin, dual, primal, gap = problem_objectives(StackedVariables.of(model.binary_models_))
-    >>> bool(np.allclose(dual, [m.dual_objective for m in model.binary_models_]))
-    True
-    """
-    v = variables
-    return objectives_per_problem(v.bounds, v.alpha, v.y, v.yf, v.upper, v.intercept)

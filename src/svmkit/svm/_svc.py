@@ -18,12 +18,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
 from .._core.labels import are_whole_numbers, class_indices, class_order
-from .._core.libsvm_layout import libsvm_layout
+from .._core.libsvm_layout import libsvm_layout_and_objectives
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
 from .._solver import OPTIMAL, PrecomputedGram, blas_threads_for, full_gram_dtype
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
-from ._binary import BinaryModel, StackedVariables, problem_objectives
+from ._binary import BinaryModel, StackedVariables
 from ..qp import solve_dual_qp
 from ._formulations import c_svc_dual, c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_solution, c_svc_solutions
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
@@ -317,7 +317,37 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.kernel_, gram = self._build_kernel(X)
 
         problems = self._problems(classes.shape[0])
-        order, class_start = class_order(y_index, classes.shape[0])
+        if self._pairs_on_gram_of_all_rows(X.shape[0], problems):
+            with blas_threads_for(X.shape[0], 1 if self._precomputed else X.shape[1]):
+                matrix = gram.K if self._precomputed else gram.square()
+            self.binary_models_, variables, model = self._fit_pairs_on_gram(matrix, y_index, upper, problems)
+        else:
+            (self.binary_models_, variables), model = self._fit_problems(X, gram, y_index, upper, problems), None
+        self.problem_classes_ = [
+            (classes[m.positive_class], classes[m.negative_class] if m.negative_class is not None else "rest")
+            for m in self.binary_models_
+        ]
+        self._set_libsvm_attributes(X, y_index, variables, model)
+        if self.probability:
+            with blas_threads_for(*self._blas_shape(X, y_index, problems)):
+                self._fit_probability(gram, X, y_index, upper)
+        else:
+            self.probA_ = self.probB_ = np.empty(0)
+        return self
+
+    def _blas_shape(self, X, y_index, problems):
+        """``(rows, features)`` of the largest of ``problems``, for :func:`blas_threads_for`."""
+        counts = np.bincount(y_index, minlength=self.classes_.shape[0])
+        largest = max(X.shape[0] if b is None else int(counts[a] + counts[b]) for a, b in problems)
+        return largest, 1 if self._precomputed else X.shape[1]
+
+    def _fit_problems(self, X, gram, y_index, upper, problems):
+        """The models of the two-class ``problems`` of a fit (but those of
+        :meth:`_fit_pairs_on_gram`), and their :class:`StackedVariables` where their solutions
+        were read at once (else None): on the Gram matrix of all rows, on the class blocks of
+        one-vs-one problems in one compiled call, or problem by problem (on worker threads
+        where they are large)."""
+        order, class_start = class_order(y_index, self.classes_.shape[0])
         members = [order[start:stop] for start, stop in starts_and_stops(class_start)]
         sizes = [X.shape[0] if b is None else members[a].shape[0] + members[b].shape[0] for a, b in problems]
         parallel = sum(size**2 for size in sizes) >= _PARALLEL_FIT_VALUES
@@ -351,37 +381,21 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # (one problem solved by SMO: its solver sets the same threads itself)
         with contextlib.nullcontext() if one_call and len(problems) == 1 else blas_threads_for(*blas_shape):
             shared = self._gram_of_all_rows(gram, problems) if one_call and n_workers == 1 else None
-            if shared is not None and pairs_at_once:
-                models, variables = self._fit_pairs_on_gram(shared, order, class_start, upper, problems)
-            elif shared is not None:
-                models, variables = self._fit_in_one_call(
+            if shared is not None:
+                return self._fit_in_one_call(
                     shared, problem_duals(shared), problems, self.cache_size, self._subsets_in_one_call
                 )
-            else:
-                problem_gram, cache_size = shared_class_blocks(gram, members, problems, self.cache_size, n_workers)
+            problem_gram, cache_size = shared_class_blocks(gram, members, problems, self.cache_size, n_workers)
 
-                def fit_problem(pair):
-                    return self._fit_binary(problem_gram, X, *problem_data(pair), *pair, cache_size)
+            def fit_problem(pair):
+                return self._fit_binary(problem_gram, X, *problem_data(pair), *pair, cache_size)
 
-                if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
-                    models, variables = self._fit_in_one_call(
-                        problem_gram, problem_duals(problem_gram), problems, cache_size,
-                        lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
-                    )
-                else:
-                    models, variables = map_in_threads(fit_problem, problems, n_workers), None
-            self.binary_models_ = models
-        self.problem_classes_ = [
-            (classes[m.positive_class], classes[m.negative_class] if m.negative_class is not None else "rest")
-            for m in models
-        ]
-        self._set_libsvm_attributes(X, y_index, variables)
-        if self.probability:
-            with blas_threads_for(*blas_shape):
-                self._fit_probability(gram, X, y_index, upper)
-        else:
-            self.probA_ = self.probB_ = np.empty(0)
-        return self
+            if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
+                return self._fit_in_one_call(
+                    problem_gram, problem_duals(problem_gram), problems, cache_size,
+                    lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
+                )
+            return map_in_threads(fit_problem, problems, n_workers), None
 
     def _upper_bounds(self, weights, y_index):
         """``U_i = C * class_weight[y_i] * sample_weight_i`` (``inf`` for a hard margin).
@@ -464,19 +478,34 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         duals, solutions = StackedDuals.of(duals), StackedSolutions.of(solutions)
         return self._stacked_models(duals, solutions, *c_svc_solutions(duals, solutions), problems)
 
-    def _fit_pairs_on_gram(self, gram, order, class_start, upper, pairs):
-        """The models of the one-vs-one problems ``pairs`` on the Gram matrix of all rows, and
-        their :class:`StackedVariables`, with their duals built, solved and read in one compiled
-        call (:func:`svmkit.svm._formulations.c_svc_pairs_in_one_call`)."""
+    def _pairs_on_gram_of_all_rows(self, n_rows, problems):
+        """Whether the one-vs-one problems of a fit of ``n_rows`` rows are solved on the Gram
+        matrix of all rows in one compiled call (:meth:`_fit_pairs_on_gram`): C-SVC by SMO with
+        a finite C, at most ``_ONE_VS_ONE_ALL_ROWS`` rows, whose float64 Gram matrix fits in
+        half of ``cache_size`` (so few rows never make the problems worth solving on worker
+        threads, ``_PARALLEL_FIT_VALUES``)."""
+        return (
+            problems[0][1] is not None
+            and self._duals_at_once(len(problems))
+            and not self._uses_qp()
+            and n_rows <= _ONE_VS_ONE_ALL_ROWS
+            and full_gram_dtype(n_rows, self.cache_size * 2**20 / 2) == np.float64
+        )
+
+    def _fit_pairs_on_gram(self, gram, y_index, upper, pairs):
+        """The models of the one-vs-one problems ``pairs`` on the Gram matrix ``gram`` of all
+        rows, their :class:`StackedVariables` and their arrays in LIBSVM's layout, with their
+        duals built, solved, read and laid out in one compiled call
+        (:func:`svmkit.svm._formulations.c_svc_pairs_in_one_call`)."""
         if self.verbose:
             enable_logging()
-        duals, solutions, biases, margins = c_svc_pairs_in_one_call(
-            gram, order, class_start, upper, pairs, *self._one_call_options()
+        duals, solutions, biases, margins, model = c_svc_pairs_in_one_call(
+            gram, y_index, self.classes_.shape[0], upper, pairs, *self._one_call_options()
         )
         if (solutions.status != OPTIMAL).any():
             for solution in solutions:
                 self._warn_unless_optimal(solution)  # (stacklevel 4: the caller of fit)
-        return self._stacked_models(duals, solutions, biases, margins, pairs)
+        return *self._stacked_models(duals, solutions, biases, margins, pairs), model
 
     @staticmethod
     def _stacked_models(duals, solutions, biases, margins, problems):
@@ -599,23 +628,26 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         return fit_and_decide
 
-    def _set_libsvm_attributes(self, X, y_index, variables=None):
+    def _set_libsvm_attributes(self, X, y_index, variables=None, model=None):
         """support_, dual_coef_, intercept_, ... in scikit-learn's (LIBSVM's) layout.
 
-        The models' variables (``variables``, their :class:`StackedVariables`, or joined from the
-        models) are laid out in one compiled pass
-        (:func:`svmkit._core.libsvm_layout.libsvm_layout`).
+        ``model``: the eight arrays of
+        :func:`svmkit._core.libsvm_layout.libsvm_layout_and_objectives`, where the solver's
+        compiled call returned them; else they come from one compiled pass over the models'
+        variables (``variables``, their :class:`StackedVariables`, or joined from the models).
         """
         models = self.binary_models_
         n_classes, n_problems, n = self.classes_.shape[0], len(models), X.shape[0]
+        one_vs_one = n_classes > 2 and self.multiclass == "ovo"
         if variables is None:
             variables = StackedVariables.of(models)
-
-        one_vs_one = n_classes > 2 and self.multiclass == "ovo"
-        first, second = self._pair_classes() if one_vs_one else (np.empty(0, dtype=np.int64),) * 2
-        support, n_support, problem_coef, dual_coef = libsvm_layout(
-            variables.indices, variables.alpha * variables.y, variables.bounds, y_index, n, n_classes, first, second
-        )
+        if model is None:
+            v = variables
+            first, second = self._pair_classes() if one_vs_one else (np.empty(0, dtype=np.int64),) * 2
+            model = libsvm_layout_and_objectives(
+                v.bounds, v.indices, v.y, v.alpha, v.upper, v.yf, v.intercept, y_index, n, n_classes, first, second
+            )
+        support, n_support, problem_coef, dual_coef, *objectives = model
         self.support_ = support.astype(np.int32)
         self.n_support_ = n_support.astype(np.int32)
         if self._precomputed:
@@ -638,7 +670,6 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self._n_training_rows = n
         for name in ("alpha_", "slack_"):
             vars(self).pop(name, None)  # (those of an earlier fit)
-        objectives = problem_objectives(variables)
         if n_problems == 1:  # (Python floats)
             objectives = [float(values[0]) for values in objectives]
         self.margin_, self.dual_objective_, self.primal_objective_, self.duality_gap_ = objectives
