@@ -329,17 +329,22 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         ]
         self._set_libsvm_attributes(X, y_index, variables, model)
         if self.probability:
-            with blas_threads_for(*self._blas_shape(X, y_index, problems)):
+            with blas_threads_for(*self._blas_shape(X, self._problem_sizes(y_index, problems))):
                 self._fit_probability(gram, X, y_index, upper)
         else:
             self.probA_ = self.probB_ = np.empty(0)
         return self
 
-    def _blas_shape(self, X, y_index, problems):
-        """``(rows, features)`` of the largest of ``problems``, for :func:`blas_threads_for`."""
+    def _problem_sizes(self, y_index, problems):
+        """The rows of each of ``problems``: all rows (one-vs-rest, two classes), or those of
+        the two classes of a pair."""
         counts = np.bincount(y_index, minlength=self.classes_.shape[0])
-        largest = max(X.shape[0] if b is None else int(counts[a] + counts[b]) for a, b in problems)
-        return largest, 1 if self._precomputed else X.shape[1]
+        return [y_index.shape[0] if b is None else int(counts[a] + counts[b]) for a, b in problems]
+
+    def _blas_shape(self, X, sizes):
+        """``(rows, features)`` of the largest of the problems of ``sizes`` rows, for
+        :func:`blas_threads_for`."""
+        return max(sizes), 1 if self._precomputed else X.shape[1]
 
     def _fit_problems(self, X, gram, y_index, upper, problems):
         """The models of the two-class ``problems`` of a fit (but those of
@@ -349,7 +354,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         where they are large)."""
         order, class_start = class_order(y_index, self.classes_.shape[0])
         members = [order[start:stop] for start, stop in starts_and_stops(class_start)]
-        sizes = [X.shape[0] if b is None else members[a].shape[0] + members[b].shape[0] for a, b in problems]
+        sizes = self._problem_sizes(y_index, problems)
         parallel = sum(size**2 for size in sizes) >= _PARALLEL_FIT_VALUES
         n_workers = min(resolve_n_jobs(self.n_jobs), len(problems)) if parallel else 1
         one_call = not self._uses_qp()
@@ -373,7 +378,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # (each problem sets its BLAS threads too: done once here for problems of thin blocks; the
         # probability fits' pair Gram matrices too, whose threads contended with other libraries':
         # heart, probability=True, interleaved with scikit-learn and sklearnex: 20 ms a fit, 4 ms alone)
-        blas_shape = (max(sizes), 1 if self._precomputed else X.shape[1])
+        blas_shape = self._blas_shape(X, sizes)
         # one-vs-one problems whose class strips fit take one compiled call (with strips and groups
         # of problems on worker threads) also where the problems would go to workers one by one
         # (alternating in one process, 26 classes of make_classification, 16 features: 2,500 rows
@@ -481,15 +486,13 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _pairs_on_gram_of_all_rows(self, n_rows, problems):
         """Whether the one-vs-one problems of a fit of ``n_rows`` rows are solved on the Gram
         matrix of all rows in one compiled call (:meth:`_fit_pairs_on_gram`): C-SVC by SMO with
-        a finite C, at most ``_ONE_VS_ONE_ALL_ROWS`` rows, whose float64 Gram matrix fits in
-        half of ``cache_size`` (so few rows never make the problems worth solving on worker
-        threads, ``_PARALLEL_FIT_VALUES``)."""
+        a finite C, on that matrix (:meth:`_fits_gram_of_all_rows`: so few rows never make the
+        problems worth solving on worker threads, ``_PARALLEL_FIT_VALUES``)."""
         return (
             problems[0][1] is not None
             and self._duals_at_once(len(problems))
             and not self._uses_qp()
-            and n_rows <= _ONE_VS_ONE_ALL_ROWS
-            and full_gram_dtype(n_rows, self.cache_size * 2**20 / 2) == np.float64
+            and self._fits_gram_of_all_rows(n_rows, problems)
         )
 
     def _fit_pairs_on_gram(self, gram, y_index, upper, pairs):
@@ -570,14 +573,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """:func:`svmkit._stacked.solve_subsets_in_one_call` with this estimator's settings."""
         return solve_subsets_in_one_call(gram, duals, self.cache_size, *self._one_call_options())
 
+    def _fits_gram_of_all_rows(self, n_rows, problems):
+        """Whether ``problems`` are solved on the Gram matrix of all ``n_rows`` rows: two or more
+        one-vs-rest problems (each on every row), or one-vs-one problems of at most
+        ``_ONE_VS_ONE_ALL_ROWS`` rows in all, where that matrix is small enough for float64 and
+        fits in half of ``cache_size``."""
+        few_rows = problems[0][1] is None or n_rows <= _ONE_VS_ONE_ALL_ROWS  # (one-vs-rest: any number)
+        return len(problems) >= 2 and few_rows and full_gram_dtype(n_rows, self.cache_size * 2**20 / 2) == np.float64
+
     def _gram_of_all_rows(self, gram, problems):
-        """For two or more one-vs-rest problems (each on every row), or one-vs-one problems of
-        at most ``_ONE_VS_ONE_ALL_ROWS`` rows in all, the Gram matrix of all rows computed once,
-        where it is small enough for float64 and fits in half of ``cache_size``; else None."""
-        n = gram.n_rows
-        budget = self.cache_size * 2**20 / 2
-        few_rows = problems[0][1] is None or n <= _ONE_VS_ONE_ALL_ROWS  # (one-vs-rest: any number)
-        if len(problems) < 2 or not few_rows or full_gram_dtype(n, budget) != np.float64:
+        """The Gram matrix of all rows computed once, where :meth:`_fits_gram_of_all_rows`;
+        else None."""
+        if not self._fits_gram_of_all_rows(gram.n_rows, problems):
             return None
         return PrecomputedGram(gram.K if self._precomputed else gram.square(), rows_are_copies=True)
 
