@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC as LibsvmSVC
 
 import svmkit._solver
+import svmkit.svm._formulations
 from compiled_doctests import run_docstring_examples
 from naive import dual_objective, gram_by_loops, intercept_by_masks, linear_pair, poly_pair, rbf_pair
 from svmkit import SVC, SVR, NuSVC
@@ -32,7 +34,8 @@ from svmkit._core.small_decisions import small_decisions, support_sq_norms
 from svmkit._core.blocked import (
     _smallest, block_moves, block_rows, finish_round, linear_blocked_rounds, new_state, select_violators, start_round, violator_masks,
 )
-from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_smo
+from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_round, full_gram_smo
+from svmkit._core.two_class import solve_c_svc_two_class
 from svmkit._core.row_cache import add_weighted_rows_serial
 from svmkit._core.smo import (SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, c_svc_biases_and_margins,
                               kept_by_shrinking, smo)
@@ -442,19 +445,19 @@ def test_face_steps_on_all_free_multipliers_of_long_solves_reach_the_same_optimu
     y = (X[:, :5].sum(axis=1) + 2.0 * rng.normal(size=240) > 0).astype(int)
     plain = SVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)
     tries = []
-    original = svmkit._solver.free_face_steps
+    original = svmkit._solver.full_gram_round
 
     def spy(*args):
-        taken = original(*args)
+        steps, status, gap, count, taken = original(*args)
         tries.append(taken)
-        return taken
+        return steps, status, gap, count, taken
 
-    monkeypatch.setattr(svmkit._solver, "free_face_steps", spy)
+    monkeypatch.setattr(svmkit._solver, "full_gram_round", spy)
     monkeypatch.setattr(svmkit._solver, "_FACE_MAX_FREE", 4)
     monkeypatch.setattr(svmkit._solver, "_FACE_PERIOD_PER_VARIABLE", 0)
     monkeypatch.setattr(svmkit._solver, "_STEPS_PER_CALL", 50)
     with_faces = SVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)
-    assert len(tries) > 0 and sum(tries) > 0
+    assert sum(tries) > 0
     again = SVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)  # the tries are counted, not timed
     np.testing.assert_array_equal(again.dual_coef_, with_faces.dual_coef_)
     assert again.n_iter_ == with_faces.n_iter_
@@ -478,18 +481,86 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
     y = target if isinstance(estimator, SVR) else (target > 0).astype(int)
     plain = clone(estimator).fit(X, y)
     tries = []
-    original = svmkit._solver.free_face_steps
-    monkeypatch.setattr(svmkit._solver, "free_face_steps", lambda *args: tries.append(original(*args)) or tries[-1])
+    original = svmkit._solver.full_gram_round
+    monkeypatch.setattr(svmkit._solver, "full_gram_round", lambda *args: tries.append(original(*args)) or tries[-1])
     monkeypatch.setattr(svmkit._solver, "_FACE_MAX_FREE", 4)
     monkeypatch.setattr(svmkit._solver, "_FACE_PERIOD_PER_VARIABLE", 0)
     monkeypatch.setattr(svmkit._solver, "_STEPS_PER_CALL", 50)
     with_faces = clone(estimator).fit(X, y)
-    assert len(tries) > 0 and sum(tries) > 0
+    assert sum(taken for *_, taken in tries) > 0
     assert with_faces.dual_objective_ == pytest.approx(plain.dual_objective_, rel=1e-7)
     np.testing.assert_allclose(with_faces.predict(X), plain.predict(X), atol=1e-4)
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
+TWO_CLASS_KERNELS = [("linear", {}), ("rbf", {"gamma": 0.3}), ("poly", {"degree": 3, "gamma": 0.2, "coef0": 1.0})]
+
+
+@pytest.mark.parametrize("kernel, params", TWO_CLASS_KERNELS, ids=[name for name, _ in TWO_CLASS_KERNELS])
+@pytest.mark.parametrize("options", [{}, {"shrinking": False}, {"max_iter": 40}, {"class_weight": {0: 3.0}}],
+                         ids=["default", "no_shrinking", "step_limit", "class_weight"])
+def test_two_class_fit_in_one_call_is_that_of_the_separate_steps(monkeypatch, kernel, params, options):
+    """A small two-class fit built, solved, read and laid out in one compiled call
+    (solve_c_svc_two_class) is, bit for bit, the fit of the separate steps (c_svc_dual,
+    solve_dual's full-Gram solver with its own rows, c_svc_solution, the layout), with
+    sample and class weights, without shrinking, and where it stops at max_iter (the same
+    warning, pointing at the caller of fit)."""
+    X, y = make_classification(n_samples=150, n_features=6, n_informative=4, flip_y=0.1, random_state=3)
+    weights = np.random.default_rng(1).choice([0.5, 1.0, 2.0], size=150)
+    calls = []
+    original = svmkit.svm._formulations.solve_c_svc_two_class
+    monkeypatch.setattr(svmkit.svm._formulations, "solve_c_svc_two_class",
+                        lambda *args: calls.append(len(args)) or original(*args))
+
+    def fit():
+        estimator = SVC(kernel=kernel, C=2.0, **params, **options)
+        if "max_iter" not in options:
+            return estimator.fit(X, y, sample_weight=weights)
+        with pytest.warns(ConvergenceWarning, match="max_iter=40") as caught:
+            estimator.fit(X, y, sample_weight=weights)
+        assert caught[0].filename == __file__
+        return estimator
+
+    one_call = fit()
+    assert len(calls) == 1
+    monkeypatch.setattr(SVC, "_two_class_row_kernel", lambda self, gram, problems: None)
+    steps = fit()
+    assert len(calls) == 1
+    for name in ("support_", "n_support_", "dual_coef_", "intercept_", "n_iter_", "alpha_", "slack_"):
+        np.testing.assert_array_equal(getattr(one_call, name), getattr(steps, name))
+    for name in ("fit_status_", "margin_", "dual_objective_", "primal_objective_", "duality_gap_"):
+        assert getattr(one_call, name) == getattr(steps, name)
+    model, step_model = one_call.binary_models_[0], steps.binary_models_[0]
+    for name in ("indices", "y", "alpha", "upper", "yf"):
+        np.testing.assert_array_equal(getattr(model, name), getattr(step_model, name))
+    assert (model.intercept, model.n_iter, model.gap, model.status) == (
+        step_model.intercept, step_model.n_iter, step_model.gap, step_model.status)
+    np.testing.assert_array_equal(one_call.decision_function(X), steps.decision_function(X))
+    assert one_call.fit_status_ == (1 if "max_iter" in options else 0)
+
+
+@pytest.mark.parametrize("n_samples, n_features, settings", [
+    (30, 4, {}),  # as many rows as the solver asks for at once: all computed first, by BLAS
+    (800, 4, {}),  # a float32 Gram matrix
+    (150, 40, {}),  # too wide for the solver's own rows
+    (150, 4, {"C": np.inf}),  # a hard margin: the separability is checked first
+    (150, 4, {"solver": "qp"}),
+    (150, 4, {"callback": lambda progress: None}),  # progress reported while it runs
+    (150, 4, {"kernel": "sigmoid"}),
+], ids=["few_rows", "float32", "wide", "hard_margin", "qp", "callback", "sigmoid"])
+def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_features, settings):
+    """Fits that the one compiled call would not solve as solve_dual does (or where it does
+    not apply) take the separate steps."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n_samples, n_features))
+    y = (X[:, 0] > 0).astype(int)  # (separable)
+    calls = []
+    monkeypatch.setattr(svmkit.svm._formulations, "solve_c_svc_two_class", lambda *args: calls.append(1))
+    SVC(**{"kernel": "linear", **settings}).fit(X, y)
+    NuSVC(kernel="linear", nu=0.3).fit(X, y)
+    assert calls == []
+
+
+@pytest.mark.parametrize("function", [full_gram_smo, full_gram_round, solve_c_svc_two_class, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
                                       small_decisions, support_sq_norms, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
                                       kernel_matrix, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,

@@ -46,7 +46,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
 from ._core.smo import (
-    SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, rows_to_prefetch, smo,
+    SMO_NEED_ROW, SMO_OPTIMAL, bias_from_gradient, rows_to_prefetch, smo,
 )
 from ._core.kernel_blocks import (
     KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, kernel_matrix, sparse_sparse_products,
@@ -55,10 +55,8 @@ from ._core.blocked import (
     BLOCKED_GO_ON, BLOCKED_LEFT, BLOCKED_OPTIMAL, BLOCKED_STALLED, BLOCKED_STEP_LIMIT, STATE_STEPS, block_moves,
     block_rows, finish_round, linear_blocked_rounds, new_state, solve_block, start_round,
 )
-from ._core.free_face import FACE_MAX_FREE, free_face_steps
-from ._core.full_gram import (
-    SMO_NEED_ROWS, commit_block, distinct_rows, full_gram_smo, gather_rows,
-)
+from ._core.free_face import FACE_MAX_FREE
+from ._core.full_gram import SMO_NEED_ROWS, full_gram_round
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
@@ -105,7 +103,7 @@ _FACE_MAX_FREE = FACE_MAX_FREE  # most free multipliers for Newton steps on thei
 _FACE_MAX_STEPS = _FACE_MAX_FREE  # such steps in a row (all but the last take a multiplier off the face)
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Long full-Gram solves try Newton steps on the face of all free multipliers (not only those of a
-# shrunk sub-problem) every this many SMO steps per variable at first (see _FaceSteps)
+# shrunk sub-problem) every this many SMO steps per variable at first (see face_schedule)
 _FACE_PERIOD_PER_VARIABLE = 25
 _FACE_ALL_MAX_FREE = 1024  # most free multipliers for such steps
 _FACE_ALL_MAX_STEPS = _FACE_ALL_MAX_FREE  # such steps in a row (all but the last take a multiplier off the face)
@@ -630,11 +628,8 @@ def solve_dual(
     # (a problem read where its rows are stored forms no n x n matrix: the memory of the blocks
     # it reads was set aside with them, see svmkit._class_blocks.shared_class_blocks)
     stored_parts = gram.splits_rows and not problem.alpha0.any() and _in_row_order(problem.rows, n_data)
-    full_gram = n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and (
-        stored_parts or n_data * n_data * 4 <= budget)
-    # (the size test first: a one-vs-one problem's data rows are gathered when asked for)
-    if (not full_gram or (n_data >= _LINEAR_BLOCKED_MIN_ROWS and max_steps == _NO_STEP_LIMIT)) and (
-            _dense_linear_data(gram) is not None):
+    full_gram = _takes_full_gram(n_data, m, budget, stored_parts)
+    if _takes_linear_blocked_rounds(gram, n_data, full_gram, max_steps):
         # the linear kernel's blocked rounds, compiled: where the full-Gram solver applies, they
         # leave the problem to it when their work or their free multipliers pass the limits
         # (_LINEAR_BLOCKED_SHARE, _LINEAR_BLOCKED_FREE), and it starts again from the start point:
@@ -659,13 +654,82 @@ def solve_dual(
             # thin rows are cheap, but each return from the compiled solver costs a fixed
             # overhead: at least 32 rows a time (svmguide1, d = 4: nu-SVC and one-class 15 %
             # faster than with 8); wide rows in BLAS-friendly blocks of up to 128
-            prefetch = min(max(2 * n_features, 32), _PREFETCH_ROWS)
+            prefetch = _prefetch_rows(n_features)
             solve = _solve_on_stored_parts if stored_parts else _solve_full
             solution = solve(gram, problem, n_data, dtype, tol, max_steps, shrinking, prefetch, row_code, progress)
         else:
             solution = _BlockedSolver(gram, problem, budget, working_set_size, tol, max_steps, progress).run()
     solution.n_iter += progress.steps_before
     return solution
+
+
+def _takes_full_gram(n_data, m, budget, stored_parts=False):
+    """Whether a problem of ``m`` variables on ``n_data`` rows takes the full-Gram strategy:
+    few enough rows and variables, and the ``n_data x n_data`` matrix (float32) within
+    ``budget`` bytes, or its parts read where they are stored."""
+    return n_data <= _FULL_GRAM_MAX_ROWS and m <= _FULL_GRAM_MAX_VARIABLES and (
+        stored_parts or n_data * n_data * 4 <= budget)
+
+
+def _takes_linear_blocked_rounds(gram, n_data, full_gram, max_steps):
+    """Whether a problem starts with the linear kernel's blocked rounds (:func:`_solve_blocked_linear`):
+    dense data and the linear kernel, where the full-Gram strategy does not take it, or where
+    it has 1024 rows or more and no step limit."""
+    # (the size test first: a one-vs-one problem's data rows are gathered when asked for)
+    return (not full_gram or (n_data >= _LINEAR_BLOCKED_MIN_ROWS and max_steps == _NO_STEP_LIMIT)) and (
+        _dense_linear_data(gram) is not None)
+
+
+def _prefetch_rows(n_features):
+    """The fewest kernel rows the full-Gram solver asks for at once (``n_features`` wide)."""
+    return min(max(2 * n_features, 32), _PREFETCH_ROWS)
+
+
+def full_gram_row_kernel(gram, cache_size, max_iter):
+    """``(XT, kernel, gamma, coef0, degree)`` of :func:`svmkit._core.full_gram.full_gram_smo`
+    where :func:`solve_dual` solves a problem with one variable per row of ``gram``, in row
+    order, from the start 0 (two-class C-SVC) by the full-Gram solver on float64 rows that it
+    computes itself, every one of them (a small problem of thin dense data and a linear,
+    polynomial or RBF kernel); else None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit.kernels import RBFKernel
+    >>> X = np.random.default_rng(0).normal(size=(100, 5))
+    >>> XT, code, gamma, coef0, degree = full_gram_row_kernel(GramBlocks(RBFKernel(0.5), X), 200, -1)
+    >>> XT.shape, gamma
+    ((5, 100), 0.5)
+    >>> full_gram_row_kernel(GramBlocks(RBFKernel(0.5), X[:30]), 200, -1) is None  # rows from BLAS, all first
+    True
+    """
+    if not isinstance(gram, GramBlocks):
+        return None
+    n, budget, code = gram.n_rows, cache_size * 2**20, _compiled_row_code(gram)
+    if (code == KERNEL_NONE or n <= _prefetch_rows(gram.n_features) or not _takes_full_gram(n, n, budget)
+            or _takes_linear_blocked_rounds(gram, n, True, step_limit(max_iter))
+            or full_gram_dtype(n, budget) != np.float64):
+        return None
+    return _compiled_row_kernel(gram, np.float64, code)
+
+
+def one_call_settings(nu_mode, tol, max_iter, shrinking):
+    """The solver's settings for one compiled call over many problems, as
+    :func:`solve_dual` sets them (read when called): ``(nu_mode, tol, max_steps, steps_per_call,
+    hand_over_fraction, face_max_free, face_max_steps, eps)``, the arguments of
+    :func:`svmkit._core.pairs.solve_pairs` after ``alpha``."""
+    return (
+        nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
+        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
+    )
+
+
+def face_schedule(m):
+    """The schedule of the Newton steps on the face of all free multipliers of a full-Gram
+    solve of ``m`` variables (``face`` of :func:`svmkit._core.full_gram.full_gram_round`)."""
+    period = _FACE_PERIOD_PER_VARIABLE * m
+    return np.array([period, period, _FACE_ALL_MAX_FREE, _FACE_ALL_MAX_STEPS, _FACE_WORK_PER_SMO_VARIABLE],
+                    dtype=np.int64)
 
 
 def _dense_linear_data(gram):
@@ -845,24 +909,23 @@ def _solve_in_row_order(gram, K, slot, R, slot_r, n_filled, block, problem, y, u
     with contiguous passes, and when shrinking would leave few variables active,
     those solved as a sub-problem of their own, all in one compiled call
     (:func:`svmkit._core.full_gram.full_gram_smo`, rows in ``K`` and ``R`` as it reads
-    them) that returns for rows it cannot compute and for progress reports."""
+    them) that returns for rows it cannot compute and for progress reports, each return
+    followed in a long solve by Newton steps on the face of all free multipliers
+    (:func:`svmkit._core.full_gram.full_gram_round`)."""
     m = problem.rows.shape[0]
     state = np.zeros(2, dtype=np.int64)
+    face = face_schedule(m)
     wanted = np.empty(K.shape[1] + R.shape[1], dtype=np.int64)
     eps = _EPS[K.dtype]
     row_kernel = _compiled_row_kernel(gram, K.dtype, row_code)
-    face = _FaceSteps(m)
     n_iter = 0
     while True:
-        steps, status, gap, count = full_gram_smo(
-            K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, tol, _STEPS_PER_CALL,
+        steps, status, gap, count, _ = full_gram_round(
+            K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, face, tol, _STEPS_PER_CALL,
             max_steps - n_iter, problem.nu_mode, _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE,
             _FACE_MAX_STEPS, eps, *row_kernel, wanted,
         )
         n_iter += steps
-        face_due = face.after(steps)
-        if status == SMO_STEP_LIMIT and n_iter < max_steps and face_due:
-            face.take(K, slot, R, slot_r, y, upper, alpha, grad, problem.nu_mode, eps)
         if status == SMO_NEED_ROW:
             _fill_rows(K, slot, n_filled, block,
                        rows_to_prefetch(wanted[0], problem.rows, y, upper, alpha, grad, slot, prefetch))
@@ -874,64 +937,6 @@ def _solve_in_row_order(gram, K, slot, R, slot_r, n_filled, block, problem, y, u
         if status == SMO_OPTIMAL or n_iter >= max_steps:
             break
     return _full_gram_solution(alpha, grad, gap, n_iter, status, progress, m)
-
-
-class _FaceSteps:
-    """Newton steps on the face of all free multipliers during a long full-Gram solve.
-
-    SMO on all variables zig-zags for millions of steps where many multipliers are free and
-    their kernel sub-matrix is badly conditioned (a linear kernel on 500 features, 2,000 rows:
-    some 500 free multipliers), and with so many free multipliers shrinking never hands over
-    to a sub-problem, whose face steps take at most ``_FACE_MAX_FREE`` anyway. At the solver's
-    returns (every ``_STEPS_PER_CALL`` steps, as before, so that no shorter solve changes),
-    once ``period`` SMO steps have passed (first 25 per variable), and where more than
-    ``_FACE_MAX_FREE`` and at most ``_FACE_ALL_MAX_FREE`` multipliers are free, their block is
-    gathered and :func:`free_face_steps` takes steps on their face until it is optimal (each
-    an exact line search, so the dual never falls); the gradient of every variable follows.
-    That problem (make_classification, 20 informative features) then took 0.9 million SMO
-    steps and 5.7-6.0 s instead of 3.6 million and 12.8-17 s (oneDAL 14.7 s, LIBSVM 38 s),
-    with 10 face steps a try, each a factorisation (some 20 ms on 500 free multipliers); with
-    2 redundant features and 1% flipped labels, 0.96 million and 5.8 s instead of 2.65
-    million and 11.5 s. A try now factorises once and takes its further steps from that
-    factorisation (:mod:`svmkit._core.free_face`), so it takes them all: benchmarks/svc.py's
-    wide-linear, 0.58 million SMO steps and 3.4 s instead of 0.91 million and 4.6 s with 10
-    steps a try. The period grows with the face steps' work (counted, so that the solution
-    does not depend on the machine's speed: ``_FACE_WORK_PER_SMO_VARIABLE``), and doubles
-    after a try that moved nothing. Tries on fewer free multipliers
-    (every 25 steps per variable) did not pay: 1,000 x 30, linear, C = 10, some 30 free,
-    55,500 steps instead of 53,900.
-    """
-
-    def __init__(self, m):
-        self.m = m
-        self.period = _FACE_PERIOD_PER_VARIABLE * m
-        self.steps_to_go = self.period
-
-    def after(self, steps):
-        """Count ``steps`` SMO steps; whether a try is due."""
-        self.steps_to_go -= steps
-        return self.steps_to_go <= 0
-
-    def take(self, K, slot, R, slot_r, y, upper, alpha, grad, nu_mode, eps):
-        """Try the face steps (``alpha`` and ``grad`` updated in place) and set the next period."""
-        n = K.shape[1] + R.shape[1]
-        free = np.flatnonzero((alpha > 0) & (alpha < upper))
-        taken = 0
-        if _FACE_MAX_FREE < free.shape[0] <= _FACE_ALL_MAX_FREE and np.all(slot[free % n] >= 0):
-            rows, local = distinct_rows(free % n)
-            block = np.empty((rows.shape[0], rows.shape[0]), dtype=K.dtype)
-            gather_rows(K, slot, R, slot_r, rows, block)
-            alpha_free, grad_free, y_free = alpha[free], grad[free], y[free]
-            taken = free_face_steps(block, local, y_free, upper[free], alpha_free, grad_free, nu_mode,
-                                    _FACE_ALL_MAX_FREE, _FACE_ALL_MAX_STEPS, eps)
-            if taken:
-                commit_block(K, slot, R, slot_r, free, rows, local, y_free, alpha_free, y, alpha, grad)
-        # the next try after as many SMO steps as the face steps' work calls for (counted, not
-        # timed, so that a fit does not depend on the machine's speed; _FACE_WORK_PER_SMO_VARIABLE)
-        k = free.shape[0]
-        face_work = (k**3 + taken * k**2) / _FACE_WORK_PER_SMO_VARIABLE if taken else 0.0
-        self.period = max(self.period, int(face_work / self.m)) * (1 if taken else 2)
-        self.steps_to_go = self.period
 
 
 def _full_gram_solution(alpha, grad, gap, n_iter, status, progress, m):

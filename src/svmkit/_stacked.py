@@ -18,8 +18,7 @@ import numpy as np
 from ._core.pairs import has_a_row_twice, most_variables, solve_subsets
 from ._core.smo import SMO_OPTIMAL
 from ._solver import (
-    _EPS, _FACE_MAX_FREE, _FACE_MAX_STEPS, _HAND_OVER_FRACTION, _STEPS_PER_CALL, ITERATION_LIMIT, OPTIMAL,
-    DualProblem, DualSolution, PrecomputedGram, _Progress, full_gram_dtype, step_limit,
+    ITERATION_LIMIT, OPTIMAL, DualProblem, DualSolution, PrecomputedGram, _Progress, full_gram_dtype, one_call_settings,
 )
 
 
@@ -138,17 +137,6 @@ class StackedSolutions(_Stack):
                          self.strategies[k])
             for k, (start, stop) in enumerate(starts_and_stops(self.bounds))
         ]
-
-
-def one_call_settings(nu_mode, tol, max_iter, shrinking):
-    """The solver's settings for one compiled call over many problems, as
-    :func:`svmkit._solver.solve_dual` sets them: ``(nu_mode, tol, max_steps, steps_per_call,
-    hand_over_fraction, face_max_free, face_max_steps, eps)``, the arguments of
-    :func:`svmkit._core.pairs.solve_pairs` after ``alpha``."""
-    return (
-        nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
-        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
-    )
 
 
 def solved_stack(bounds, alpha, grad, n_iter, status, gap, started, verbose=False, callback=None):

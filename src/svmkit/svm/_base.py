@@ -7,6 +7,7 @@ import contextlib
 import logging
 import numbers
 import os
+import sys
 import threading
 import warnings
 import weakref
@@ -288,6 +289,19 @@ def _sparse_row_multiplier(X, support_vectors, support_sparse):
     return lambda start, stop, out: sparse_row_products(X.indptr, X.indices, X.data, start, stop, BT, out)
 
 
+_PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def warn_at_caller(message, category):
+    """``warnings.warn`` attributed to the first caller outside svmkit (the line that called
+    ``fit``, however deep the route of the fit; on a worker thread, the thread's first frame
+    outside svmkit)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRECTORY):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level + 1)
+
+
 class BaseKernelSVM(BaseEstimator):
     """Parameters and machinery shared by the kernel SVM estimators."""
 
@@ -400,18 +414,16 @@ class BaseKernelSVM(BaseEstimator):
     def _warn_unless_optimal(self, solution):
         """A ConvergenceWarning where the solver stopped above ``tol``."""
         if solution.status == ITERATION_LIMIT:
-            warnings.warn(
+            warn_at_caller(
                 f"The solver stopped at max_iter={self.max_iter} with the KKT gap {solution.gap:.3e} "
                 f"above tol={self.tol:g}; the solution is not optimal.",
                 ConvergenceWarning,
-                stacklevel=4,
             )
         elif solution.status == STALLED:
-            warnings.warn(
+            warn_at_caller(
                 f"The solver stopped improving at the KKT gap {solution.gap:.3e} > tol={self.tol:g} "
                 "(round-off limits the accuracy); try a larger tol or scaled features.",
                 ConvergenceWarning,
-                stacklevel=4,
             )
 
     def _pair_classes(self):

@@ -7,8 +7,9 @@ import numpy as np
 
 from .._core.pairs import c_svc_pair_dual_arrays, solve_c_svc_pairs
 from .._core.smo import c_svc_biases_and_margins
-from .._solver import DualProblem, intercept_from_gradient
-from .._stacked import StackedDuals, StackedSolutions, one_call_settings, solved_stack
+from .._core.two_class import solve_c_svc_two_class
+from .._solver import DualProblem, face_schedule, intercept_from_gradient, one_call_settings
+from .._stacked import StackedDuals, StackedSolutions, solved_stack
 
 
 def c_svc_dual(indices, y, upper):
@@ -72,6 +73,40 @@ def c_svc_pairs_in_one_call(gram, y_index, n_classes, upper, pairs, tol, max_ite
     started = time.perf_counter()
     dual_arrays, (alpha, grad, n_iter, status, gap), (biases, margins), model = solve_c_svc_pairs(
         np.ascontiguousarray(gram, dtype=np.float64), y_index, n_classes, first, second, upper,
+        *one_call_settings(False, tol, max_iter, shrinking)[1:],
+    )
+    duals = StackedDuals(*dual_arrays)
+    solutions = solved_stack(duals.bounds, alpha, grad, n_iter, status, gap, started, verbose, callback)
+    return duals, solutions, biases, margins, model
+
+
+def c_svc_two_class_in_one_call(row_kernel, qd, y_index, upper, tol, max_iter, shrinking, verbose=False,
+                                callback=None):
+    """The two-class problem of the classes 1 and 0 of ``y_index`` (as :func:`c_svc_dual`
+    builds it on all rows) built, solved, read and laid out in one compiled call
+    (:func:`svmkit._core.two_class.solve_c_svc_two_class`), on kernel rows computed there
+    (``row_kernel``: :func:`svmkit._solver.full_gram_row_kernel`; ``qd``: the kernel diagonal):
+    as :func:`c_svc_pairs_in_one_call` returns one-vs-one problems, with the solution that
+    :func:`svmkit._solver.solve_dual` finds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit._solver import GramBlocks, full_gram_row_kernel
+    >>> from svmkit.kernels import LinearKernel
+    >>> X = np.concatenate([np.linspace(-3.0, -1.0, 20), np.linspace(1.0, 3.0, 20)]).reshape(-1, 1)
+    >>> gram = GramBlocks(LinearKernel(), X)
+    >>> duals, solutions, biases, margins, model = c_svc_two_class_in_one_call(
+    ...     full_gram_row_kernel(gram, 200, -1), gram.diag(), (X[:, 0] > 0).astype(np.int64), np.full(40, 10.0),
+    ...     1e-6, -1, True)
+    >>> np.flatnonzero(solutions[0].alpha), solutions[0].alpha[[19, 20]].round(6)  # the margin -1 <= x <= 1
+    (array([19, 20]), array([0.5, 0.5]))
+    >>> float(abs(biases[0])) < 1e-6, model[0]  # b = 0; the support vectors
+    (True, array([19, 20]))
+    """
+    started = time.perf_counter()
+    dual_arrays, (alpha, grad, n_iter, status, gap), (biases, margins), model = solve_c_svc_two_class(
+        *row_kernel, qd, y_index, upper, face_schedule(y_index.shape[0]),
         *one_call_settings(False, tol, max_iter, shrinking)[1:],
     )
     duals = StackedDuals(*dual_arrays)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import warn_at_caller
 from ._binary import BinaryModel
 from ._formulations import nu_svc_dual, nu_svc_solution
 from ._svc import SVC
@@ -211,7 +211,7 @@ class NuSVC(SVC):
     def _uses_qp(self):
         return False
 
-    def _duals_at_once(self, n_problems):
+    def _c_svc_in_compiled_code(self):
         return False
 
     def _binary_dual(self, gram, X, indices, labels, upper):
@@ -222,13 +222,12 @@ class NuSVC(SVC):
         alpha, b, yf, r = nu_svc_solution(problem, solution)
         if not r > self.tol:
             other = "the rest" if negative is None else _label(self.classes_[negative])
-            warnings.warn(
+            warn_at_caller(
                 f"nu={self.nu:g} is about the smallest useful nu or below it for {_label(self.classes_[positive])} "
                 f"against {other}: the margin parameter r = {r:.3g} is zero within tol={self.tol:g}, i.e. the "
                 "nu-SVC optimum has w = 0 (the classes' reduced convex hulls intersect) and the decision function "
                 "is arbitrary, as in LIBSVM. Use a larger nu (or a smaller tol).",
                 DegenerateNuWarning,
-                stacklevel=4,
             )
         return NuBinaryModel(
             positive_class=positive,
