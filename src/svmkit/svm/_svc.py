@@ -366,7 +366,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         order, class_start = class_order(y_index, self.classes_.shape[0])
         members = [order[start:stop] for start, stop in starts_and_stops(class_start)]
         sizes = self._problem_sizes(y_index, problems)
-        parallel = sum(size**2 for size in sizes) >= _PARALLEL_FIT_VALUES
+        pair_values = sum(size**2 for size in sizes)
+        parallel = pair_values >= _PARALLEL_FIT_VALUES
         n_workers = min(resolve_n_jobs(self.n_jobs), len(problems)) if parallel else 1
         one_call = not self._uses_qp()
 
@@ -409,7 +410,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             if one_call and pairs_fit_in_one_call(problem_gram, problems, self.cache_size):
                 return self._fit_in_one_call(
                     problem_gram, problem_duals(problem_gram), problems, cache_size,
-                    lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems),
+                    lambda pair_gram, duals: self._pairs_in_one_call(pair_gram, duals, problems, pair_values),
                 )
             return map_in_threads(fit_problem, problems, n_workers), None
 
@@ -581,9 +582,12 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         one call."""
         return self.tol, self.max_iter, self.shrinking, bool(self.verbose), self.callback
 
-    def _pairs_in_one_call(self, gram, duals, pairs):
+    def _pairs_in_one_call(self, gram, duals, pairs, pair_values):
         """:func:`svmkit._class_blocks.solve_pairs_in_one_call` with this estimator's settings,
-        its kernel strips on ``n_jobs`` threads where they are large (``_PARALLEL_STRIP_WORK``)."""
+        its kernel strips on ``n_jobs`` threads where they are large (``_PARALLEL_STRIP_WORK``),
+        and its groups of problems where their ``pair_values`` (the sum of their squared sizes,
+        counted from the classes' sizes: no view of each dual made for it, digits 67 us) are
+        many (``_PARALLEL_PAIR_VALUES``)."""
         n_workers = resolve_n_jobs(self.n_jobs)
 
         def on_workers(function, items):
@@ -591,7 +595,6 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         strip_work = gram.class_strip_values() * gram.n_features
         map_blocks = on_workers if n_workers > 1 and strip_work >= _PARALLEL_STRIP_WORK else None
-        pair_values = sum(dual.rows.shape[0] ** 2 for dual in duals)
         map_groups = on_workers if n_workers > 1 and pair_values >= _PARALLEL_PAIR_VALUES else None
         return solve_pairs_in_one_call(
             gram, duals, pairs, *self._one_call_options(), map_blocks=map_blocks, map_groups=map_groups
