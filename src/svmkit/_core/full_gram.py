@@ -51,17 +51,17 @@ def full_gram_round(
     --------
     >>> import numpy as np
     >>> from svmkit._core.kernel_blocks import KERNEL_NONE
-    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> X = np.array([[0.0], [1.0], [1.0], [3.0], [3.0], [4.0]])
+    >>> y = np.array([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0])
     >>> K = X @ X.T
-    >>> alpha, grad = np.zeros(4), -np.ones(4)
-    >>> face = np.array([100, 100, 1024, 1024, 200])
-    >>> steps, status, gap, count, taken = full_gram_round(
-    ...     K, np.arange(4), np.empty((0, 0)), np.arange(4), np.array([4]), y, np.full(4, 10.0),
-    ...     np.diagonal(K).copy(), alpha, grad, np.zeros(2, dtype=np.int64), face, 1e-6, 1000, 1000, False, 5,
-    ...     256, 30, 2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(4, dtype=np.int64))
-    >>> alpha.round(6), int(face[1]) == 100 - steps, taken  # solved at once: no try due
-    (array([0. , 0.5, 0.5, 0. ]), True, 0)
+    >>> alpha, grad = np.zeros(6), -np.ones(6)
+    >>> face = np.array([0, 0, 1024, 1024, 200])  # a try due at every return
+    >>> steps, status, gap, count, taken = full_gram_round(  # two SMO steps a call
+    ...     K, np.arange(6), np.empty((0, 0)), np.arange(6), np.array([6]), y, np.full(6, 10.0),
+    ...     np.diagonal(K).copy(), alpha, grad, np.zeros(2, dtype=np.int64), face, 1e-6, 2, 1000, False, 5,
+    ...     1, 30, 2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(6, dtype=np.int64))
+    >>> steps, taken, alpha  # a face step after the two took the free pair to the margin 1 <= x <= 3
+    (2, 1, array([0. , 0. , 0.5, 0. , 0.5, 0. ]))
     """
     steps, status, gap, count = full_gram_smo(
         K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, tol, budget, max_steps, nu_mode,
