@@ -15,6 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import svmkit._solver
+import svmkit.svm._base
 from svmkit import SVC, SolverProgress
 from svmkit.kernels import LinearKernel, RBFKernel
 
@@ -199,6 +200,24 @@ def test_max_iter_warns_with_the_gap_reached():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert SVC().fit(X, y).fit_status_ == 0
+
+
+@pytest.mark.parametrize("n_samples, multiclass", [(60, "ovo"), (200, "ovo"), (600, "ovr"), (2400, "ovr")],
+                         ids=["pairs_on_gram", "class_blocks", "one_call", "on_worker_threads"])
+def test_max_iter_warnings_point_at_the_line_that_called_fit(monkeypatch, n_samples, multiclass):
+    """The step-limit warnings name the line that called fit, whatever the route of the fit;
+    those of problems solved on svmkit's worker threads (from _PARALLEL_FIT_VALUES) name the
+    line of svmkit that ran them there, not Python's thread pool."""
+    X, y = make_classification(n_samples=n_samples, n_features=6, n_informative=4, n_classes=3, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        SVC(multiclass=multiclass, n_jobs=2, max_iter=5).fit(X, y)
+    files = [warning.filename for warning in caught if issubclass(warning.category, ConvergenceWarning)]
+    assert len(files) == 3
+    if n_samples < 2400:
+        assert set(files) == {__file__}
+    else:  # (which problems the pool's thread takes is a race)
+        assert set(files) <= {__file__, svmkit.svm._base.__file__}
 
 
 @pytest.mark.parametrize(

@@ -103,7 +103,8 @@ _FACE_MAX_FREE = FACE_MAX_FREE  # most free multipliers for Newton steps on thei
 _FACE_MAX_STEPS = _FACE_MAX_FREE  # such steps in a row (all but the last take a multiplier off the face)
 _STEPS_PER_CALL = 100_000  # SMO steps between two progress reports at most
 # Long full-Gram solves try Newton steps on the face of all free multipliers (not only those of a
-# shrunk sub-problem) every this many SMO steps per variable at first (see face_schedule)
+# shrunk sub-problem) every this many SMO steps per variable at first (see
+# svmkit._core.full_gram.try_face_steps)
 _FACE_PERIOD_PER_VARIABLE = 25
 _FACE_ALL_MAX_FREE = 1024  # most free multipliers for such steps
 _FACE_ALL_MAX_STEPS = _FACE_ALL_MAX_FREE  # such steps in a row (all but the last take a multiplier off the face)
@@ -703,7 +704,7 @@ def full_gram_row_kernel(gram, cache_size, max_iter):
     >>> full_gram_row_kernel(GramBlocks(RBFKernel(0.5), X[:30]), 200, -1) is None  # rows from BLAS, all first
     True
     """
-    if not isinstance(gram, GramBlocks):
+    if type(gram) is not GramBlocks:  # (not a subclass whose rows are copies or stored in parts)
         return None
     n, budget, code = gram.n_rows, cache_size * 2**20, _compiled_row_code(gram)
     if (code == KERNEL_NONE or n <= _prefetch_rows(gram.n_features) or not _takes_full_gram(n, n, budget)

@@ -232,13 +232,18 @@ def _worker_pool(n_workers):
         if _pool_size < n_workers:
             if _pool is not None:
                 _pool.shutdown(wait=False)
-            _pool = ThreadPoolExecutor(n_workers, thread_name_prefix="svmkit", initializer=_mark_worker)
+            _pool = ThreadPoolExecutor(n_workers, thread_name_prefix="svmkit", initializer=_start_pool_thread)
             _pool_size = n_workers
         return _pool
 
 
 def _mark_worker():
     _in_worker.flag = True
+
+
+def _start_pool_thread():
+    _in_worker.pool_thread = True  # (for good: warn_at_caller finds no caller of fit here)
+    _mark_worker()
 
 
 def _forget_pool():
@@ -289,17 +294,20 @@ def _sparse_row_multiplier(X, support_vectors, support_sparse):
     return lambda start, stop, out: sparse_row_products(X.indptr, X.indices, X.data, start, stop, BT, out)
 
 
-_PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def warn_at_caller(message, category):
-    """``warnings.warn`` attributed to the first caller outside svmkit (the line that called
-    ``fit``, however deep the route of the fit; on a worker thread, the thread's first frame
-    outside svmkit)."""
+    """``warnings.warn`` attributed to the first caller outside svmkit: the line that called
+    ``fit``, however deep the route of the fit. On one of svmkit's worker threads
+    (:func:`map_in_threads`), which has no such caller, to the thread's outermost svmkit frame."""
     frame, level = sys._getframe(1), 1
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRECTORY):
+    while frame.f_back is not None and frame.f_back.f_code.co_filename.startswith(_PACKAGE_DIRECTORY):
         frame, level = frame.f_back, level + 1
-    warnings.warn(message, category, stacklevel=level + 1)
+    # (frame: the outermost svmkit frame of the calls that led here; stacklevel level + 1 names
+    # it, level + 2 its caller)
+    on_pool_thread = getattr(_in_worker, "pool_thread", False)
+    warnings.warn(message, category, stacklevel=level + (1 if on_pool_thread else 2))
 
 
 class BaseKernelSVM(BaseEstimator):
