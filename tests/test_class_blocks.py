@@ -18,7 +18,7 @@ from sklearn.svm import NuSVC as LibsvmNuSVC
 from svmkit import SVC, NuSVC
 from svmkit import _class_blocks
 from svmkit._class_blocks import ClassBlockGram, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
-from svmkit._core.pairs import assemble_pair_gram, solve_linear_pairs, solve_pairs, solve_subsets
+from svmkit._core.pairs import assemble_pair_gram, solve_c_svc_pairs, solve_linear_pairs, solve_pairs, solve_subsets
 from svmkit.svm import _svc as svc_module
 from svmkit.svm._base import map_in_threads
 from svmkit.svm._formulations import c_svc_dual
@@ -261,6 +261,27 @@ def test_pairs_in_one_call_are_the_pairs_solved_one_by_one(monkeypatch, estimato
     assert [m.gap for m in in_one_call.binary_models_] == [m.gap for m in one_by_one.binary_models_]
 
 
+def test_pairs_in_one_call_take_the_face_steps_of_long_solves_as_one_by_one(monkeypatch):
+    """Long solves try Newton steps on the face of all free multipliers at the solver's returns
+    (here every 50 steps, from more than 4 free multipliers) in the one call too: the fit is
+    that of the pairs solved one by one, bit for bit, where such steps were taken."""
+    import svmkit._solver
+
+    X, y = _three_classes(n_samples=300)
+    X, y = X[:240], y[:240]
+    monkeypatch.setattr(svmkit._solver, "_FACE_MAX_FREE", 4)
+    monkeypatch.setattr(svmkit._solver, "_FACE_PERIOD_PER_VARIABLE", 0)
+    monkeypatch.setattr(svmkit._solver, "_STEPS_PER_CALL", 50)
+    tries = []
+    original = svmkit._solver.full_gram_round
+    monkeypatch.setattr(svmkit._solver, "full_gram_round", lambda *args: tries.append(original(*args)) or tries[-1])
+    in_one_call, one_by_one = _fit_both_ways(monkeypatch, SVC(kernel="linear", C=1.0, tol=1e-6), X, y)
+    assert sum(taken for *_, taken in tries) > 0  # (one by one, through solve_dual)
+    for name in ("support_", "dual_coef_", "intercept_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(in_one_call, name), getattr(one_by_one, name))
+    assert [m.gap for m in in_one_call.binary_models_] == [m.gap for m in one_by_one.binary_models_]
+
+
 @pytest.mark.parametrize("estimator", [SVC(kernel="linear", C=0.5, tol=1e-8), NuSVC(nu=0.5, kernel="linear", tol=1e-8)],
                          ids=["c", "nu"])
 def test_linear_pairs_from_their_rows_are_the_pairs_from_the_class_strips(monkeypatch, estimator):
@@ -344,7 +365,7 @@ def test_docstring_example():
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("function", [assemble_pair_gram, solve_linear_pairs, solve_pairs, solve_subsets])
+@pytest.mark.parametrize("function", [assemble_pair_gram, solve_linear_pairs, solve_pairs, solve_subsets, solve_c_svc_pairs])
 def test_compiled_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

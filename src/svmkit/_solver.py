@@ -56,7 +56,7 @@ from ._core.blocked import (
     block_rows, finish_round, linear_blocked_rounds, new_state, solve_block, start_round,
 )
 from ._core.free_face import FACE_MAX_FREE
-from ._core.full_gram import SMO_NEED_ROWS, full_gram_round
+from ._core.full_gram import SMO_NEED_ROWS, full_gram_round, new_face_schedule
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
@@ -717,19 +717,18 @@ def full_gram_row_kernel(gram, cache_size, max_iter):
 def one_call_settings(nu_mode, tol, max_iter, shrinking):
     """The solver's settings for one compiled call over many problems, as
     :func:`solve_dual` sets them (read when called): ``(nu_mode, tol, max_steps, steps_per_call,
-    hand_over_fraction, face_max_free, face_max_steps, eps)``, the arguments of
+    hand_over_fraction, face_max_free, face_max_steps, eps, face_settings)``, the arguments of
     :func:`svmkit._core.pairs.solve_pairs` after ``alpha``."""
     return (
         nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
-        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)],
+        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)], face_settings(),
     )
 
 
-def face_schedule(m):
-    """The schedule of the Newton steps on the face of all free multipliers of a full-Gram
-    solve of ``m`` variables (``face`` of :func:`svmkit._core.full_gram.full_gram_round`)."""
-    period = _FACE_PERIOD_PER_VARIABLE * m
-    return np.array([period, period, _FACE_ALL_MAX_FREE, _FACE_ALL_MAX_STEPS, _FACE_WORK_PER_SMO_VARIABLE],
+def face_settings():
+    """The settings of the Newton steps on the face of all free multipliers of long full-Gram
+    solves (``face_settings`` of :func:`svmkit._core.full_gram.new_face_schedule`)."""
+    return np.array([_FACE_PERIOD_PER_VARIABLE, _FACE_ALL_MAX_FREE, _FACE_ALL_MAX_STEPS, _FACE_WORK_PER_SMO_VARIABLE],
                     dtype=np.int64)
 
 
@@ -915,7 +914,7 @@ def _solve_in_row_order(gram, K, slot, R, slot_r, n_filled, block, problem, y, u
     (:func:`svmkit._core.full_gram.full_gram_round`)."""
     m = problem.rows.shape[0]
     state = np.zeros(2, dtype=np.int64)
-    face = face_schedule(m)
+    face = new_face_schedule(face_settings(), m)
     wanted = np.empty(K.shape[1] + R.shape[1], dtype=np.int64)
     eps = _EPS[K.dtype]
     row_kernel = _compiled_row_kernel(gram, K.dtype, row_code)

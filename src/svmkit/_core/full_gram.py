@@ -33,6 +33,22 @@ FACE_PERIOD, FACE_STEPS_TO_GO, FACE_ALL_MAX_FREE, FACE_ALL_MAX_STEPS, FACE_WORK_
 
 
 @jit
+def new_face_schedule(face_settings, m):
+    """The schedule ``face`` of :func:`full_gram_round` at the start of a solve of ``m``
+    variables, from the solver's ``face_settings`` (int64): the first period in SMO steps per
+    variable, then the last three entries of the schedule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> new_face_schedule(np.array([25, 1024, 1024, 200]), 10)
+    array([ 250,  250, 1024, 1024,  200])
+    """
+    period = face_settings[0] * m
+    return np.array([period, period, face_settings[1], face_settings[2], face_settings[3]], dtype=np.int64)
+
+
+@jit
 def full_gram_round(
     K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, face, tol, budget, max_steps, nu_mode,
     hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, wanted,

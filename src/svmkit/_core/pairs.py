@@ -4,7 +4,7 @@
 matrix assembled from the class strips (the kernel values of each class against
 itself and every later class); :func:`solve_subsets`: problems on rows of one
 Gram matrix (the cross-validation fits of ``probability=True``). Each is solved
-by :func:`svmkit._core.full_gram.full_gram_smo` as the full-Gram solver does it,
+by :func:`svmkit._core.full_gram.full_gram_round` as the full-Gram solver does it,
 with no return to Python in between: for problems of a few hundred rows the
 Python around each call took as long as its SMO (digits, 45 problems).
 """
@@ -12,7 +12,7 @@ Python around each call took as long as its SMO (digits, 45 problems).
 import numpy as np
 
 from ._jit import jit
-from .full_gram import full_gram_smo
+from .full_gram import full_gram_round, new_face_schedule
 from .kernel_blocks import KERNEL_NONE
 from .labels import class_order
 from .libsvm_layout import libsvm_layout_and_objectives
@@ -80,7 +80,7 @@ def _strip(strips, class_start, k):
 @jit
 def solve_pairs(
     strips, class_start, first, second, bounds, y, upper, p, qd, alpha, nu_mode, tol, max_steps, steps_per_call,
-    hand_over_fraction, face_max_free, face_max_steps, eps, grad, n_iter, status, gap,
+    hand_over_fraction, face_max_free, face_max_steps, eps, face_settings, grad, n_iter, status, gap,
 ):
     """Solve the one-vs-one problems ``k`` of classes ``first[k] < second[k]``.
 
@@ -102,6 +102,9 @@ def solve_pairs(
     tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps
         As :func:`svmkit._core.full_gram.full_gram_smo` (``max_steps`` per problem;
         ``steps_per_call``: its ``budget``).
+    face_settings : int64 array
+        Those of the Newton steps on the face of all free multipliers of each long solve
+        (:func:`svmkit._core.full_gram.new_face_schedule`).
     grad : float64 array
         Receives the gradients ``Q a + p``.
     n_iter, status : int64 arrays, gap : float64 array, one value per problem
@@ -121,7 +124,7 @@ def solve_pairs(
     >>> solve_pairs(
     ...     strips, np.array([0, 2, 4, 5]), np.array([0, 0, 1]), np.array([1, 2, 2]), bounds, y, np.full(10, 10.0),
     ...     -np.ones(10), (X**2).ravel()[[0, 1, 2, 3, 0, 1, 4, 2, 3, 4]], alpha, False, 1e-6, 1000, 1000, 5, 256,
-    ...     30, 2.2e-16, grad, n_iter, status, gap)
+    ...     30, 2.2e-16, np.array([25, 1024, 1024, 200]), grad, n_iter, status, gap)
     >>> alpha[:4].round(6)  # classes 0 and 1: the margin 1 <= x <= 3, w = -1
     array([0. , 0.5, 0.5, 0. ])
     """
@@ -133,13 +136,14 @@ def solve_pairs(
         n_iter[k], status[k], gap[k] = _solve_on(
             K, y[start:stop], upper[start:stop], p[start:stop], qd[start:stop], alpha[start:stop], grad[start:stop],
             nu_mode, tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
+            face_settings,
         )
 
 
 @jit
 def solve_linear_pairs(
     X_grouped, class_start, first, second, bounds, y, upper, p, qd, alpha, nu_mode, tol, max_steps, steps_per_call,
-    hand_over_fraction, face_max_free, face_max_steps, eps, grad, n_iter, status, gap,
+    hand_over_fraction, face_max_free, face_max_steps, eps, face_settings, grad, n_iter, status, gap,
 ):
     """:func:`solve_pairs` for the linear kernel: each problem's Gram matrix is ``Z Z'``, one
     BLAS product of its rows ``Z`` (those of class ``first[k]``, then those of ``second[k]``),
@@ -160,7 +164,7 @@ def solve_linear_pairs(
     >>> solve_linear_pairs(
     ...     X, np.array([0, 2, 4, 5]), np.array([0, 0, 1]), np.array([1, 2, 2]), bounds, y, np.full(10, 10.0),
     ...     -np.ones(10), (X**2).ravel()[[0, 1, 2, 3, 0, 1, 4, 2, 3, 4]], alpha, False, 1e-6, 1000, 1000, 5, 256,
-    ...     30, 2.2e-16, grad, n_iter, status, gap)
+    ...     30, 2.2e-16, np.array([25, 1024, 1024, 200]), grad, n_iter, status, gap)
     >>> alpha[:4].round(6)  # classes 0 and 1: the margin 1 <= x <= 3, w = -1
     array([0. , 0.5, 0.5, 0. ])
     """
@@ -179,13 +183,14 @@ def solve_linear_pairs(
         n_iter[k], status[k], gap[k] = _solve_on(
             K, y[start:stop], upper[start:stop], p[start:stop], qd[start:stop], alpha[start:stop], grad[start:stop],
             nu_mode, tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
+            face_settings,
         )
 
 
 @jit
 def solve_subsets(
     gram, rows, bounds, y, upper, p, alpha, nu_mode, tol, max_steps, steps_per_call, hand_over_fraction,
-    face_max_free, face_max_steps, eps, grad, n_iter, status, gap,
+    face_max_free, face_max_steps, eps, face_settings, grad, n_iter, status, gap,
 ):
     """Solve the problems ``k`` on the rows ``rows[bounds[k]:bounds[k + 1]]`` of the Gram matrix
     ``gram`` (one variable per row, in that order), each on its sub-matrix: the
@@ -201,7 +206,7 @@ def solve_subsets(
     >>> alpha, grad = np.zeros(7), np.empty(7)
     >>> n_iter, status, gap = np.empty(2, dtype=np.int64), np.empty(2, dtype=np.int64), np.empty(2)
     >>> solve_subsets(X @ X.T, rows, bounds, y, np.full(7, 10.0), -np.ones(7), alpha, False, 1e-6, 1000, 1000, 5,
-    ...               256, 30, 2.2e-16, grad, n_iter, status, gap)
+    ...               256, 30, 2.2e-16, np.array([25, 1024, 1024, 200]), grad, n_iter, status, gap)
     >>> alpha.round(6)  # the margins 1 <= x <= 3 and 1 <= x <= 3
     array([0. , 0.5, 0.5, 0. , 0.5, 0.5, 0. ])
     """
@@ -215,7 +220,7 @@ def solve_subsets(
             qd[t] = gram[rows[start + t], rows[start + t]]
         n_iter[k], status[k], gap[k] = _solve_on(
             K, y[start:stop], upper[start:stop], p[start:stop], qd, alpha[start:stop], grad[start:stop], nu_mode,
-            tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
+            tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
         )
 
 
@@ -244,7 +249,7 @@ def c_svc_pair_dual_arrays(order, class_start, first, second, row_upper):
 @jit
 def solve_c_svc_pairs(
     gram, y_index, n_classes, first, second, row_upper, tol, max_steps, steps_per_call, hand_over_fraction,
-    face_max_free, face_max_steps, eps,
+    face_max_free, face_max_steps, eps, face_settings,
 ):
     """The C-SVC duals of the one-vs-one problems of the classes ``(first[k], second[k])`` on
     the rows of one Gram matrix ``gram`` (``y_index``: the class of each row), built
@@ -265,11 +270,11 @@ def solve_c_svc_pairs(
     >>> y_index = np.array([0, 0, 1, 1, 2])
     >>> duals, solutions, (biases, margins), model = solve_c_svc_pairs(
     ...     X @ X.T, y_index, 3, np.array([0, 0, 1]), np.array([1, 2, 2]), np.full(5, 10.0), 1e-6, 1000,
-    ...     1000, 5, 256, 30, 2.2e-16)
+    ...     1000, 5, 256, 30, 2.2e-16, np.array([25, 1024, 1024, 200]))
     >>> solutions[0].round(6), biases.round(6)  # the margins 1 <= x <= 3, 1 <= x <= 6 and 4 <= x <= 6
     (array([0.  , 0.5 , 0.5 , 0.  , 0.  , 0.08, 0.08, 0.  , 0.5 , 0.5 ]), array([2. , 1.4, 5. ]))
     >>> model[0], model[5].round(6)  # the support vectors and the dual objectives
-    (array([1, 2, 4]), array([0.5 , 0.08, 0.5 ]))
+    (array([1, 2, 3, 4]), array([0.5 , 0.08, 0.5 ]))
     """
     order, class_start = class_order(y_index, n_classes)
     duals = c_svc_pair_dual_arrays(order, class_start, first, second, row_upper)
@@ -280,7 +285,7 @@ def solve_c_svc_pairs(
     gap = np.empty(n_problems)
     solve_subsets(
         gram, rows, bounds, y, upper, p, alpha, False, tol, max_steps, steps_per_call, hand_over_fraction,
-        face_max_free, face_max_steps, eps, grad, n_iter, status, gap,
+        face_max_free, face_max_steps, eps, face_settings, grad, n_iter, status, gap,
     )
     biases, margins = c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
     model = libsvm_layout_and_objectives(
@@ -329,9 +334,10 @@ def most_variables(bounds):
 
 @jit
 def _solve_on(K, y, upper, p, qd, alpha, grad, nu_mode, tol, max_steps, steps_per_call, hand_over_fraction,
-              face_max_free, face_max_steps, eps):
+              face_max_free, face_max_steps, eps, face_settings):
     """One problem on its whole Gram matrix ``K``, from the start ``alpha`` (updated in place,
-    ``grad`` receives ``Q a + p``), as the full-Gram solver solves it; ``(steps, status, gap)``."""
+    ``grad`` receives ``Q a + p``), as the full-Gram solver solves it (the Newton steps on the
+    face of all free multipliers of a long solve too); ``(steps, status, gap)``."""
     n = K.shape[0]
     # G = Q a0 + p, summed as the full-Gram solver does for its start support vectors
     grad[:] = p
@@ -342,12 +348,13 @@ def _solve_on(K, y, upper, p, qd, alpha, grad, nu_mode, tol, max_steps, steps_pe
         grad += y * column_sum
     slot = np.arange(n)
     state = np.zeros(2, dtype=np.int64)
+    face = new_face_schedule(face_settings, y.shape[0])
     wanted = np.empty(n, dtype=np.int64)
     no_data = np.empty((0, 0), dtype=K.dtype)
     done = 0
     while True:  # (all rows are there: the only other status is SMO_OPTIMAL)
-        steps, status, gap, _ = full_gram_smo(
-            K, slot, no_data, slot, np.array([n]), y, upper, qd, alpha, grad, state, tol, steps_per_call,
+        steps, status, gap, _, _ = full_gram_round(
+            K, slot, no_data, slot, np.array([n]), y, upper, qd, alpha, grad, state, face, tol, steps_per_call,
             max_steps - done, nu_mode, hand_over_fraction, face_max_free, face_max_steps, eps, no_data, KERNEL_NONE,
             0.0, 0.0, 1, wanted,
         )

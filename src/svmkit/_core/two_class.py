@@ -10,15 +10,15 @@ Python: :func:`solve_c_svc_two_class` makes the same calls as that path, in the 
 import numpy as np
 
 from ._jit import jit
-from .full_gram import full_gram_round
+from .full_gram import full_gram_round, new_face_schedule
 from .libsvm_layout import libsvm_layout_and_objectives
 from .smo import SMO_OPTIMAL, c_svc_biases_and_margins
 
 
 @jit
 def solve_c_svc_two_class(
-    XT, kernel, gamma, coef0, degree, qd, y_index, row_upper, face, tol, max_steps, steps_per_call,
-    hand_over_fraction, face_max_free, face_max_steps, eps,
+    XT, kernel, gamma, coef0, degree, qd, y_index, row_upper, tol, max_steps, steps_per_call, hand_over_fraction,
+    face_max_free, face_max_steps, eps, face_settings,
 ):
     """The C-SVC dual of the classes 1 (``y = +1``) and 0 (``y = -1``) of ``y_index``, one
     variable per row in row order, ``p = -1``, the bounds ``row_upper`` and the start 0, built,
@@ -29,8 +29,9 @@ def solve_c_svc_two_class(
 
     ``kernel``, ``gamma``, ``coef0``, ``degree``: as
     :func:`svmkit._core.kernel_blocks.kernel_row` (not ``KERNEL_NONE``); ``qd``: the kernel
-    diagonal; ``face``: the schedule of :func:`svmkit._core.full_gram.full_gram_round`, the
-    other settings as there (``steps_per_call``: its ``budget``).
+    diagonal; the settings as :func:`svmkit._core.full_gram.full_gram_round` takes them
+    (``steps_per_call``: its ``budget``; ``face_settings``: those of its ``face`` schedule,
+    :func:`svmkit._core.full_gram.new_face_schedule`).
 
     Returns what :func:`svmkit._core.pairs.solve_c_svc_pairs` returns for one problem: ``(bounds,
     rows, y, p, upper, alpha0)`` of the dual, ``(alpha, grad, n_iter, status, gap)`` of its
@@ -44,7 +45,7 @@ def solve_c_svc_two_class(
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
     >>> dual, solution, (biases, margins), model = solve_c_svc_two_class(
     ...     np.ascontiguousarray(X.T), KERNEL_LINEAR, 0.0, 0.0, 1, (X**2).ravel(), np.array([0, 0, 1, 1]),
-    ...     np.full(4, 10.0), np.array([100, 100, 1024, 1024, 200]), 1e-6, 1000, 1000, 5, 256, 30, 2.2e-16)
+    ...     np.full(4, 10.0), 1e-6, 1000, 1000, 5, 256, 30, 2.2e-16, np.array([25, 1024, 1024, 200]))
     >>> solution[0].round(6), biases.round(6)  # the margin 1 <= x <= 3: w = 1, b = -2
     (array([0. , 0.5, 0.5, 0. ]), array([-2.]))
     >>> model[0], model[5].round(6)  # the support vectors and the dual objective
@@ -60,6 +61,7 @@ def solve_c_svc_two_class(
     slot = np.full(n, -1, dtype=np.int64)
     n_filled = np.zeros(1, dtype=np.int64)
     state = np.zeros(2, dtype=np.int64)
+    face = new_face_schedule(face_settings, n)
     wanted = np.empty(n, dtype=np.int64)
     no_part = np.empty((0, 0), dtype=K.dtype)
     done = 0

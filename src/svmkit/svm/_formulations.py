@@ -8,7 +8,7 @@ import numpy as np
 from .._core.pairs import c_svc_pair_dual_arrays, solve_c_svc_pairs
 from .._core.smo import c_svc_biases_and_margins
 from .._core.two_class import solve_c_svc_two_class
-from .._solver import DualProblem, face_schedule, intercept_from_gradient, one_call_settings
+from .._solver import DualProblem, intercept_from_gradient, one_call_settings
 from .._stacked import StackedDuals, StackedSolutions, solved_stack
 
 
@@ -106,8 +106,7 @@ def c_svc_two_class_in_one_call(row_kernel, qd, y_index, upper, tol, max_iter, s
     """
     started = time.perf_counter()
     dual_arrays, (alpha, grad, n_iter, status, gap), (biases, margins), model = solve_c_svc_two_class(
-        *row_kernel, qd, y_index, upper, face_schedule(y_index.shape[0]),
-        *one_call_settings(False, tol, max_iter, shrinking)[1:],
+        *row_kernel, qd, y_index, upper, *one_call_settings(False, tol, max_iter, shrinking)[1:],
     )
     duals = StackedDuals(*dual_arrays)
     solutions = solved_stack(duals.bounds, alpha, grad, n_iter, status, gap, started, verbose, callback)
