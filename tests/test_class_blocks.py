@@ -518,6 +518,35 @@ def test_pairs_built_solved_and_read_in_one_call_are_those_of_the_separate_steps
     assert solutions.n_iter.min() > 10  # (problems that took steps)
 
 
+@pytest.mark.parametrize("kernel", [LinearKernel(), RBFKernel(gamma=0.2)], ids=["linear", "rbf"])
+def test_pairs_on_their_own_rows_are_the_pairs_on_the_gram_matrix_of_those_rows(kernel):
+    """The one-vs-one problems solved on kernel rows computed in the call as each solver asks
+    for them (c_svc_pairs_on_own_rows_in_one_call) are, bit for bit, those solved on the Gram
+    matrix of the same values (kernel_matrix: the rows of kernel_row) with the same diagonal."""
+    from itertools import combinations
+
+    from svmkit._core.kernel_blocks import kernel_matrix
+    from svmkit._solver import compiled_row_kernel
+    from svmkit.svm._formulations import c_svc_pairs_in_one_call, c_svc_pairs_on_own_rows_in_one_call
+
+    X, y = make_classification(n_samples=200, n_features=6, n_informative=5, n_redundant=0, n_classes=4,
+                               n_clusters_per_class=1, flip_y=0.1, random_state=2)
+    upper = np.random.default_rng(0).choice([0.5, 1.0, 2.0], size=y.shape[0])
+    pairs = list(combinations(range(4), 2))
+    row_kernel = compiled_row_kernel(GramBlocks(kernel, X))
+    K = np.empty((200, 200))
+    kernel_matrix(*row_kernel, K)
+    own_rows = c_svc_pairs_on_own_rows_in_one_call(row_kernel, np.diagonal(K).copy(), y, 4, upper, pairs, 1e-3, -1,
+                                                   True)
+    on_gram = c_svc_pairs_in_one_call(K, y, 4, upper, pairs, 1e-3, -1, True)
+    for array, gram_array in zip(own_rows[4], on_gram[4], strict=True):  # (the layout and objectives)
+        np.testing.assert_array_equal(array, gram_array)
+    for name in ("alpha", "grad", "gap", "n_iter", "status"):
+        np.testing.assert_array_equal(getattr(own_rows[1], name), getattr(on_gram[1], name))
+    np.testing.assert_array_equal(own_rows[2], on_gram[2])
+    assert own_rows[1].n_iter.min() > 10
+
+
 def test_duals_built_and_read_at_once_are_those_of_one_problem_at_a_time(monkeypatch):
     """C-SVC's one-vs-one duals built at once (c_svc_pair_duals) hold the rows, labels and
     bounds of each problem's own dual, and their solutions read at once (c_svc_solutions) the

@@ -557,30 +557,36 @@ def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
     np.testing.assert_allclose(in_one_call.dual_coef_, two.dual_coef_, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("kernel", ["rbf", "linear"])
-def test_one_vs_one_fits_of_few_rows_solve_their_pairs_on_the_gram_matrix_of_all_rows(monkeypatch, kernel):
-    """Up to _ONE_VS_ONE_ALL_ROWS rows the pairs are solved in one compiled call on the Gram
-    matrix of all rows (solve_c_svc_pairs), with the solution of the class-strips route (solve_pairs;
-    linear kernel on few features: each pair's Gram matrix from its rows, solve_linear_pairs)."""
+@pytest.mark.parametrize("kernel, first_call, second_call", [
+    ("rbf", "own rows", "strips"),
+    ("linear", "own rows", "pair rows"),  # (each pair's Gram matrix from its rows, solve_linear_pairs)
+    ("sigmoid", "all rows", "strips"),  # (no compiled rows)
+])
+def test_one_vs_one_fits_of_few_rows_solve_their_pairs_in_one_call(monkeypatch, kernel, first_call, second_call):
+    """Up to _ONE_VS_ONE_ALL_ROWS rows the pairs are solved in one compiled call, on kernel rows
+    that it computes (solve_c_svc_pairs_on_own_rows) or else on the Gram matrix of all rows
+    (solve_c_svc_pairs), with the solution of the route of larger fits."""
     import svmkit._class_blocks as class_blocks_module
     import svmkit.svm._formulations as formulations_module
     import svmkit.svm._svc as svc_module
 
     calls = []
-    original_all_rows, original_pairs = formulations_module.solve_c_svc_pairs, class_blocks_module.solve_pairs
-    original_linear_pairs = class_blocks_module.solve_linear_pairs
-    monkeypatch.setattr(formulations_module, "solve_c_svc_pairs",
-                        lambda *args: calls.append("all rows") or original_all_rows(*args))
-    monkeypatch.setattr(class_blocks_module, "solve_pairs", lambda *args: calls.append("strips") or original_pairs(*args))
-    monkeypatch.setattr(class_blocks_module, "solve_linear_pairs",
-                        lambda *args: calls.append("pair rows") or original_linear_pairs(*args))
-    all_rows = SVC(kernel=kernel).fit(X_iris, y_iris)
+    for module, name, label in [
+        (formulations_module, "solve_c_svc_pairs", "all rows"),
+        (formulations_module, "solve_c_svc_pairs_on_own_rows", "own rows"),
+        (class_blocks_module, "solve_pairs", "strips"),
+        (class_blocks_module, "solve_linear_pairs", "pair rows"),
+    ]:
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, original=original, label=label: calls.append(label)
+                            or original(*args))
+    in_one_call = SVC(kernel=kernel, gamma=0.05).fit(X_iris, y_iris)
     monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)
-    strips = SVC(kernel=kernel).fit(X_iris, y_iris)
-    assert calls == ["all rows", "strips" if kernel == "rbf" else "pair rows"]
-    np.testing.assert_array_equal(all_rows.support_, strips.support_)
-    np.testing.assert_allclose(all_rows.dual_coef_, strips.dual_coef_, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(all_rows.intercept_, strips.intercept_, rtol=1e-9, atol=1e-12)
+    larger_route = SVC(kernel=kernel, gamma=0.05).fit(X_iris, y_iris)
+    assert calls == [first_call, second_call]
+    np.testing.assert_array_equal(in_one_call.support_, larger_route.support_)
+    np.testing.assert_allclose(in_one_call.dual_coef_, larger_route.dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(in_one_call.intercept_, larger_route.intercept_, rtol=1e-9, atol=1e-12)
 
 
 def test_binary_model_docstring_examples():

@@ -704,14 +704,24 @@ def full_gram_row_kernel(gram, cache_size, max_iter):
     >>> full_gram_row_kernel(GramBlocks(RBFKernel(0.5), X[:30]), 200, -1) is None  # rows from BLAS, all first
     True
     """
-    if type(gram) is not GramBlocks:  # (not a subclass whose rows are copies or stored in parts)
+    row_kernel = compiled_row_kernel(gram)
+    if row_kernel is None:
         return None
-    n, budget, code = gram.n_rows, cache_size * 2**20, _compiled_row_code(gram)
-    if (code == KERNEL_NONE or n <= _prefetch_rows(gram.n_features) or not _takes_full_gram(n, n, budget)
+    n, budget = gram.n_rows, cache_size * 2**20
+    if (n <= _prefetch_rows(gram.n_features) or not _takes_full_gram(n, n, budget)
             or _takes_linear_blocked_rounds(gram, n, True, step_limit(max_iter))
             or full_gram_dtype(n, budget) != np.float64):
         return None
-    return _compiled_row_kernel(gram, np.float64, code)
+    return row_kernel
+
+
+def compiled_row_kernel(gram):
+    """``(XT, kernel, gamma, coef0, degree)`` with which compiled code computes the float64
+    kernel rows of ``gram`` itself (:func:`svmkit._core.kernel_blocks.kernel_row`): plain
+    :class:`GramBlocks` (not a subclass whose rows are copies or stored in parts) of a kernel
+    of :func:`_compiled_row_code`; else None."""
+    code = _compiled_row_code(gram) if type(gram) is GramBlocks else KERNEL_NONE
+    return None if code == KERNEL_NONE else _compiled_row_kernel(gram, np.float64, code)
 
 
 def one_call_settings(nu_mode, tol, max_iter, shrinking):

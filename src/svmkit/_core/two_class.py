@@ -57,6 +57,31 @@ def solve_c_svc_two_class(
     upper = row_upper.copy()
     alpha0 = np.zeros(n)
     alpha, grad = alpha0.copy(), p.copy()  # (G = Q a0 + p = p)
+    steps, status, gap = solve_on_own_rows(
+        XT, kernel, gamma, coef0, degree, qd, y, upper, alpha, grad, tol, max_steps, steps_per_call,
+        hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
+    )
+    bounds, rows = np.array([0, n]), np.arange(n)
+    biases, margins = c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
+    no_pairs = np.empty(0, dtype=np.int64)
+    model = libsvm_layout_and_objectives(
+        bounds, rows, y, alpha, upper, margins, biases, y_index, n, 2, no_pairs, no_pairs
+    )
+    solution = (alpha, grad, np.array([steps]), np.array([status]), np.array([gap]))
+    return (bounds, rows, y, p, upper, alpha0), solution, (biases, margins), model
+
+
+@jit
+def solve_on_own_rows(
+    XT, kernel, gamma, coef0, degree, qd, y, upper, alpha, grad, tol, max_steps, steps_per_call, hand_over_fraction,
+    face_max_free, face_max_steps, eps, face_settings,
+):
+    """A C-SVC dual of one variable per column of ``XT`` (the data transposed), in order, from
+    ``alpha = 0`` (``grad = p``), solved by the full-Gram solver's loop on kernel rows that it
+    computes from ``XT`` as they are needed (the arguments as :func:`solve_c_svc_two_class`;
+    ``alpha`` and ``grad`` updated in place). Returns ``(steps, status, gap)``.
+    """
+    n = XT.shape[1]
     K = np.empty((n, n), dtype=XT.dtype)
     slot = np.full(n, -1, dtype=np.int64)
     n_filled = np.zeros(1, dtype=np.int64)
@@ -73,12 +98,4 @@ def solve_c_svc_two_class(
         )
         done += steps
         if status == SMO_OPTIMAL or done >= max_steps:
-            break
-    bounds, rows = np.array([0, n]), np.arange(n)
-    biases, margins = c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
-    no_pairs = np.empty(0, dtype=np.int64)
-    model = libsvm_layout_and_objectives(
-        bounds, rows, y, alpha, upper, margins, biases, y_index, n, 2, no_pairs, no_pairs
-    )
-    solution = (alpha, grad, np.array([done]), np.array([status]), np.array([gap]))
-    return (bounds, rows, y, p, upper, alpha0), solution, (biases, margins), model
+            return done, status, gap

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .._core.pairs import c_svc_pair_dual_arrays, solve_c_svc_pairs
+from .._core.pairs import c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows
 from .._core.smo import c_svc_biases_and_margins
 from .._core.two_class import solve_c_svc_two_class
 from .._solver import DualProblem, intercept_from_gradient, one_call_settings
@@ -70,14 +70,37 @@ def c_svc_pairs_in_one_call(gram, y_index, n_classes, upper, pairs, tol, max_ite
     (array([0, 1, 4]), array([0.  , 0.08, 0.08]), array([2. , 1.4, 5. ]))
     """
     first, second = np.array(pairs, dtype=np.int64).T
-    started = time.perf_counter()
-    dual_arrays, (alpha, grad, n_iter, status, gap), (biases, margins), model = solve_c_svc_pairs(
-        np.ascontiguousarray(gram, dtype=np.float64), y_index, n_classes, first, second, upper,
-        *one_call_settings(False, tol, max_iter, shrinking)[1:],
+    return _fit_in_one_call(
+        solve_c_svc_pairs, (np.ascontiguousarray(gram, dtype=np.float64), y_index, n_classes, first, second, upper),
+        tol, max_iter, shrinking, verbose, callback,
     )
-    duals = StackedDuals(*dual_arrays)
-    solutions = solved_stack(duals.bounds, alpha, grad, n_iter, status, gap, started, verbose, callback)
-    return duals, solutions, biases, margins, model
+
+
+def c_svc_pairs_on_own_rows_in_one_call(row_kernel, diag, y_index, n_classes, upper, pairs, tol, max_iter, shrinking,
+                                        verbose=False, callback=None):
+    """:func:`c_svc_pairs_in_one_call` with each problem's kernel rows computed in the call as
+    its solver asks for them (:func:`svmkit._core.pairs.solve_c_svc_pairs_on_own_rows`;
+    ``row_kernel``: :func:`svmkit._solver.compiled_row_kernel`, ``diag``: the kernel diagonal),
+    not read from a Gram matrix of all rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit._solver import GramBlocks, compiled_row_kernel
+    >>> from svmkit.kernels import LinearKernel
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
+    >>> gram = GramBlocks(LinearKernel(), X)
+    >>> duals, solutions, biases, margins, model = c_svc_pairs_on_own_rows_in_one_call(
+    ...     compiled_row_kernel(gram), gram.diag(), np.array([0, 0, 1, 1, 2]), 3, np.full(5, 10.0),
+    ...     [(0, 1), (0, 2), (1, 2)], 1e-6, -1, True)
+    >>> duals[1].rows, solutions[1].alpha.round(6), biases.round(6)
+    (array([0, 1, 4]), array([0.  , 0.08, 0.08]), array([2. , 1.4, 5. ]))
+    """
+    first, second = np.array(pairs, dtype=np.int64).T
+    return _fit_in_one_call(
+        solve_c_svc_pairs_on_own_rows, (*row_kernel, diag, y_index, n_classes, first, second, upper),
+        tol, max_iter, shrinking, verbose, callback,
+    )
 
 
 def c_svc_two_class_in_one_call(row_kernel, qd, y_index, upper, tol, max_iter, shrinking, verbose=False,
@@ -104,9 +127,19 @@ def c_svc_two_class_in_one_call(row_kernel, qd, y_index, upper, tol, max_iter, s
     >>> float(abs(biases[0])) < 1e-6, model[0]  # b = 0; the support vectors
     (True, array([19, 20]))
     """
+    return _fit_in_one_call(
+        solve_c_svc_two_class, (*row_kernel, qd, y_index, upper), tol, max_iter, shrinking, verbose, callback
+    )
+
+
+def _fit_in_one_call(solve, arguments, tol, max_iter, shrinking, verbose, callback):
+    """``solve(*arguments, *settings)``, a compiled call that builds, solves, reads and lays out
+    C-SVC duals, with the solver's settings (:func:`svmkit._solver.one_call_settings`): their
+    :class:`svmkit._stacked.StackedDuals`, :class:`svmkit._stacked.StackedSolutions` (progress
+    reported once each), biases, ``y f(x)`` and layout."""
     started = time.perf_counter()
-    dual_arrays, (alpha, grad, n_iter, status, gap), (biases, margins), model = solve_c_svc_two_class(
-        *row_kernel, qd, y_index, upper, *one_call_settings(False, tol, max_iter, shrinking)[1:],
+    dual_arrays, (alpha, grad, n_iter, status, gap), (biases, margins), model = solve(
+        *arguments, *one_call_settings(False, tol, max_iter, shrinking)[1:]
     )
     duals = StackedDuals(*dual_arrays)
     solutions = solved_stack(duals.bounds, alpha, grad, n_iter, status, gap, started, verbose, callback)

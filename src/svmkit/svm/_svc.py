@@ -20,13 +20,16 @@ from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pa
 from .._core.labels import are_whole_numbers, class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout_and_objectives
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
-from .._solver import OPTIMAL, PrecomputedGram, blas_threads_for, full_gram_dtype, full_gram_row_kernel
+from .._solver import (
+    OPTIMAL, PrecomputedGram, blas_threads_for, compiled_row_kernel, full_gram_dtype, full_gram_row_kernel,
+)
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel, StackedVariables
 from ..qp import solve_dual_qp
 from ._formulations import (
-    c_svc_dual, c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_solution, c_svc_solutions, c_svc_two_class_in_one_call,
+    c_svc_dual, c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_pairs_on_own_rows_in_one_call, c_svc_solution,
+    c_svc_solutions, c_svc_two_class_in_one_call,
 )
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
@@ -326,11 +329,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 problems,
             )
         elif self._pairs_on_gram_of_all_rows(X.shape[0], problems):
-            with blas_threads_for(X.shape[0], 1 if self._precomputed else X.shape[1]):
-                matrix = gram.K if self._precomputed else gram.square()
             self.binary_models_, variables, model = self._fit_in_one_compiled_call(
-                lambda *options: c_svc_pairs_in_one_call(matrix, y_index, classes.shape[0], upper, problems, *options),
-                problems,
+                self._small_pairs_in_one_call(X, gram, y_index, upper, problems), problems
             )
         else:
             (self.binary_models_, variables), model = self._fit_problems(X, gram, y_index, upper, problems), None
@@ -510,6 +510,23 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             and not self._uses_qp()
             and self._fits_gram_of_all_rows(n_rows, problems)
         )
+
+    def _small_pairs_in_one_call(self, X, gram, y_index, upper, pairs):
+        """``solve_all`` of :meth:`_fit_in_one_compiled_call` for the one-vs-one problems
+        ``pairs`` of a small fit: on kernel rows that the call computes where
+        :func:`svmkit._solver.compiled_row_kernel` allows
+        (:func:`svmkit.svm._formulations.c_svc_pairs_on_own_rows_in_one_call`), else on the Gram
+        matrix of all rows (:func:`svmkit.svm._formulations.c_svc_pairs_in_one_call`)."""
+        n_classes = self.classes_.shape[0]
+        row_kernel = compiled_row_kernel(gram)
+        if row_kernel is not None:
+            diag = gram.diag()
+            return lambda *options: c_svc_pairs_on_own_rows_in_one_call(
+                row_kernel, diag, y_index, n_classes, upper, pairs, *options
+            )
+        with blas_threads_for(X.shape[0], 1 if self._precomputed else X.shape[1]):
+            matrix = gram.K if self._precomputed else gram.square()
+        return lambda *options: c_svc_pairs_in_one_call(matrix, y_index, n_classes, upper, pairs, *options)
 
     def _two_class_row_kernel(self, gram, problems):
         """Where a two-class fit is solved in one compiled call (:meth:`_fit_in_one_compiled_call`;
