@@ -37,7 +37,8 @@ from ._separability import NotSeparableError, is_separable
 # One-vs-one fits of at most this many rows solve their pairs on the Gram matrix of all rows,
 # one block, instead of the class strips (alternating in one process, ratio to scikit-learn:
 # iris RBF 0.48 -> 0.40, wine 0.48 -> 0.39, 214 x 9 in 6 classes 0.50 -> 0.44; but 528 x 10
-# in 11 classes 0.36 -> 0.40, linear 0.49 -> 0.63)
+# in 11 classes 0.36 -> 0.40, linear 0.49 -> 0.63), or, thin dense data, on kernel rows that
+# their one compiled call computes (SVC._small_pairs_in_one_call)
 _ONE_VS_ONE_ALL_ROWS = 256
 # Below this many Gram matrix values over all problems, a multiclass fit whose one-vs-one
 # problems do not fit one compiled call (_pairs_in_one_call, where large strips and groups of
@@ -328,7 +329,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 lambda *options: c_svc_two_class_in_one_call(row_kernel, gram.diag(), y_index, upper, *options),
                 problems,
             )
-        elif self._pairs_on_gram_of_all_rows(X.shape[0], problems):
+        elif self._small_pairs(X.shape[0], problems):
             self.binary_models_, variables, model = self._fit_in_one_compiled_call(
                 self._small_pairs_in_one_call(X, gram, y_index, upper, problems), problems
             )
@@ -499,11 +500,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         duals, solutions = StackedDuals.of(duals), StackedSolutions.of(solutions)
         return self._stacked_models(duals, solutions, *c_svc_solutions(duals, solutions), problems)
 
-    def _pairs_on_gram_of_all_rows(self, n_rows, problems):
-        """Whether the one-vs-one problems of a fit of ``n_rows`` rows are solved on the Gram
-        matrix of all rows in one compiled call (:meth:`_fit_in_one_compiled_call`): C-SVC by SMO with
-        a finite C, on that matrix (:meth:`_fits_gram_of_all_rows`: so few rows never make the
-        problems worth solving on worker threads, ``_PARALLEL_FIT_VALUES``)."""
+    def _small_pairs(self, n_rows, problems):
+        """Whether the one-vs-one problems of a fit of ``n_rows`` rows are solved in one compiled
+        call (:meth:`_small_pairs_in_one_call`): C-SVC by SMO with a finite C, and so few rows that
+        the Gram matrix of all rows would do (:meth:`_fits_gram_of_all_rows`; they never make
+        the problems worth solving on worker threads, ``_PARALLEL_FIT_VALUES``)."""
         return (
             problems[0][1] is not None
             and self._duals_at_once(len(problems))
