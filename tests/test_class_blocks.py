@@ -18,7 +18,9 @@ from sklearn.svm import NuSVC as LibsvmNuSVC
 from svmkit import SVC, NuSVC
 from svmkit import _class_blocks
 from svmkit._class_blocks import ClassBlockGram, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
-from svmkit._core.pairs import assemble_pair_gram, solve_c_svc_pairs, solve_linear_pairs, solve_pairs, solve_subsets
+from svmkit._core.pairs import (
+    assemble_pair_gram, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows, solve_linear_pairs, solve_pairs, solve_subsets,
+)
 from svmkit.svm import _svc as svc_module
 from svmkit.svm._base import map_in_threads
 from svmkit.svm._formulations import c_svc_dual
@@ -365,7 +367,8 @@ def test_docstring_example():
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("function", [assemble_pair_gram, solve_linear_pairs, solve_pairs, solve_subsets, solve_c_svc_pairs])
+@pytest.mark.parametrize("function", [assemble_pair_gram, solve_linear_pairs, solve_pairs, solve_subsets, solve_c_svc_pairs,
+                                      solve_c_svc_pairs_on_own_rows])
 def test_compiled_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

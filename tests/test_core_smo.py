@@ -34,8 +34,8 @@ from svmkit._core.small_decisions import small_decisions, support_sq_norms
 from svmkit._core.blocked import (
     _smallest, block_moves, block_rows, finish_round, linear_blocked_rounds, new_state, select_violators, start_round, violator_masks,
 )
-from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_round, full_gram_smo, new_face_schedule
-from svmkit._core.two_class import solve_c_svc_two_class
+from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_round, full_gram_smo, full_gram_solve, new_face_schedule
+from svmkit._core.two_class import c_svc_fit, solve_c_svc_two_class
 from svmkit._core.row_cache import add_weighted_rows_serial
 from svmkit._core.smo import (SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, c_svc_biases_and_margins,
                               kept_by_shrinking, smo)
@@ -560,7 +560,7 @@ def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_f
     assert calls == []
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, full_gram_round, new_face_schedule, solve_c_svc_two_class, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
+@pytest.mark.parametrize("function", [full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
                                       small_decisions, support_sq_norms, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
                                       kernel_matrix, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,

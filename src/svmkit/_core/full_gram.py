@@ -91,6 +91,47 @@ def full_gram_round(
 
 
 @jit
+def full_gram_solve(
+    K, slot, n_filled, y, upper, qd, alpha, grad, nu_mode, tol, max_steps, steps_per_call, hand_over_fraction,
+    face_max_free, face_max_steps, eps, face_settings, XT, kernel, gamma, coef0, degree,
+):
+    """:func:`full_gram_round` again and again until the solve ends (the gap below ``tol``, or
+    ``max_steps`` steps), where no kernel row comes from the caller: each is stored in ``K``
+    (rows in one part) at ``slot`` already, or computed here (``kernel`` not ``KERNEL_NONE``).
+    ``steps_per_call``: the rounds' ``budget``; their ``face`` schedule starts from
+    ``face_settings`` (:func:`new_face_schedule`); the other arguments as there, ``alpha`` and
+    ``grad`` updated in place. Returns ``(steps, status, gap)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit._core.kernel_blocks import KERNEL_NONE
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> K, alpha, grad = X @ X.T, np.zeros(4), -np.ones(4)
+    >>> steps, status, gap = full_gram_solve(
+    ...     K, np.arange(4), np.array([4]), np.array([-1.0, -1.0, 1.0, 1.0]), np.full(4, 10.0), np.diagonal(K).copy(),
+    ...     alpha, grad, False, 1e-6, 1000, 1000, 5, 256, 30, 2.2e-16, np.array([25, 1024, 1024, 200]),
+    ...     np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1)
+    >>> alpha.round(6), gap < 1e-6  # the margin 1 <= x <= 3
+    (array([0. , 0.5, 0.5, 0. ]), True)
+    """
+    state = np.zeros(2, dtype=np.int64)
+    face = new_face_schedule(face_settings, y.shape[0])
+    wanted = np.empty(K.shape[1], dtype=np.int64)
+    no_part = np.empty((0, 0), dtype=K.dtype)
+    done = 0
+    while True:  # (no row missing: the only other status is SMO_OPTIMAL)
+        steps, status, gap, _, _ = full_gram_round(
+            K, slot, no_part, slot, n_filled, y, upper, qd, alpha, grad, state, face, tol, steps_per_call,
+            max_steps - done, nu_mode, hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma,
+            coef0, degree, wanted,
+        )
+        done += steps
+        if status != SMO_STEP_LIMIT or done >= max_steps:
+            return done, status, gap
+
+
+@jit
 def try_face_steps(K, slot, R, slot_r, y, upper, alpha, grad, nu_mode, min_free, eps, face):
     """Newton steps on the face of all free multipliers during a long full-Gram solve.
 

@@ -12,14 +12,12 @@ Python around each call took as long as its SMO (digits, 45 problems).
 import numpy as np
 
 from ._jit import jit
-from .full_gram import full_gram_round, new_face_schedule
+from .full_gram import full_gram_solve
 from .kernel_blocks import KERNEL_NONE
 from .labels import class_order
-from .libsvm_layout import libsvm_layout_and_objectives
 from .multiclass import one_vs_one_rows
 from .row_cache import add_weighted_rows_serial, gather_block
-from .smo import SMO_STEP_LIMIT, c_svc_biases_and_margins
-from .two_class import solve_on_own_rows
+from .two_class import c_svc_fit, solve_on_own_rows
 
 _TILE = 32  # rows of a strip read together by the transposed copy (they stay in the first-level cache)
 
@@ -277,22 +275,13 @@ def solve_c_svc_pairs(
     >>> model[0], model[5].round(6)  # the support vectors and the dual objectives
     (array([1, 2, 3, 4]), array([0.5 , 0.08, 0.5 ]))
     """
-    order, class_start = class_order(y_index, n_classes)
-    duals = c_svc_pair_dual_arrays(order, class_start, first, second, row_upper)
-    bounds, rows, y, p, upper, alpha0 = duals
-    n_problems = first.shape[0]
-    alpha, grad = alpha0.copy(), np.empty(rows.shape[0])
-    n_iter, status = np.empty(n_problems, dtype=np.int64), np.empty(n_problems, dtype=np.int64)
-    gap = np.empty(n_problems)
+    duals, (alpha, grad, n_iter, status, gap) = _unsolved_pairs(y_index, n_classes, first, second, row_upper)
+    bounds, rows, y, p, upper, _ = duals
     solve_subsets(
         gram, rows, bounds, y, upper, p, alpha, False, tol, max_steps, steps_per_call, hand_over_fraction,
         face_max_free, face_max_steps, eps, face_settings, grad, n_iter, status, gap,
     )
-    biases, margins = c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
-    model = libsvm_layout_and_objectives(
-        bounds, rows, y, alpha, upper, margins, biases, y_index, gram.shape[0], n_classes, first, second
-    )
-    return duals, (alpha, grad, n_iter, status, gap), (biases, margins), model
+    return c_svc_fit(duals, alpha, grad, n_iter, status, gap, y_index, n_classes, first, second)
 
 
 @jit
@@ -320,14 +309,9 @@ def solve_c_svc_pairs_on_own_rows(
     >>> solutions[0].round(6), biases.round(6)  # the margins 1 <= x <= 3, 1 <= x <= 6 and 4 <= x <= 6
     (array([0.  , 0.5 , 0.5 , 0.  , 0.  , 0.08, 0.08, 0.  , 0.5 , 0.5 ]), array([2. , 1.4, 5. ]))
     """
-    order, class_start = class_order(y_index, n_classes)
-    duals = c_svc_pair_dual_arrays(order, class_start, first, second, row_upper)
-    bounds, rows, y, p, upper, alpha0 = duals
-    n_problems = first.shape[0]
-    alpha, grad = alpha0.copy(), p.copy()  # (G = Q a0 + p = p)
-    n_iter, status = np.empty(n_problems, dtype=np.int64), np.empty(n_problems, dtype=np.int64)
-    gap = np.empty(n_problems)
-    for k in range(n_problems):
+    duals, (alpha, grad, n_iter, status, gap) = _unsolved_pairs(y_index, n_classes, first, second, row_upper)
+    bounds, rows, y, _, upper, _ = duals
+    for k in range(first.shape[0]):
         start, stop = bounds[k], bounds[k + 1]
         problem_rows = rows[start:stop]
         n_iter[k], status[k], gap[k] = solve_on_own_rows(
@@ -335,11 +319,20 @@ def solve_c_svc_pairs_on_own_rows(
             y[start:stop], upper[start:stop], alpha[start:stop], grad[start:stop], tol, max_steps, steps_per_call,
             hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
         )
-    biases, margins = c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
-    model = libsvm_layout_and_objectives(
-        bounds, rows, y, alpha, upper, margins, biases, y_index, y_index.shape[0], n_classes, first, second
-    )
-    return duals, (alpha, grad, n_iter, status, gap), (biases, margins), model
+    return c_svc_fit(duals, alpha, grad, n_iter, status, gap, y_index, n_classes, first, second)
+
+
+@jit
+def _unsolved_pairs(y_index, n_classes, first, second, row_upper):
+    """The dual arrays of :func:`c_svc_pair_dual_arrays` for the classes of ``y_index``, and
+    the arrays for their solutions: ``alpha`` at the start 0, ``grad = p`` (``Q 0 + p``), and
+    one step count, status and gap per problem."""
+    order, class_start = class_order(y_index, n_classes)
+    duals = c_svc_pair_dual_arrays(order, class_start, first, second, row_upper)
+    n_problems = first.shape[0]
+    solution = (duals[5].copy(), duals[3].copy(), np.empty(n_problems, dtype=np.int64),
+                np.empty(n_problems, dtype=np.int64), np.empty(n_problems))
+    return duals, solution
 
 
 @jit
@@ -394,18 +387,8 @@ def _solve_on(K, y, upper, p, qd, alpha, grad, nu_mode, tol, max_steps, steps_pe
         column_sum = np.zeros(n)
         add_weighted_rows_serial(K, moved, y[moved] * alpha[moved], column_sum)
         grad += y * column_sum
-    slot = np.arange(n)
-    state = np.zeros(2, dtype=np.int64)
-    face = new_face_schedule(face_settings, y.shape[0])
-    wanted = np.empty(n, dtype=np.int64)
-    no_data = np.empty((0, 0), dtype=K.dtype)
-    done = 0
-    while True:  # (all rows are there: the only other status is SMO_OPTIMAL)
-        steps, status, gap, _, _ = full_gram_round(
-            K, slot, no_data, slot, np.array([n]), y, upper, qd, alpha, grad, state, face, tol, steps_per_call,
-            max_steps - done, nu_mode, hand_over_fraction, face_max_free, face_max_steps, eps, no_data, KERNEL_NONE,
-            0.0, 0.0, 1, wanted,
-        )
-        done += steps
-        if status != SMO_STEP_LIMIT or done >= max_steps:
-            return done, status, gap
+    return full_gram_solve(  # (all rows stored, in order)
+        K, np.arange(n), np.array([n]), y, upper, qd, alpha, grad, nu_mode, tol, max_steps, steps_per_call,
+        hand_over_fraction, face_max_free, face_max_steps, eps, face_settings, np.empty((0, 0), dtype=K.dtype),
+        KERNEL_NONE, 0.0, 0.0, 1,
+    )

@@ -5,14 +5,17 @@ the dual's and the model's arrays, and the steps between them took as long as th
 itself on a few hundred rows (heart, 202 rows, linear kernel: some 120 us of SMO in a fit of
 300 us). Where the solver computes every kernel row itself, nothing in between needs
 Python: :func:`solve_c_svc_two_class` makes the same calls as that path, in the same order.
+Its pieces serve the one-call one-vs-one fits too (:mod:`svmkit._core.pairs`): the solve on
+rows computed as they are needed (:func:`solve_on_own_rows`) and what such a fit returns
+(:func:`c_svc_fit`).
 """
 
 import numpy as np
 
 from ._jit import jit
-from .full_gram import full_gram_round, new_face_schedule
+from .full_gram import full_gram_solve
 from .libsvm_layout import libsvm_layout_and_objectives
-from .smo import SMO_OPTIMAL, c_svc_biases_and_margins
+from .smo import c_svc_biases_and_margins
 
 
 @jit
@@ -61,14 +64,41 @@ def solve_c_svc_two_class(
         XT, kernel, gamma, coef0, degree, qd, y, upper, alpha, grad, tol, max_steps, steps_per_call,
         hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
     )
-    bounds, rows = np.array([0, n]), np.arange(n)
-    biases, margins = c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
     no_pairs = np.empty(0, dtype=np.int64)
-    model = libsvm_layout_and_objectives(
-        bounds, rows, y, alpha, upper, margins, biases, y_index, n, 2, no_pairs, no_pairs
+    return c_svc_fit(
+        (np.array([0, n]), np.arange(n), y, p, upper, alpha0), alpha, grad, np.array([steps]), np.array([status]),
+        np.array([gap]), y_index, 2, no_pairs, no_pairs,
     )
-    solution = (alpha, grad, np.array([steps]), np.array([status]), np.array([gap]))
-    return (bounds, rows, y, p, upper, alpha0), solution, (biases, margins), model
+
+
+@jit
+def c_svc_fit(duals, alpha, grad, n_iter, status, gap, y_index, n_classes, first, second):
+    """What a C-SVC fit in one compiled call returns, from its solved duals (``duals``:
+    ``(bounds, rows, y, p, upper, alpha0)``, problem ``k`` the variables ``bounds[k]:bounds[k +
+    1]``; the solution's arrays, one value per problem for ``n_iter``, ``status`` and ``gap``):
+    ``duals``, ``(alpha, grad, n_iter, status, gap)``, the biases and ``y f(x)`` of
+    :func:`svmkit._core.smo.c_svc_biases_and_margins`, and the eight arrays of
+    :func:`svmkit._core.libsvm_layout.libsvm_layout_and_objectives` (the problems of the
+    classes ``(first[k], second[k])`` of ``y_index``; none for two classes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> duals = (np.array([0, 3]), np.arange(3), np.array([1.0, -1.0, 1.0]), -np.ones(3), np.ones(3), np.zeros(3))
+    >>> alpha, grad = np.array([0.5, 0.5, 0.0]), np.array([0.0, 0.0, 1.0])
+    >>> no_pairs = np.empty(0, dtype=np.int64)
+    >>> _, _, (biases, margins), model = c_svc_fit(
+    ...     duals, alpha, grad, np.array([1]), np.array([0]), np.array([0.0]), np.array([1, 0, 1]), 2, no_pairs,
+    ...     no_pairs)
+    >>> biases, margins, model[0]  # b from the free multipliers; y f(x) = G + 1 + y b; the support vectors
+    (array([-0.]), array([1., 1., 2.]), array([1, 0]))
+    """
+    bounds, rows, y, _, upper, _ = duals
+    biases, margins = c_svc_biases_and_margins(bounds, y, alpha, grad, upper)
+    model = libsvm_layout_and_objectives(
+        bounds, rows, y, alpha, upper, margins, biases, y_index, y_index.shape[0], n_classes, first, second
+    )
+    return duals, (alpha, grad, n_iter, status, gap), (biases, margins), model
 
 
 @jit
@@ -82,20 +112,8 @@ def solve_on_own_rows(
     ``alpha`` and ``grad`` updated in place). Returns ``(steps, status, gap)``.
     """
     n = XT.shape[1]
-    K = np.empty((n, n), dtype=XT.dtype)
-    slot = np.full(n, -1, dtype=np.int64)
-    n_filled = np.zeros(1, dtype=np.int64)
-    state = np.zeros(2, dtype=np.int64)
-    face = new_face_schedule(face_settings, n)
-    wanted = np.empty(n, dtype=np.int64)
-    no_part = np.empty((0, 0), dtype=K.dtype)
-    done = 0
-    while True:  # (every row computed here: the only other status is SMO_STEP_LIMIT)
-        steps, status, gap, _, _ = full_gram_round(
-            K, slot, no_part, slot, n_filled, y, upper, qd, alpha, grad, state, face, tol, steps_per_call,
-            max_steps - done, False, hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma,
-            coef0, degree, wanted,
-        )
-        done += steps
-        if status == SMO_OPTIMAL or done >= max_steps:
-            return done, status, gap
+    return full_gram_solve(  # (no row computed yet)
+        np.empty((n, n), dtype=XT.dtype), np.full(n, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), y, upper, qd,
+        alpha, grad, False, tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
+        face_settings, XT, kernel, gamma, coef0, degree,
+    )

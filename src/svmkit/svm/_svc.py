@@ -533,9 +533,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """Where a two-class fit is solved in one compiled call (:meth:`_fit_in_one_compiled_call`;
         fit time over LIBSVM's, alternating in one process, each fit after a oneDAL fit: heart
         RBF 0.414 -> 0.297, linear 0.400 -> 0.342; breast cancer 0.341 -> 0.287 and 0.395 ->
-        0.356): C-SVC by SMO
-        (:meth:`_c_svc_in_compiled_code`) with no progress to report, on kernel rows that the
-        full-Gram solver computes itself, the arguments of
+        0.356): C-SVC by SMO (:meth:`_c_svc_in_compiled_code`) with no progress to report, on
+        kernel rows that the full-Gram solver computes itself, the arguments of
         :func:`svmkit._solver.full_gram_row_kernel` for that; else None."""
         if (len(problems) != 1 or not self._c_svc_in_compiled_code() or self._uses_qp() or self.verbose
                 or self.callback is not None):
@@ -547,8 +546,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         LIBSVM's layout, from ``solve_all(tol, max_iter, shrinking, verbose, callback)``, one
         compiled call that builds, solves, reads and lays out their duals and returns their
         :class:`svmkit._stacked.StackedDuals`, :class:`svmkit._stacked.StackedSolutions`,
-        biases, ``y f(x)`` and layout (:func:`svmkit.svm._formulations.c_svc_pairs_in_one_call`,
-        :func:`svmkit.svm._formulations.c_svc_two_class_in_one_call`)."""
+        biases, ``y f(x)`` and layout (:func:`svmkit.svm._formulations.c_svc_two_class_in_one_call`,
+        :func:`svmkit.svm._formulations.c_svc_pairs_in_one_call`,
+        :func:`svmkit.svm._formulations.c_svc_pairs_on_own_rows_in_one_call`)."""
         if self.verbose:
             enable_logging()
         duals, solutions, biases, margins, model = solve_all(*self._one_call_options())
