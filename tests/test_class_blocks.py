@@ -32,8 +32,10 @@ from test_svc_libsvm import libsvm_pair_objectives
 @pytest.fixture(autouse=True)
 def _class_strips_at_every_size(monkeypatch):
     """The fits here test the class-strips route: no one-vs-one fit of few rows takes the Gram
-    matrix of all rows instead (svm._svc._ONE_VS_ONE_ALL_ROWS)."""
+    matrix of all rows instead (svm._svc._ONE_VS_ONE_ALL_ROWS), and no linear fit its kernel rows
+    computed in compiled calls (svm._svc._OWN_ROWS_LINEAR_FEATURES)."""
     monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)
+    monkeypatch.setattr(svc_module, "_OWN_ROWS_LINEAR_FEATURES", -1)
 
 
 def _three_classes(n_samples=1200, n_features=30, seed=0):
@@ -200,7 +202,7 @@ def test_pair_groups_on_worker_threads_are_the_pairs_in_one_call(monkeypatch, es
         in_one_call = clone(estimator).set_params(n_jobs=2).fit(X, y)
         assert calls == [10]
         monkeypatch.setattr(svc_module, "_PARALLEL_PAIR_VALUES", 1)
-        monkeypatch.setattr(_class_blocks, "_GROUP_VALUES", 20_000)  # pairs of some 160 rows: 26,000 values each
+        monkeypatch.setattr(_class_blocks, "PAIR_GROUP_VALUES", 20_000)  # pairs of some 160 rows: 26,000 values each
         calls.clear()
         in_groups = clone(estimator).set_params(n_jobs=2).fit(X, y)
     assert sorted(calls) == [1] * 10

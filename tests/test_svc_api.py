@@ -582,6 +582,7 @@ def test_one_vs_one_fits_of_few_rows_solve_their_pairs_in_one_call(monkeypatch, 
                             or original(*args))
     in_one_call = SVC(kernel=kernel, gamma=0.05).fit(X_iris, y_iris)
     monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)
+    monkeypatch.setattr(svc_module, "_OWN_ROWS_LINEAR_FEATURES", -1)  # (else the linear kernel's own rows again)
     larger_route = SVC(kernel=kernel, gamma=0.05).fit(X_iris, y_iris)
     assert calls == [first_call, second_call]
     np.testing.assert_array_equal(in_one_call.support_, larger_route.support_)

@@ -41,7 +41,7 @@ from .kernels import LinearKernel
 
 # Gram matrix values of the problems solved by one compiled call (:func:`pair_groups`) when
 # groups run on worker threads: digits' 45 problems (3.5 million values) in 13 groups
-_GROUP_VALUES = 2**18
+PAIR_GROUP_VALUES = 2**18
 # Linear one-vs-one problems in one compiled call on dense data of at most this many features
 # compute each Gram matrix from their rows (ClassBlockGram.linear_pairs_from_data)
 _LINEAR_PAIRS_MAX_FEATURES = 32
@@ -236,8 +236,7 @@ class ClassBlockGram(GramBlocks):
 
     def class_strip_values(self):
         """How many kernel values :meth:`class_strips` holds."""
-        sizes = np.array([rows.shape[0] for rows in self.members], dtype=np.int64)
-        return int(self.n_rows**2 + np.sum(sizes**2)) // 2
+        return class_strip_values([rows.shape[0] for rows in self.members])
 
     def class_start(self):
         """The first row of each class in class order, and the number of rows."""
@@ -375,6 +374,20 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
     return ClassBlockGram(kernel, gram.X, members, n_scratch), (cache_size - shared_bytes / 2**20) / n_workers
 
 
+def class_strip_values(sizes):
+    """How many kernel values the class strips of classes of ``sizes`` rows hold: each class
+    against itself and every later class, half of all pairs of rows and of those within one
+    class.
+
+    Examples
+    --------
+    >>> class_strip_values([2, 1, 1])  # 2 x 4, 1 x 2 and 1 x 1
+    11
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    return int(np.sum(sizes) ** 2 + np.sum(sizes**2)) // 2
+
+
 def _largest_other(sizes):
     """For each class, the rows of the largest other class.
 
@@ -457,8 +470,10 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
     qd = gram.diag()[stack.rows]
 
+    from_data = gram.linear_pairs_from_data()
+
     def solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap):
-        if gram.linear_pairs_from_data():
+        if from_data:
             kernel_values, solve_problems = gram.class_ordered_data(), solve_linear_pairs
         else:
             kernel_values, solve_problems = gram.class_strips(map_blocks), solve_pairs
@@ -476,9 +491,10 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
         if map_groups is None:
             solve_group(slice(0, len(problems)))
         else:
-            map_groups(solve_group, pair_groups(np.diff(bounds), _GROUP_VALUES))
+            map_groups(solve_group, pair_groups(np.diff(bounds), PAIR_GROUP_VALUES))
 
-    return solutions_in_one_call(stack, solve, tol, max_iter, shrinking, verbose, callback)
+    dtype = np.float64 if from_data else gram.class_strip_dtype()
+    return solutions_in_one_call(stack, solve, tol, max_iter, shrinking, verbose, callback, dtype)
 
 
 def pair_groups(sizes, per_group):

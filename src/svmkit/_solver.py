@@ -724,14 +724,22 @@ def compiled_row_kernel(gram):
     return None if code == KERNEL_NONE else _compiled_row_kernel(gram, np.float64, code)
 
 
-def one_call_settings(nu_mode, tol, max_iter, shrinking):
-    """The solver's settings for one compiled call over many problems, as
-    :func:`solve_dual` sets them (read when called): ``(nu_mode, tol, max_steps, steps_per_call,
-    hand_over_fraction, face_max_free, face_max_steps, eps, face_settings)``, the arguments of
-    :func:`svmkit._core.pairs.solve_pairs` after ``alpha``."""
+def linear_row_kernel(gram, dtype, max_features):
+    """:func:`compiled_row_kernel` for the linear kernel of plain :class:`GramBlocks` on dense
+    data of at most ``max_features`` features, its rows of type ``dtype``; else None."""
+    dense = type(gram) is GramBlocks and _dense_linear_data(gram) is not None
+    return _compiled_row_kernel(gram, dtype, KERNEL_LINEAR) if dense and gram.n_features <= max_features else None
+
+
+def one_call_settings(nu_mode, tol, max_iter, shrinking, dtype=np.float64):
+    """The solver's settings for one compiled call over many problems whose kernel values are
+    of type ``dtype``, as :func:`solve_dual` sets them (read when called): ``(nu_mode, tol,
+    max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
+    face_settings)``, the arguments of :func:`svmkit._core.pairs.solve_pairs` after ``alpha``
+    (``eps``: the precision of ``dtype``)."""
     return (
         nu_mode, tol, step_limit(max_iter), _STEPS_PER_CALL, _HAND_OVER_FRACTION if shrinking else 0,
-        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(np.float64)], face_settings(),
+        _FACE_MAX_FREE, _FACE_MAX_STEPS, _EPS[np.dtype(dtype)], face_settings(),
     )
 
 

@@ -150,14 +150,15 @@ def solved_stack(bounds, alpha, grad, n_iter, status, gap, started, verbose=Fals
                             ["full-gram"] * (bounds.shape[0] - 1))
 
 
-def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=False, callback=None):
+def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=False, callback=None, dtype=np.float64):
     """The solutions (a :class:`StackedSolutions`) of ``problems`` (a sequence of
     :class:`svmkit._solver.DualProblem`, or a :class:`StackedDuals`) computed by one compiled
     call over all of them, or None where they are not all of one mode (``nu_mode``).
 
     ``solve(bounds, y, upper, p, alpha, settings, grad, n_iter, status, gap)`` gets every
     problem's arrays one after another (problem ``k``: ``bounds[k]:bounds[k + 1]``), the start
-    points in ``alpha`` and the solver's settings (:func:`one_call_settings`), and fills
+    points in ``alpha`` and the solver's settings (:func:`one_call_settings`, for kernel values
+    of type ``dtype``), and fills
     ``alpha``, ``grad`` and the steps, status and gap of each. Progress (``verbose``,
     ``callback``) is reported once all are solved (:func:`solved_stack`).
     """
@@ -169,8 +170,8 @@ def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=Fal
     n_iter, status = np.empty(n_problems, dtype=np.int64), np.empty(n_problems, dtype=np.int64)
     gap = np.empty(n_problems)
     started = time.perf_counter()
-    solve(bounds, stack.y, stack.upper, stack.p, alpha, one_call_settings(stack.nu_mode, tol, max_iter, shrinking),
-          grad, n_iter, status, gap)
+    settings = one_call_settings(stack.nu_mode, tol, max_iter, shrinking, dtype)
+    solve(bounds, stack.y, stack.upper, stack.p, alpha, settings, grad, n_iter, status, gap)
     return solved_stack(bounds, alpha, grad, n_iter, status, gap, started, verbose, callback)
 
 

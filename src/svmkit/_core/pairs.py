@@ -275,7 +275,7 @@ def solve_c_svc_pairs(
     >>> model[0], model[5].round(6)  # the support vectors and the dual objectives
     (array([1, 2, 3, 4]), array([0.5 , 0.08, 0.5 ]))
     """
-    duals, (alpha, grad, n_iter, status, gap) = _unsolved_pairs(y_index, n_classes, first, second, row_upper)
+    duals, (alpha, grad, n_iter, status, gap) = unsolved_pairs(y_index, n_classes, first, second, row_upper)
     bounds, rows, y, p, upper, _ = duals
     solve_subsets(
         gram, rows, bounds, y, upper, p, alpha, False, tol, max_steps, steps_per_call, hand_over_fraction,
@@ -309,9 +309,43 @@ def solve_c_svc_pairs_on_own_rows(
     >>> solutions[0].round(6), biases.round(6)  # the margins 1 <= x <= 3, 1 <= x <= 6 and 4 <= x <= 6
     (array([0.  , 0.5 , 0.5 , 0.  , 0.  , 0.08, 0.08, 0.  , 0.5 , 0.5 ]), array([2. , 1.4, 5. ]))
     """
-    duals, (alpha, grad, n_iter, status, gap) = _unsolved_pairs(y_index, n_classes, first, second, row_upper)
+    duals, (alpha, grad, n_iter, status, gap) = unsolved_pairs(y_index, n_classes, first, second, row_upper)
     bounds, rows, y, _, upper, _ = duals
-    for k in range(first.shape[0]):
+    solve_pairs_on_own_rows(
+        XT, kernel, gamma, coef0, degree, diag, bounds, rows, y, upper, alpha, grad, n_iter, status, gap, tol,
+        max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
+    )
+    return c_svc_fit(duals, alpha, grad, n_iter, status, gap, y_index, n_classes, first, second)
+
+
+@jit
+def solve_pairs_on_own_rows(
+    XT, kernel, gamma, coef0, degree, diag, bounds, rows, y, upper, alpha, grad, n_iter, status, gap, tol, max_steps,
+    steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
+):
+    """Solve the C-SVC duals ``k`` of the variables ``bounds[k]:bounds[k + 1]`` (one per row
+    ``rows[t]`` of the data, from ``alpha = 0``, ``grad = p``, as :func:`unsolved_pairs` makes
+    them), each by the full-Gram solver's loop on the kernel rows of its own rows, computed
+    from ``XT`` as it asks for them (:func:`svmkit._core.two_class.solve_on_own_rows`; the
+    kernel and settings as :func:`solve_c_svc_pairs_on_own_rows`). ``alpha`` and ``grad`` are
+    updated in place; ``n_iter``, ``status`` and ``gap`` receive one value per problem. A
+    group of a fit's problems may be solved by one call, other groups on other threads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit._core.kernel_blocks import KERNEL_LINEAR
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
+    >>> duals, (alpha, grad, n_iter, status, gap) = unsolved_pairs(
+    ...     np.array([0, 0, 1, 1, 2]), 3, np.array([0, 1]), np.array([1, 2]), np.full(5, 10.0))
+    >>> bounds, rows, y, _, upper, _ = duals  # pairs (0, 1) and (1, 2)
+    >>> solve_pairs_on_own_rows(
+    ...     np.ascontiguousarray(X.T), KERNEL_LINEAR, 0.0, 0.0, 1, (X**2).ravel(), bounds, rows, y, upper, alpha,
+    ...     grad, n_iter, status, gap, 1e-6, 1000, 1000, 5, 256, 30, 2.2e-16, np.array([25, 1024, 1024, 200]))
+    >>> rows, alpha.round(6)  # the margins 1 <= x <= 3 and 4 <= x <= 6
+    (array([0, 1, 2, 3, 2, 3, 4]), array([0. , 0.5, 0.5, 0. , 0. , 0.5, 0.5]))
+    """
+    for k in range(bounds.shape[0] - 1):
         start, stop = bounds[k], bounds[k + 1]
         problem_rows = rows[start:stop]
         n_iter[k], status[k], gap[k] = solve_on_own_rows(
@@ -319,11 +353,10 @@ def solve_c_svc_pairs_on_own_rows(
             y[start:stop], upper[start:stop], alpha[start:stop], grad[start:stop], tol, max_steps, steps_per_call,
             hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
         )
-    return c_svc_fit(duals, alpha, grad, n_iter, status, gap, y_index, n_classes, first, second)
 
 
 @jit
-def _unsolved_pairs(y_index, n_classes, first, second, row_upper):
+def unsolved_pairs(y_index, n_classes, first, second, row_upper):
     """The dual arrays of :func:`c_svc_pair_dual_arrays` for the classes of ``y_index``, and
     the arrays for their solutions: ``alpha`` at the start 0, ``grad = p`` (``Q 0 + p``), and
     one step count, status and gap per problem."""

@@ -5,9 +5,12 @@ import time
 
 import numpy as np
 
-from .._core.pairs import c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows
+from .._class_blocks import PAIR_GROUP_VALUES, pair_groups
+from .._core.pairs import (
+    c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows, solve_pairs_on_own_rows, unsolved_pairs,
+)
 from .._core.smo import c_svc_biases_and_margins
-from .._core.two_class import solve_c_svc_two_class
+from .._core.two_class import c_svc_fit, solve_c_svc_two_class
 from .._solver import DualProblem, intercept_from_gradient, one_call_settings
 from .._stacked import StackedDuals, StackedSolutions, solved_stack
 
@@ -77,11 +80,16 @@ def c_svc_pairs_in_one_call(gram, y_index, n_classes, upper, pairs, tol, max_ite
 
 
 def c_svc_pairs_on_own_rows_in_one_call(row_kernel, diag, y_index, n_classes, upper, pairs, tol, max_iter, shrinking,
-                                        verbose=False, callback=None):
+                                        verbose=False, callback=None, map_groups=None):
     """:func:`c_svc_pairs_in_one_call` with each problem's kernel rows computed in the call as
     its solver asks for them (:func:`svmkit._core.pairs.solve_c_svc_pairs_on_own_rows`;
     ``row_kernel``: :func:`svmkit._solver.compiled_row_kernel`, ``diag``: the kernel diagonal),
-    not read from a Gram matrix of all rows.
+    not read from a Gram matrix of all rows; the rows are of the type of ``row_kernel``'s data.
+
+    ``map_groups(function, groups)``, if given, solves groups of consecutive problems (on
+    worker threads, say; :func:`svmkit._core.pairs.solve_pairs_on_own_rows`, one compiled
+    call a group), between one call that builds the duals and one that reads and lays out
+    their solutions.
 
     Examples
     --------
@@ -97,10 +105,29 @@ def c_svc_pairs_on_own_rows_in_one_call(row_kernel, diag, y_index, n_classes, up
     (array([0, 1, 4]), array([0.  , 0.08, 0.08]), array([2. , 1.4, 5. ]))
     """
     first, second = np.array(pairs, dtype=np.int64).T
-    return _fit_in_one_call(
-        solve_c_svc_pairs_on_own_rows, (*row_kernel, diag, y_index, n_classes, first, second, upper),
-        tol, max_iter, shrinking, verbose, callback,
-    )
+    dtype = row_kernel[0].dtype
+    if map_groups is None:
+        return _fit_in_one_call(
+            solve_c_svc_pairs_on_own_rows, (*row_kernel, diag, y_index, n_classes, first, second, upper),
+            tol, max_iter, shrinking, verbose, callback, dtype,
+        )
+
+    def solve_in_groups(*settings):
+        duals, solution = unsolved_pairs(y_index, n_classes, first, second, upper)
+        bounds, rows, y, _, variable_upper, _ = duals
+        alpha, grad, n_iter, status, gap = solution
+
+        def solve_group(group):
+            part = slice(bounds[group.start], bounds[group.stop])
+            solve_pairs_on_own_rows(
+                *row_kernel, diag, bounds[group.start : group.stop + 1] - part.start, rows[part], y[part],
+                variable_upper[part], alpha[part], grad[part], n_iter[group], status[group], gap[group], *settings,
+            )
+
+        map_groups(solve_group, pair_groups(np.diff(bounds), PAIR_GROUP_VALUES))
+        return c_svc_fit(duals, *solution, y_index, n_classes, first, second)
+
+    return _fit_in_one_call(solve_in_groups, (), tol, max_iter, shrinking, verbose, callback, dtype)
 
 
 def c_svc_two_class_in_one_call(row_kernel, qd, y_index, upper, tol, max_iter, shrinking, verbose=False,
@@ -132,14 +159,15 @@ def c_svc_two_class_in_one_call(row_kernel, qd, y_index, upper, tol, max_iter, s
     )
 
 
-def _fit_in_one_call(solve, arguments, tol, max_iter, shrinking, verbose, callback):
+def _fit_in_one_call(solve, arguments, tol, max_iter, shrinking, verbose, callback, dtype=np.float64):
     """``solve(*arguments, *settings)``, a compiled call that builds, solves, reads and lays out
-    C-SVC duals, with the solver's settings (:func:`svmkit._solver.one_call_settings`): their
+    C-SVC duals, with the solver's settings (:func:`svmkit._solver.one_call_settings`, for
+    kernel values of type ``dtype``): their
     :class:`svmkit._stacked.StackedDuals`, :class:`svmkit._stacked.StackedSolutions` (progress
     reported once each), biases, ``y f(x)`` and layout."""
     started = time.perf_counter()
     dual_arrays, (alpha, grad, n_iter, status, gap), (biases, margins), model = solve(
-        *arguments, *one_call_settings(False, tol, max_iter, shrinking)[1:]
+        *arguments, *one_call_settings(False, tol, max_iter, shrinking, dtype)[1:]
     )
     duals = StackedDuals(*dual_arrays)
     solutions = solved_stack(duals.bounds, alpha, grad, n_iter, status, gap, started, verbose, callback)

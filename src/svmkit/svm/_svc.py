@@ -16,12 +16,13 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._class_blocks import pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
+from .._class_blocks import class_strip_values, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
 from .._core.labels import are_whole_numbers, class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout_and_objectives
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
 from .._solver import (
     OPTIMAL, PrecomputedGram, blas_threads_for, compiled_row_kernel, full_gram_dtype, full_gram_row_kernel,
+    kernel_values_dtype, linear_row_kernel,
 )
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
@@ -38,8 +39,16 @@ from ._separability import NotSeparableError, is_separable
 # one block, instead of the class strips (alternating in one process, ratio to scikit-learn:
 # iris RBF 0.48 -> 0.40, wine 0.48 -> 0.39, 214 x 9 in 6 classes 0.50 -> 0.44; but 528 x 10
 # in 11 classes 0.36 -> 0.40, linear 0.49 -> 0.63), or, thin dense data, on kernel rows that
-# their one compiled call computes (SVC._small_pairs_in_one_call)
+# their one compiled call computes (SVC._pairs_in_compiled_calls)
 _ONE_VS_ONE_ALL_ROWS = 256
+# Larger one-vs-one fits with the linear kernel on dense data of at most this many features solve
+# their problems on kernel rows that compiled calls compute, not on class strips or products of
+# each pair's rows (SVC._pairs_in_compiled_calls). Alternating in one process, each fit after a
+# oneDAL fit, fit time over LIBSVM's: digits (64 features, 45 pairs of some 270 rows, few rows of
+# each needed) 0.342 -> 0.282 (0.329 with float64 rows); make_classification, 10 classes, 5%
+# flipped (most rows needed), 1347 x 64 0.087 -> 0.085, 1400 x 30 0.107 -> 0.094, but 1000 x 96
+# 0.150 -> 0.162, 1500 x 128 0.124 -> 0.139 (a BLAS block beats the rows' loops there)
+_OWN_ROWS_LINEAR_FEATURES = 64
 # Below this many Gram matrix values over all problems, a multiclass fit whose one-vs-one
 # problems do not fit one compiled call (_pairs_in_one_call, where large strips and groups of
 # problems go to worker threads) solves them one after another: solved one by one, such a fit
@@ -329,10 +338,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 lambda *options: c_svc_two_class_in_one_call(row_kernel, gram.diag(), y_index, upper, *options),
                 problems,
             )
-        elif self._small_pairs(X.shape[0], problems):
-            self.binary_models_, variables, model = self._fit_in_one_compiled_call(
-                self._small_pairs_in_one_call(X, gram, y_index, upper, problems), problems
-            )
+        elif (solve_pairs := self._pairs_in_compiled_calls(X, gram, y_index, upper, problems)) is not None:
+            self.binary_models_, variables, model = self._fit_in_one_compiled_call(solve_pairs, problems)
         else:
             (self.binary_models_, variables), model = self._fit_problems(X, gram, y_index, upper, problems), None
         self.problem_classes_ = [
@@ -500,34 +507,47 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         duals, solutions = StackedDuals.of(duals), StackedSolutions.of(solutions)
         return self._stacked_models(duals, solutions, *c_svc_solutions(duals, solutions), problems)
 
-    def _small_pairs(self, n_rows, problems):
-        """Whether the one-vs-one problems of a fit of ``n_rows`` rows are solved in one compiled
-        call (:meth:`_small_pairs_in_one_call`): C-SVC by SMO with a finite C, and so few rows that
-        the Gram matrix of all rows would do (:meth:`_fits_gram_of_all_rows`; they never make
-        the problems worth solving on worker threads, ``_PARALLEL_FIT_VALUES``)."""
-        return (
-            problems[0][1] is not None
-            and self._duals_at_once(len(problems))
-            and not self._uses_qp()
-            and self._fits_gram_of_all_rows(n_rows, problems)
-        )
+    def _pairs_in_compiled_calls(self, X, gram, y_index, upper, pairs):
+        """``solve_all`` of :meth:`_fit_in_one_compiled_call` where the one-vs-one problems
+        ``pairs`` are built, solved, read and laid out by compiled calls with no Python per
+        problem (C-SVC by SMO with a finite C), else None:
 
-    def _small_pairs_in_one_call(self, X, gram, y_index, upper, pairs):
-        """``solve_all`` of :meth:`_fit_in_one_compiled_call` for the one-vs-one problems
-        ``pairs`` of a small fit: on kernel rows that the call computes where
-        :func:`svmkit._solver.compiled_row_kernel` allows
-        (:func:`svmkit.svm._formulations.c_svc_pairs_on_own_rows_in_one_call`), else on the Gram
-        matrix of all rows (:func:`svmkit.svm._formulations.c_svc_pairs_in_one_call`)."""
+        - fits of so few rows that the Gram matrix of all rows would do
+          (:meth:`_fits_gram_of_all_rows`): one compiled call, on kernel rows that it computes
+          where :func:`svmkit._solver.compiled_row_kernel` allows
+          (:func:`svmkit.svm._formulations.c_svc_pairs_on_own_rows_in_one_call`), else on that
+          Gram matrix (:func:`svmkit.svm._formulations.c_svc_pairs_in_one_call`);
+        - the linear kernel on dense data of at most ``_OWN_ROWS_LINEAR_FEATURES`` features,
+          every problem small enough for a float64 Gram matrix of its own: on kernel rows that
+          the calls compute, groups of problems on ``n_jobs`` threads where they are many
+          (``_PARALLEL_PAIR_VALUES``), instead of the class strips of :meth:`_fit_problems`,
+          and of the strips' type (float32 from 4 MB of their values: digits).
+        """
+        if pairs[0][1] is None or not self._duals_at_once(len(pairs)) or self._uses_qp():
+            return None
         n_classes = self.classes_.shape[0]
-        row_kernel = compiled_row_kernel(gram)
-        if row_kernel is not None:
-            diag = gram.diag()
-            return lambda *options: c_svc_pairs_on_own_rows_in_one_call(
-                row_kernel, diag, y_index, n_classes, upper, pairs, *options
-            )
-        with blas_threads_for(X.shape[0], 1 if self._precomputed else X.shape[1]):
-            matrix = gram.K if self._precomputed else gram.square()
-        return lambda *options: c_svc_pairs_in_one_call(matrix, y_index, n_classes, upper, pairs, *options)
+        if self._fits_gram_of_all_rows(X.shape[0], pairs):
+            row_kernel = compiled_row_kernel(gram)
+            if row_kernel is None:
+                with blas_threads_for(X.shape[0], 1 if self._precomputed else X.shape[1]):
+                    matrix = gram.K if self._precomputed else gram.square()
+                return lambda *options: c_svc_pairs_in_one_call(matrix, y_index, n_classes, upper, pairs, *options)
+            map_groups = None
+        else:
+            sizes = self._problem_sizes(y_index, pairs)
+            if full_gram_dtype(max(sizes), self.cache_size * 2**20) != np.float64:
+                return None
+            strips_dtype = kernel_values_dtype(class_strip_values(np.bincount(y_index, minlength=n_classes)))
+            row_kernel = linear_row_kernel(gram, strips_dtype, _OWN_ROWS_LINEAR_FEATURES)
+            if row_kernel is None:
+                return None
+            n_workers = resolve_n_jobs(self.n_jobs)
+            many = n_workers > 1 and sum(size**2 for size in sizes) >= _PARALLEL_PAIR_VALUES
+            map_groups = (lambda function, groups: map_in_threads(function, groups, n_workers)) if many else None
+        diag = gram.diag()
+        return lambda *options: c_svc_pairs_on_own_rows_in_one_call(
+            row_kernel, diag, y_index, n_classes, upper, pairs, *options, map_groups=map_groups
+        )
 
     def _two_class_row_kernel(self, gram, problems):
         """Where a two-class fit is solved in one compiled call (:meth:`_fit_in_one_compiled_call`;
