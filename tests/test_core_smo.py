@@ -28,6 +28,7 @@ from svmkit._core.kernel_blocks import (
     rbf_from_products,
     sparse_row_products,
     sparse_sparse_products,
+    squared_norms_in_feature_order,
 )
 from svmkit._core._jit import jit
 from svmkit._core.small_decisions import small_decisions, support_sq_norms
@@ -84,6 +85,24 @@ def test_compiled_kernel_row_equals_pairwise_loops(code, pair, dtype, rtol):
     XT = np.ascontiguousarray(X.T, dtype=dtype)
     kernel_row(XT, 4, code, 0.3, 1.0, 3, np.empty(9, dtype=dtype), out)
     np.testing.assert_allclose(out, expected, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("kernel, code", [(LinearKernel(), KERNEL_LINEAR),
+                                          (PolynomialKernel(degree=3, gamma=0.3, coef0=1.0), KERNEL_POLYNOMIAL)])
+def test_kernel_diagonal_is_that_of_the_compiled_rows(kernel, code):
+    """The linear kernel's diagonal, which the solvers take as ``qd``, is bit for bit the
+    ``K[r, r]`` of the rows that compiled code computes (sums in feature order); the polynomial
+    kernel's within rounding (NumPy's power); both within rounding of the pairwise products."""
+    X = np.random.default_rng(2).normal(size=(30, 37))
+    XT = np.ascontiguousarray(X.T)
+    rows = np.empty((30, 30))
+    for r in range(30):
+        kernel_row(XT, r, code, 0.3, 1.0, 3, np.empty(30), rows[r])
+    if code == KERNEL_LINEAR:
+        np.testing.assert_array_equal(kernel.diag(X), np.diagonal(rows))
+    np.testing.assert_allclose(kernel.diag(X), np.diagonal(rows), rtol=1e-14)
+    np.testing.assert_allclose(kernel.diag(X), np.diagonal(kernel(X, X)), rtol=1e-13)
+    np.testing.assert_allclose(kernel.diag(X[:, ::2]), np.diagonal(kernel(X[:, ::2], X[:, ::2])), rtol=1e-13)
 
 
 @pytest.mark.parametrize(
@@ -562,7 +581,7 @@ def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_f
 
 @pytest.mark.parametrize("function", [full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
                                       small_decisions, support_sq_norms, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
-                                      kernel_matrix, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
+                                      kernel_matrix, squared_norms_in_feature_order, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,
                                       linear_blocked_rounds, start_round, finish_round, block_moves, block_rows])
 def test_docstring_examples_of_compiled_functions(function):

@@ -38,7 +38,9 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._core.kernel_blocks import rbf_from_products, sparse_row_products, sparse_sparse_products
+from ._core.kernel_blocks import (
+    rbf_from_products, sparse_row_products, sparse_sparse_products, squared_norms_in_feature_order,
+)
 
 __all__ = [
     "Kernel",
@@ -125,6 +127,16 @@ def row_sq_norms(A):
     if sp.issparse(A):
         return np.asarray(A.multiply(A).sum(axis=1)).ravel().astype(A.dtype, copy=False)
     return np.einsum("ij,ij->i", A, A)
+
+
+def _self_products(A):
+    """``x'x`` of every row ``x`` of ``A`` in float64: for dense float64 rows summed one feature
+    after another (:func:`svmkit._core.kernel_blocks.squared_norms_in_feature_order`), as the
+    compiled kernel rows sum them, so that the diagonal equals their ``K[r, r]`` (and costs no
+    ``einsum``: wine, 133 rows, 10 -> 3 us after another library's fit); else :func:`row_sq_norms`."""
+    if isinstance(A, np.ndarray) and A.ndim == 2 and A.dtype == np.float64:
+        return squared_norms_in_feature_order(A)
+    return row_sq_norms(A).astype(np.float64)
 
 
 def _check_positive(name, value, allow_zero=False):
@@ -242,7 +254,7 @@ class LinearKernel(Kernel):
         return products
 
     def diag(self, A):
-        return row_sq_norms(A).astype(np.float64)
+        return _self_products(A)
 
 
 class PolynomialKernel(Kernel):
@@ -282,7 +294,7 @@ class PolynomialKernel(Kernel):
         return products**self.degree
 
     def diag(self, A):
-        return (self.gamma * row_sq_norms(A).astype(np.float64) + self.coef0) ** self.degree
+        return (self.gamma * _self_products(A) + self.coef0) ** self.degree
 
 
 class RBFKernel(Kernel):
