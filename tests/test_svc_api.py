@@ -562,29 +562,18 @@ def test_small_multiclass_fits_run_in_one_compiled_call(monkeypatch):
     ("linear", "own rows", "pair rows"),  # (each pair's Gram matrix from its rows, solve_linear_pairs)
     ("sigmoid", "all rows", "strips"),  # (no compiled rows)
 ])
-def test_one_vs_one_fits_of_few_rows_solve_their_pairs_in_one_call(monkeypatch, kernel, first_call, second_call):
+def test_one_vs_one_fits_of_few_rows_solve_their_pairs_in_one_call(monkeypatch, pair_solver_calls, kernel, first_call,
+                                                                   second_call):
     """Up to _ONE_VS_ONE_ALL_ROWS rows the pairs are solved in one compiled call, on kernel rows
     that it computes (solve_c_svc_pairs_on_own_rows) or else on the Gram matrix of all rows
     (solve_c_svc_pairs), with the solution of the route of larger fits."""
-    import svmkit._class_blocks as class_blocks_module
-    import svmkit.svm._formulations as formulations_module
     import svmkit.svm._svc as svc_module
 
-    calls = []
-    for module, name, label in [
-        (formulations_module, "solve_c_svc_pairs", "all rows"),
-        (formulations_module, "solve_c_svc_pairs_on_own_rows", "own rows"),
-        (class_blocks_module, "solve_pairs", "strips"),
-        (class_blocks_module, "solve_linear_pairs", "pair rows"),
-    ]:
-        original = getattr(module, name)
-        monkeypatch.setattr(module, name, lambda *args, original=original, label=label: calls.append(label)
-                            or original(*args))
     in_one_call = SVC(kernel=kernel, gamma=0.05).fit(X_iris, y_iris)
     monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)
     monkeypatch.setattr(svc_module, "_OWN_ROWS_LINEAR_FEATURES", -1)  # (else the linear kernel's own rows again)
     larger_route = SVC(kernel=kernel, gamma=0.05).fit(X_iris, y_iris)
-    assert calls == [first_call, second_call]
+    assert [route for route, _ in pair_solver_calls] == [first_call, second_call]
     np.testing.assert_array_equal(in_one_call.support_, larger_route.support_)
     np.testing.assert_allclose(in_one_call.dual_coef_, larger_route.dual_coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(in_one_call.intercept_, larger_route.intercept_, rtol=1e-9, atol=1e-12)

@@ -222,13 +222,8 @@ class ClassBlockGram(GramBlocks):
         return np.ascontiguousarray(self._grouped_blocks(np.dtype(np.float64)).X, dtype=np.float64)
 
     def class_strip_dtype(self):
-        """The type of :meth:`class_strips`, as that of a Gram matrix of as many values
-        (:func:`svmkit._solver.kernel_values_dtype`): float32 from 4 MB of them (digits, 10
-        classes, 1,347 rows, one million values: BLAS products and ``exp`` twice as fast, and
-        each problem's Gram matrix assembled and solved in float32 too; fits back to back, median
-        of 41, two runs: RBF 5.3-5.5 -> 4.1 ms, linear 5.7 -> 4.0 ms; the benchmark's
-        ratios to LIBSVM 0.42 -> 0.35 and 0.47 -> 0.42, the dual objectives unchanged)."""
-        return kernel_values_dtype(self.class_strip_values())
+        """The type of :meth:`class_strips` (:func:`class_strip_dtype`)."""
+        return class_strip_dtype([rows.shape[0] for rows in self.members])
 
     def class_strip_bytes(self):
         """The memory of :meth:`class_strips`."""
@@ -388,6 +383,36 @@ def class_strip_values(sizes):
     return int(np.sum(sizes) ** 2 + np.sum(sizes**2)) // 2
 
 
+def class_strip_dtype(sizes):
+    """The type of the class strips of classes of ``sizes`` rows, as that of a Gram matrix of
+    as many values (:func:`svmkit._solver.kernel_values_dtype`): float32 from 4 MB of them
+    (digits, 10 classes, 1,347 rows, one million values: BLAS products and ``exp`` twice as
+    fast, and each problem's Gram matrix assembled and solved in float32 too; fits back to
+    back, median of 41, two runs: RBF 5.3-5.5 -> 4.1 ms, linear 5.7 -> 4.0 ms; the benchmark's
+    ratios to LIBSVM 0.42 -> 0.35 and 0.47 -> 0.42, the dual objectives unchanged).
+
+    Examples
+    --------
+    >>> class_strip_dtype([300, 300]), class_strip_dtype([700] * 2)
+    (dtype('float64'), dtype('float32'))
+    """
+    return kernel_values_dtype(class_strip_values(sizes))
+
+
+def group_variables(bounds, group):
+    """The variables of the consecutive problems ``group`` (a slice of problems, as
+    :func:`pair_groups` makes them; problem ``k`` has the variables ``bounds[k]:bounds[k + 1]``)
+    as a slice, and their problems' bounds counted from its start.
+
+    Examples
+    --------
+    >>> group_variables(np.array([0, 3, 7, 9]), slice(1, 3))
+    (slice(3, 9, None), array([0, 4, 6]))
+    """
+    part = slice(int(bounds[group.start]), int(bounds[group.stop]))
+    return part, bounds[group.start : group.stop + 1] - part.start
+
+
 def _largest_other(sizes):
     """For each class, the rows of the largest other class.
 
@@ -480,10 +505,9 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
         class_start = gram.class_start()
 
         def solve_group(group):
-            start, stop = bounds[group.start], bounds[group.stop]
-            part = slice(start, stop)
+            part, group_bounds = group_variables(bounds, group)
             solve_problems(
-                kernel_values, class_start, first[group], second[group], bounds[group.start : group.stop + 1] - start,
+                kernel_values, class_start, first[group], second[group], group_bounds,
                 y[part], upper[part], p[part], qd[part], alpha[part], *settings, grad[part], n_iter[group],
                 status[group], gap[group],
             )

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .._class_blocks import PAIR_GROUP_VALUES, pair_groups
+from .._class_blocks import PAIR_GROUP_VALUES, group_variables, pair_groups
 from .._core.pairs import (
     c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows, solve_pairs_on_own_rows, unsolved_pairs,
 )
@@ -118,9 +118,9 @@ def c_svc_pairs_on_own_rows_in_one_call(row_kernel, diag, y_index, n_classes, up
         alpha, grad, n_iter, status, gap = solution
 
         def solve_group(group):
-            part = slice(bounds[group.start], bounds[group.stop])
+            part, group_bounds = group_variables(bounds, group)
             solve_pairs_on_own_rows(
-                *row_kernel, diag, bounds[group.start : group.stop + 1] - part.start, rows[part], y[part],
+                *row_kernel, diag, group_bounds, rows[part], y[part],
                 variable_upper[part], alpha[part], grad[part], n_iter[group], status[group], gap[group], *settings,
             )
 

@@ -16,13 +16,13 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._class_blocks import class_strip_values, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
+from .._class_blocks import class_strip_dtype, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
 from .._core.labels import are_whole_numbers, class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout_and_objectives
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
 from .._solver import (
     OPTIMAL, PrecomputedGram, blas_threads_for, compiled_row_kernel, full_gram_dtype, full_gram_row_kernel,
-    kernel_values_dtype, linear_row_kernel,
+    linear_row_kernel,
 )
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
@@ -537,13 +537,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             sizes = self._problem_sizes(y_index, pairs)
             if full_gram_dtype(max(sizes), self.cache_size * 2**20) != np.float64:
                 return None
-            strips_dtype = kernel_values_dtype(class_strip_values(np.bincount(y_index, minlength=n_classes)))
+            strips_dtype = class_strip_dtype(np.bincount(y_index, minlength=n_classes))
             row_kernel = linear_row_kernel(gram, strips_dtype, _OWN_ROWS_LINEAR_FEATURES)
             if row_kernel is None:
                 return None
-            n_workers = resolve_n_jobs(self.n_jobs)
-            many = n_workers > 1 and sum(size**2 for size in sizes) >= _PARALLEL_PAIR_VALUES
-            map_groups = (lambda function, groups: map_in_threads(function, groups, n_workers)) if many else None
+            map_groups = self._pair_groups_on_workers(sum(size**2 for size in sizes))
         diag = gram.diag()
         return lambda *options: c_svc_pairs_on_own_rows_in_one_call(
             row_kernel, diag, y_index, n_classes, upper, pairs, *options, map_groups=map_groups
@@ -633,10 +631,19 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         strip_work = gram.class_strip_values() * gram.n_features
         map_blocks = on_workers if n_workers > 1 and strip_work >= _PARALLEL_STRIP_WORK else None
-        map_groups = on_workers if n_workers > 1 and pair_values >= _PARALLEL_PAIR_VALUES else None
         return solve_pairs_in_one_call(
-            gram, duals, pairs, *self._one_call_options(), map_blocks=map_blocks, map_groups=map_groups
+            gram, duals, pairs, *self._one_call_options(), map_blocks=map_blocks,
+            map_groups=self._pair_groups_on_workers(pair_values),
         )
+
+    def _pair_groups_on_workers(self, pair_values):
+        """``map_groups`` of one-vs-one problems solved in compiled calls: their groups on
+        ``n_jobs`` threads where the problems' ``pair_values`` (the sum of their squared sizes)
+        are many (``_PARALLEL_PAIR_VALUES``); else None (one call for all)."""
+        n_workers = resolve_n_jobs(self.n_jobs)
+        if n_workers > 1 and pair_values >= _PARALLEL_PAIR_VALUES:
+            return lambda function, groups: map_in_threads(function, groups, n_workers)
+        return None
 
     def _subsets_in_one_call(self, gram, duals):
         """:func:`svmkit._stacked.solve_subsets_in_one_call` with this estimator's settings."""
