@@ -154,6 +154,31 @@ def test_multiclass_theory_attributes_per_problem():
 
 
 
+def test_binary_models_made_when_first_read_equal_those_solved_one_by_one(monkeypatch):
+    """A fit whose solutions are read at once keeps their stacked variables and makes
+    binary_models_ from them when first read: the same models as problems solved one by one,
+    and those of the latest fit after a second one."""
+    model = SVC(C=1.0, kernel="linear", tol=1e-8).fit(X_iris, y_iris)
+    assert "binary_models_" not in vars(model)
+    monkeypatch.setattr(svmkit.svm._svc, "_PROBLEMS_AT_ONCE", 10**9)  # (no route reads all at once)
+    monkeypatch.setattr(svmkit.svm._svc, "_ONE_VS_ONE_ALL_ROWS", -1)
+    one_by_one = SVC(C=1.0, kernel="linear", tol=1e-8).fit(X_iris, y_iris)
+    assert "binary_models_" in vars(one_by_one)
+    assert len(model.binary_models_) == 3
+    for lazy, solved in zip(model.binary_models_, one_by_one.binary_models_):
+        assert (lazy.positive_class, lazy.negative_class) == (solved.positive_class, solved.negative_class)
+        np.testing.assert_array_equal(lazy.indices, solved.indices)
+        np.testing.assert_allclose(lazy.alpha, solved.alpha, atol=1e-7)
+        assert lazy.intercept == pytest.approx(solved.intercept, abs=1e-6)
+        assert type(lazy.n_iter) is int and type(lazy.intercept) is float
+    np.testing.assert_array_equal(model.n_iter_, [m.n_iter for m in model.binary_models_])
+    model.fit(X_iris[50:], y_iris[50:])
+    assert [(m.positive_class, m.negative_class) for m in model.binary_models_] == [(1, 0)]
+    assert model.binary_models_[0].indices.shape == (100,)
+    with pytest.raises(AttributeError, match="binary_models_"):
+        SVC().binary_models_
+
+
 def test_multiclass_multipliers_and_slacks_by_training_row():
     """alpha_ and slack_ (filled when first read) hold each problem's multipliers and slacks on
     its rows, zeros and NaN elsewhere; the objectives of all problems at once equal each

@@ -146,7 +146,7 @@ def save_libsvm_model(model, target):
     header = [f"svm_type {_SVM_TYPES[type(model)]}", *_kernel_header(model)]
     labels = _integer_labels(model.classes_)
     sv_class = np.repeat(np.arange(n_classes), model.n_support_)
-    problems = [(m.positive_class, m.negative_class) for m in model.binary_models_]
+    problems = model._problem_pairs
     pairs = _file_pairs(problems, np.arange(n_classes))
     pair_coef = np.column_stack([sign * model._problem_coef[:, q] for q, sign in pairs])
     rho = [-sign * model.intercept_[q] for q, sign in pairs]
@@ -553,6 +553,7 @@ def _build_svc(header, coef, features, n_features):
     model._problem_coef = problem_coef
     model.dual_coef_ = problem_coef.T.copy() if n_classes == 2 else _file_coef(problem_coef, sv_class, n_classes)
     model.intercept_ = intercept
+    model._problem_pairs = problems
     model.binary_models_ = [_binary_model(problem_coef[:, q], b, problem) for q, (b, problem) in enumerate(zip(intercept, problems))]
     model.problem_classes_ = [(model.classes_[positive], model.classes_[negative]) for positive, negative in problems]
     return model

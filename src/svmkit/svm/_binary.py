@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._core.objectives import objectives_per_problem
-from .._stacked import joined_arrays
+from .._stacked import joined_arrays, starts_and_stops
 
 #: KKT categories of a training point (C-SVC).
 NOT_SUPPORT_VECTOR = "not a support vector"
@@ -232,7 +232,19 @@ class BinaryModel:
 class StackedVariables(NamedTuple):
     """The variables of several fitted problems one after another (problem ``k``:
     ``bounds[k]:bounds[k + 1]``), as the attributes of :class:`BinaryModel`, and each
-    problem's intercept."""
+    problem's intercept, steps, gap and status.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> variables = StackedVariables(
+    ...     np.array([0, 2, 3]), np.array([0, 1, 2]), np.array([1.0, -1.0, 1.0]), np.array([0.5, 0.5, 0.0]),
+    ...     np.ones(3), np.array([1.0, 1.0, 2.0]), np.array([0.0, -1.0]), np.array([3, 1]),
+    ...     np.array([1e-4, 0.0]), np.array([0, 0]))
+    >>> models = variables.models([(1, 0), (2, 0)])
+    >>> models[1].positive_class, models[1].indices, models[1].intercept, models[1].n_iter
+    (2, array([2]), -1.0, 1)
+    """
 
     bounds: np.ndarray
     indices: np.ndarray
@@ -241,10 +253,35 @@ class StackedVariables(NamedTuple):
     upper: np.ndarray
     yf: np.ndarray
     intercept: np.ndarray
+    n_iter: np.ndarray
+    gap: np.ndarray
+    status: np.ndarray
 
     @classmethod
     def of(cls, models):
         """The variables of ``models`` (one model: its own arrays, not copies)."""
         bounds, arrays = joined_arrays(models, ["indices", "y", "alpha", "upper", "yf"])
-        return cls(bounds, *arrays, np.array([model.intercept for model in models]))
+        per_problem = ("intercept", "n_iter", "gap", "status")
+        return cls(bounds, *arrays, *(np.array([getattr(model, name) for model in models]) for name in per_problem))
 
+    def models(self, problems):
+        """The :class:`BinaryModel` of each problem, its ``(positive_class, negative_class)``
+        from ``problems``; their arrays are views of these."""
+        intercepts, steps, gaps = self.intercept.tolist(), self.n_iter.tolist(), self.gap.tolist()
+        statuses = self.status.tolist()
+        return [
+            BinaryModel(
+                positive_class=positive,
+                negative_class=negative,
+                indices=self.indices[start:stop],
+                y=self.y[start:stop],
+                alpha=self.alpha[start:stop],
+                upper=self.upper[start:stop],
+                intercept=intercepts[k],
+                yf=self.yf[start:stop],
+                n_iter=steps[k],
+                gap=gaps[k],
+                status=statuses[k],
+            )
+            for k, ((positive, negative), (start, stop)) in enumerate(zip(problems, starts_and_stops(self.bounds)))
+        ]

@@ -333,19 +333,17 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         problems = self._problems(classes.shape[0])
         row_kernel = self._two_class_row_kernel(gram, problems)
+        models = model = None
         if row_kernel is not None:
-            self.binary_models_, variables, model = self._fit_in_one_compiled_call(
-                lambda *options: c_svc_two_class_in_one_call(row_kernel, gram.diag(), y_index, upper, *options),
-                problems,
+            variables, model = self._fit_in_one_compiled_call(
+                lambda *options: c_svc_two_class_in_one_call(row_kernel, gram.diag(), y_index, upper, *options)
             )
         elif (solve_pairs := self._pairs_in_compiled_calls(X, gram, y_index, upper, problems)) is not None:
-            self.binary_models_, variables, model = self._fit_in_one_compiled_call(solve_pairs, problems)
+            variables, model = self._fit_in_one_compiled_call(solve_pairs)
         else:
-            (self.binary_models_, variables), model = self._fit_problems(X, gram, y_index, upper, problems), None
-        self.problem_classes_ = [
-            (classes[m.positive_class], classes[m.negative_class] if m.negative_class is not None else "rest")
-            for m in self.binary_models_
-        ]
+            models, variables = self._fit_problems(X, gram, y_index, upper, problems)
+        self._set_models(problems, models, variables)
+        self.problem_classes_ = [(classes[a], classes[b] if b is not None else "rest") for a, b in problems]
         self._set_libsvm_attributes(X, y_index, variables, model)
         if self.probability:
             with blas_threads_for(*self._blas_shape(X, self._problem_sizes(y_index, problems))):
@@ -353,6 +351,27 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         else:
             self.probA_ = self.probB_ = np.empty(0)
         return self
+
+    def _set_models(self, problems, models, variables):
+        """Keep the fitted ``problems`` (``(positive, negative)`` class indices): their ``models``
+        as :attr:`binary_models_`, or, where their solutions were read at once (``models`` None),
+        their ``variables`` (:class:`StackedVariables`), of which :attr:`binary_models_` is made
+        when first read (wine, 3 problems, each fit after a oneDAL fit: 15 us of a 260 us fit)."""
+        self._problem_pairs = problems
+        self._variables = variables if models is None else None
+        if models is None:
+            vars(self).pop("binary_models_", None)  # (that of an earlier fit)
+        else:
+            self.binary_models_ = models
+
+    @cached_property
+    def binary_models_(self):
+        """The fitted two-class problems (:class:`BinaryModel`), each with its own multipliers
+        and theory; see the class's Attributes."""
+        variables = vars(self).get("_variables")
+        if variables is None:
+            raise AttributeError(f"{type(self).__name__} has no binary_models_: it is not fitted.")
+        return variables.models(self._problem_pairs)
 
     def _problem_sizes(self, y_index, problems):
         """The rows of each of ``problems``: all rows (one-vs-rest, two classes), or those of
@@ -366,11 +385,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         return max(sizes), 1 if self._precomputed else X.shape[1]
 
     def _fit_problems(self, X, gram, y_index, upper, problems):
-        """The models of the two-class ``problems`` of a fit (but those of
-        :meth:`_fit_in_one_compiled_call`), and their :class:`StackedVariables` where their solutions
-        were read at once (else None): on the Gram matrix of all rows, on the class blocks of
-        one-vs-one problems in one compiled call, or problem by problem (on worker threads
-        where they are large)."""
+        """The two-class ``problems`` of a fit (but those of :meth:`_fit_in_one_compiled_call`)
+        fitted: ``(models, None)`` where they were solved one by one, ``(None, variables)``
+        (:class:`StackedVariables`) where their solutions were read at once; on the Gram matrix
+        of all rows, on the class blocks of one-vs-one problems in one compiled call, or problem
+        by problem (on worker threads where they are large)."""
         order, class_start = class_order(y_index, self.classes_.shape[0])
         members = [order[start:stop] for start, stop in starts_and_stops(class_start)]
         sizes = self._problem_sizes(y_index, problems)
@@ -492,8 +511,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         )
 
     def _fit_in_one_call(self, gram, duals, problems, cache_size, solve_all):
-        """The models of ``problems`` from their ``duals``, and the :class:`StackedVariables` of
-        all where their solutions were read at once (else None). ``solve_all`` solves the duals
+        """``problems`` fitted from their ``duals``, as :meth:`_fit_problems` returns them: their
+        models, or the :class:`StackedVariables` of all where their solutions were read at
+        once. ``solve_all`` solves the duals
         in one compiled call (one-vs-one: :func:`svmkit._class_blocks.solve_pairs_in_one_call`, digits, 45 problems
         of some 270 rows, RBF 15.6 ms instead of 21.0, linear 15.5 instead of 20.5;
         one-vs-rest: :func:`svmkit._stacked.solve_subsets_in_one_call` on the Gram matrix of all
@@ -505,7 +525,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             models = [self._binary_model(dual, solution, *pair) for dual, solution, pair in zip(duals, solutions, problems)]
             return models, None
         duals, solutions = StackedDuals.of(duals), StackedSolutions.of(solutions)
-        return self._stacked_models(duals, solutions, *c_svc_solutions(duals, solutions), problems)
+        return None, self._stacked_variables(duals, solutions, *c_svc_solutions(duals, solutions))
 
     def _pairs_in_compiled_calls(self, X, gram, y_index, upper, pairs):
         """``solve_all`` of :meth:`_fit_in_one_compiled_call` where the one-vs-one problems
@@ -559,9 +579,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return None
         return full_gram_row_kernel(gram, self.cache_size, self.max_iter)
 
-    def _fit_in_one_compiled_call(self, solve_all, problems):
-        """The models of ``problems``, their :class:`StackedVariables` and their arrays in
-        LIBSVM's layout, from ``solve_all(tol, max_iter, shrinking, verbose, callback)``, one
+    def _fit_in_one_compiled_call(self, solve_all):
+        """The :class:`StackedVariables` of the fitted problems and their arrays in LIBSVM's
+        layout, from ``solve_all(tol, max_iter, shrinking, verbose, callback)``, one
         compiled call that builds, solves, reads and lays out their duals and returns their
         :class:`svmkit._stacked.StackedDuals`, :class:`svmkit._stacked.StackedSolutions`,
         biases, ``y f(x)`` and layout (:func:`svmkit.svm._formulations.c_svc_two_class_in_one_call`,
@@ -573,32 +593,17 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         if (solutions.status != OPTIMAL).any():
             for solution in solutions:
                 self._warn_unless_optimal(solution)
-        return *self._stacked_models(duals, solutions, biases, margins, problems), model
+        return self._stacked_variables(duals, solutions, biases, margins), model
 
     @staticmethod
-    def _stacked_models(duals, solutions, biases, margins, problems):
-        """The models of ``problems`` from their :class:`svmkit._stacked.StackedDuals`, their
-        :class:`svmkit._stacked.StackedSolutions` and the biases and ``y f(x)`` read from these
-        (each model's arrays: views of these), and their :class:`StackedVariables`."""
-        intercepts, steps = biases.tolist(), solutions.n_iter.tolist()
-        gaps, statuses = solutions.gap.tolist(), solutions.status.tolist()
-        models = [
-            BinaryModel(
-                positive_class=positive,
-                negative_class=negative,
-                indices=duals.rows[start:stop],
-                y=duals.y[start:stop],
-                alpha=solutions.alpha[start:stop],
-                upper=duals.upper[start:stop],
-                intercept=intercepts[k],
-                yf=margins[start:stop],
-                n_iter=steps[k],
-                gap=gaps[k],
-                status=statuses[k],
-            )
-            for k, ((positive, negative), (start, stop)) in enumerate(zip(problems, starts_and_stops(duals.bounds)))
-        ]
-        return models, StackedVariables(duals.bounds, duals.rows, duals.y, solutions.alpha, duals.upper, margins, biases)
+    def _stacked_variables(duals, solutions, biases, margins):
+        """The :class:`StackedVariables` of problems from their
+        :class:`svmkit._stacked.StackedDuals`, their :class:`svmkit._stacked.StackedSolutions`
+        and the biases and ``y f(x)`` read from these."""
+        return StackedVariables(
+            duals.bounds, duals.rows, duals.y, solutions.alpha, duals.upper, margins, biases, solutions.n_iter,
+            solutions.gap, solutions.status,
+        )
 
     def _solutions(self, gram, duals, solve_all, cache_size=None):
         """The solutions of ``duals``: from ``solve_all(gram, duals)``, one compiled call for all,
@@ -720,11 +725,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         compiled call returned them; else they come from one compiled pass over the models'
         variables (``variables``, their :class:`StackedVariables`, or joined from the models).
         """
-        models = self.binary_models_
-        n_classes, n_problems, n = self.classes_.shape[0], len(models), X.shape[0]
+        n_classes, n_problems, n = self.classes_.shape[0], len(self._problem_pairs), X.shape[0]
         one_vs_one = n_classes > 2 and self.multiclass == "ovo"
         if variables is None:
-            variables = StackedVariables.of(models)
+            variables = StackedVariables.of(self.binary_models_)
         if model is None:
             v = variables
             first, second = self._pair_classes() if one_vs_one else (np.empty(0, dtype=np.int64),) * 2
@@ -742,8 +746,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self._problem_coef = problem_coef
         self.dual_coef_ = dual_coef if one_vs_one else problem_coef.T.copy()
         self.intercept_ = variables.intercept
-        self.n_iter_ = np.array([m.n_iter for m in models], dtype=np.int64)
-        self.fit_status_ = int(any(m.status != 0 for m in models))
+        self.n_iter_ = variables.n_iter.astype(np.int64)
+        self.fit_status_ = int((variables.status != 0).any())
         self.loo_bound_ = float(support.shape[0] / n)
         self._decision_model()  # (now, while its arrays are in the caches: the first prediction's
         # 45 test rows, 3 classes, RBF, took 26 us instead of 33 with scikit-learn's and oneDAL's fits after each)
@@ -878,10 +882,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _pair_classes(self):
         """The first and second class of each one-vs-one problem (int64 arrays; none for
         one-vs-rest problems)."""
-        if any(model.negative_class is None for model in self.binary_models_):
+        pairs = self._problem_pairs
+        if any(negative is None for _, negative in pairs):
             return super()._pair_classes()
-        first = np.array([model.positive_class for model in self.binary_models_], dtype=np.int64)
-        return first, np.array([model.negative_class for model in self.binary_models_], dtype=np.int64)
+        first = np.array([positive for positive, _ in pairs], dtype=np.int64)
+        return first, np.array([negative for _, negative in pairs], dtype=np.int64)
 
     # -- probabilities ----------------------------------------------------------
     def _check_probability(self):
