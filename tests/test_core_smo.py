@@ -31,7 +31,7 @@ from svmkit._core.kernel_blocks import (
     squared_norms_in_feature_order,
 )
 from svmkit._core._jit import jit
-from svmkit._core.small_decisions import small_decisions, support_sq_norms
+from svmkit._core.small_decisions import linear_weights, small_decisions, support_sq_norms
 from svmkit._core.blocked import (
     _smallest, block_moves, block_rows, finish_round, linear_blocked_rounds, new_state, select_violators, start_round, violator_masks,
 )
@@ -580,7 +580,7 @@ def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_f
 
 
 @pytest.mark.parametrize("function", [full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
-                                      small_decisions, support_sq_norms, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
+                                      small_decisions, support_sq_norms, linear_weights, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
                                       kernel_matrix, squared_norms_in_feature_order, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,
                                       linear_blocked_rounds, start_round, finish_round, block_moves, block_rows])

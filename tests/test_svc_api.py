@@ -434,6 +434,26 @@ def test_small_predictions_in_one_compiled_call_equal_numpys_blocks(monkeypatch,
         np.testing.assert_allclose(compiled_values, block_values, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("multiclass", ["ovo", "ovr"])
+def test_linear_weights_by_loops_equal_blas_and_the_support_vector_sum(monkeypatch, multiclass):
+    """coef_ (the weights every linear prediction uses) of few support vectors is added up by
+    compiled loops (linear_weights): ``w_p = sum_s coef_sp x_s`` by NumPy, and BLAS's weights
+    (the loops' limit at 0), within rounding."""
+    from svmkit._core.small_decisions import linear_weights
+
+    model = SVC(kernel="linear", multiclass=multiclass).fit(X_iris, y_iris)
+    coef = model._problem_coef
+    assert coef.size * X_iris.shape[1] <= svmkit.svm._base._LOOP_WEIGHTS_WORK
+    expected = np.array([(coef[:, p, None] * model.support_vectors_).sum(axis=0) for p in range(coef.shape[1])])
+    np.testing.assert_allclose(model.coef_, expected, rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(model.coef_.T, linear_weights(model.support_vectors_, coef))
+    monkeypatch.setattr(svmkit.svm._base, "_LOOP_WEIGHTS_WORK", 0)
+    by_blas = SVC(kernel="linear", multiclass=multiclass).fit(X_iris, y_iris)
+    np.testing.assert_allclose(by_blas.coef_, model.coef_, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(by_blas.decision_function(X_iris), model.decision_function(X_iris), rtol=1e-12,
+                               atol=1e-12)
+
+
 @pytest.mark.parametrize("n_classes", [2, 4])
 def test_rbf_predictions_on_narrow_data_take_the_compiled_call_below_the_workers_limit(monkeypatch, n_classes):
     """RBF decisions on data of few features take the compiled call up to the kernel values of

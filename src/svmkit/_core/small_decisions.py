@@ -88,6 +88,29 @@ def support_sq_norms(support_vectors):
 
 
 @jit
+def linear_weights(support_vectors, coef):
+    """``support_vectors.T @ coef`` as a C-ordered (n_features, k) array: the weights ``w`` of
+    the linear kernel's ``k`` decision functions, each added up one support vector at a time
+    (no BLAS call, whose code a fit right after another library's finds out of the caches).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> linear_weights(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5, 1.0], [-1.0, 0.0]]))
+    array([[-2.5,  1. ],
+           [-3. ,  2. ]])
+    """
+    weights = np.zeros((coef.shape[1], support_vectors.shape[1]))
+    for s in range(support_vectors.shape[0]):
+        for c in range(coef.shape[1]):
+            weight = coef[s, c]
+            if weight != 0.0:  # (one-vs-one: a support vector is in its own class's problems only)
+                for f in range(support_vectors.shape[1]):
+                    weights[c, f] += weight * support_vectors[s, f]
+    return np.ascontiguousarray(weights.T)
+
+
+@jit
 def _times(A, B):
     """``A @ B`` by loops (the rows of ``B`` added into each row of the result)."""
     out = np.zeros((A.shape[0], B.shape[1]))

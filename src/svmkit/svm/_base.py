@@ -31,7 +31,7 @@ from .._solver import (
 )
 from .._core.checks import all_finite
 from .._core.kernel_blocks import KERNEL_LINEAR, KERNEL_RBF, sparse_row_products, sparse_sparse_products
-from .._core.small_decisions import small_decisions, support_sq_norms
+from .._core.small_decisions import linear_weights, small_decisions, support_sq_norms
 from ..kernels import LinearKernel, RBFKernel, _result_dtype, resolve_gamma, row_sq_norms
 
 # Per block of test rows: each block passes through the kernel's steps and the product with
@@ -86,6 +86,9 @@ _SHARED_PRODUCT_BLOCK_BYTES = 32 * 2**20
 # rows x 104 support vectors x 30 features (446,160) in the benchmark's order: 73 against 82-89 us
 # with the limit at 2^18.
 _TINY_PREDICT_WORK = 2**19
+# The linear kernel's weights are added up by compiled loops up to this many multiply-adds
+# (support vectors x problems x features), by BLAS above
+_LOOP_WEIGHTS_WORK = 2**15
 # RBF decisions of at most this many kernel values (test rows x support vectors) on dense data
 # take one compiled call (small_decisions): NumPy's dozen calls cost more than their arithmetic
 # there (heart_scale, 7,072 values: 65 -> 42 us, and 120 -> 67 us right after the fit; breast
@@ -456,10 +459,15 @@ class BaseKernelSVM(BaseEstimator):
         support_vectors = self.support_vectors_
         first, second = self._pair_classes()
         if isinstance(self.kernel_, LinearKernel):
-            # (BLAS on one thread, see _PARALLEL_PREDICT_VALUES: digits, 424 support vectors x 64
-            # features x 45 problems, made at the end of each fit, added 3 ms to fits of 5 ms on two)
-            with contextlib.nullcontext() if coef.size * support_vectors.shape[1] < _TINY_PREDICT_WORK else single_threaded_blas():
-                weights = np.ascontiguousarray(support_vectors.T @ coef, dtype=np.float64)
+            # (compiled loops where few: wine, 22 support vectors x 13 features x 3 problems, each fit
+            # after a oneDAL fit, 9.5 -> 3 us; else BLAS on one thread, see _PARALLEL_PREDICT_VALUES:
+            # digits, 424 support vectors x 64 features x 45 problems, made at the end of each fit,
+            # added 3 ms to fits of 5 ms on two)
+            if coef.size * support_vectors.shape[1] <= _LOOP_WEIGHTS_WORK and isinstance(support_vectors, np.ndarray):
+                weights = linear_weights(np.ascontiguousarray(support_vectors), np.ascontiguousarray(coef))
+            else:
+                with single_threaded_blas():
+                    weights = np.ascontiguousarray(support_vectors.T @ coef, dtype=np.float64)
             model = (KERNEL_LINEAR, weights, np.empty(0), 0.0, np.empty((0, coef.shape[1])), self.intercept_, first, second)
         elif type(self.kernel_) is RBFKernel and isinstance(support_vectors, np.ndarray):
             support_vectors = np.ascontiguousarray(support_vectors, dtype=np.float64)
