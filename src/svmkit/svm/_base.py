@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import numbers
 import os
 import sys
@@ -126,6 +127,18 @@ _SPARSE_PRODUCTS_DENSITY = 0.15
 # (or, where these would not fit, sparse blocks): 20,000 features at 0.2% nonzeros 0.16; 2,000 at
 # 1% 0.26; 1,000 at 2% 0.47; 300 at 4% 0.62; 500 at 8% 0.63; 123 at 11% 1.06)
 _SPARSE_SUPPORT_DENSITY = 0.08
+
+
+def is_real(value):
+    """``isinstance(value, numbers.Real)``, Python's float and int first: the abstract class's
+    check of each of a fit's parameters cost 0.2 us, and 7 of them some 5 us of a fit of 270
+    us right after another library's (wine)."""
+    return type(value) is float or type(value) is int or isinstance(value, numbers.Real)
+
+
+def is_integer(value):
+    """``isinstance(value, numbers.Integral)``, Python's int first (see :func:`is_real`)."""
+    return type(value) is int or isinstance(value, numbers.Integral)
 
 
 def resolve_n_jobs(n_jobs):
@@ -328,15 +341,15 @@ class BaseKernelSVM(BaseEstimator):
                              "a svmkit.kernels.Kernel or a callable of two matrices.")
         if not isinstance(kernel, str) and not callable(kernel):
             raise ValueError(f"kernel must be a name, a svmkit.kernels.Kernel or a callable, got {kernel!r}.")
-        if kernel == "poly" and (not isinstance(self.degree, numbers.Integral) or self.degree < 1):
+        if kernel == "poly" and (not is_integer(self.degree) or self.degree < 1):
             raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}.")
-        if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
+        if not is_real(self.coef0) or not math.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}.")
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
+        if not is_real(self.tol) or not self.tol > 0:
             raise ValueError(f"tol must be > 0, got {self.tol!r}.")
-        if not isinstance(self.cache_size, numbers.Real) or not self.cache_size > 0:
+        if not is_real(self.cache_size) or not self.cache_size > 0:
             raise ValueError(f"cache_size must be > 0 (MB), got {self.cache_size!r}.")
-        if not isinstance(self.max_iter, numbers.Integral) or (self.max_iter < 1 and self.max_iter != -1):
+        if not is_integer(self.max_iter) or (self.max_iter < 1 and self.max_iter != -1):
             raise ValueError(f"max_iter must be a positive integer or -1 (no limit), got {self.max_iter!r}.")
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be a callable taking a svmkit SolverProgress.")
@@ -389,10 +402,11 @@ class BaseKernelSVM(BaseEstimator):
 
     @staticmethod
     def _check_weights(sample_weight, X):
-        """Sample weights as float64, one per sample, non-negative (None: all ones)."""
+        """Sample weights as float64, one per sample, non-negative (None: all ones); a new
+        array, never the caller's."""
         if sample_weight is None:  # (scikit-learn's check costs 0.1 ms)
             return np.ones(X.shape[0])
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, copy=True)
         if np.any(sample_weight < 0):
             raise ValueError("sample_weight must be non-negative.")
         return sample_weight

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import numbers
+import math
 from functools import cached_property
 from itertools import combinations
 
@@ -25,7 +25,7 @@ from .._solver import (
     linear_row_kernel,
 )
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
-from ._base import BaseKernelSVM, enable_logging, map_in_threads, resolve_n_jobs
+from ._base import BaseKernelSVM, enable_logging, is_real, map_in_threads, resolve_n_jobs
 from ._binary import BinaryModel, StackedVariables
 from ..qp import solve_dual_qp
 from ._formulations import (
@@ -272,7 +272,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
     # -- fitting -------------------------------------------------------------
     def _check_params(self):
-        if not isinstance(self.C, numbers.Real) or isinstance(self.C, bool) or np.isnan(self.C) or self.C <= 0:
+        if not is_real(self.C) or isinstance(self.C, bool) or math.isnan(self.C) or self.C <= 0:
             raise ValueError(f"C must be > 0 (np.inf for a hard margin), got {self.C!r}.")
         if self.solver not in ("smo", "qp"):
             raise ValueError(f"solver must be 'smo' or 'qp', got {self.solver!r}.")
@@ -321,13 +321,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 "probability=True uses LIBSVM's pairwise coupling of one-vs-one problems: "
                 "use multiclass='ovo' (the default)."
             )
-        sample_weight = self._check_weights(sample_weight, X)
-        class_weight = (
-            np.ones(classes.shape[0]) if self.class_weight is None
-            else compute_class_weight(self.class_weight, classes=classes, y=y)
-        )
+        weights = self._check_weights(sample_weight, X)
+        if self.class_weight is not None:
+            weights = compute_class_weight(self.class_weight, classes=classes, y=y)[y_index] * weights
         self.classes_ = classes
-        upper = self._upper_bounds(class_weight[y_index] * sample_weight, y_index)
+        upper = self._upper_bounds(weights, y_index)
         self.shape_fit_ = X.shape
         self.kernel_, gram = self._build_kernel(X)
 
