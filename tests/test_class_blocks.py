@@ -202,7 +202,7 @@ def test_pair_groups_on_worker_threads_are_the_pairs_in_one_call(monkeypatch, es
         in_one_call = clone(estimator).set_params(n_jobs=2).fit(X, y)
         assert calls == [10]
         monkeypatch.setattr(svc_module, "_PARALLEL_PAIR_VALUES", 1)
-        monkeypatch.setattr(_class_blocks, "PAIR_GROUP_VALUES", 20_000)  # pairs of some 160 rows: 26,000 values each
+        monkeypatch.setattr(_class_blocks, "_GROUP_VALUES", 20_000)  # pairs of some 160 rows: 26,000 values each
         calls.clear()
         in_groups = clone(estimator).set_params(n_jobs=2).fit(X, y)
     assert sorted(calls) == [1] * 10

@@ -11,7 +11,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC as LibsvmSVC
 
 import svmkit._class_blocks as class_blocks_module
-import svmkit.svm._formulations as formulations_module
 import svmkit.svm._svc as svc_module
 from compiled_doctests import run_docstring_examples
 from svmkit import SVC
@@ -69,8 +68,7 @@ def test_groups_of_pairs_on_worker_threads_are_the_pairs_in_one_call(monkeypatch
         warnings.simplefilter("always", ConvergenceWarning)
         in_one_call = SVC(**estimator.get_params()).set_params(n_jobs=1).fit(X, y)
     assert pair_solver_calls == [("own rows", "float64")]
-    monkeypatch.setattr(class_blocks_module, "PAIR_GROUP_VALUES", 30_000)  # pairs of some 200 rows: 40,000 values
-    monkeypatch.setattr(formulations_module, "PAIR_GROUP_VALUES", 30_000)
+    monkeypatch.setattr(class_blocks_module, "_GROUP_VALUES", 30_000)  # pairs of some 200 rows: 40,000 values
     pair_solver_calls.clear()
     with warnings.catch_warnings(record=True) as group_warnings:
         warnings.simplefilter("always", ConvergenceWarning)

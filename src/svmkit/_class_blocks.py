@@ -41,7 +41,7 @@ from .kernels import LinearKernel
 
 # Gram matrix values of the problems solved by one compiled call (:func:`pair_groups`) when
 # groups run on worker threads: digits' 45 problems (3.5 million values) in 13 groups
-PAIR_GROUP_VALUES = 2**18
+_GROUP_VALUES = 2**18
 # Linear one-vs-one problems in one compiled call on dense data of at most this many features
 # compute each Gram matrix from their rows (ClassBlockGram.linear_pairs_from_data)
 _LINEAR_PAIRS_MAX_FEATURES = 32
@@ -399,14 +399,38 @@ def class_strip_dtype(sizes):
     return kernel_values_dtype(class_strip_values(sizes))
 
 
-def group_variables(bounds, group):
-    """The variables of the consecutive problems ``group`` (a slice of problems, as
-    :func:`pair_groups` makes them; problem ``k`` has the variables ``bounds[k]:bounds[k + 1]``)
-    as a slice, and their problems' bounds counted from its start.
+def solve_pair_groups(solve_group, bounds, map_groups=None):
+    """``solve_group(group, part, group_bounds)`` for groups of the consecutive problems whose
+    variables ``bounds`` delimits (problem ``k``: ``bounds[k]:bounds[k + 1]``): ``group`` a slice
+    of problems, ``part`` the slice of their variables and ``group_bounds`` their bounds counted
+    from its start (:func:`_group_variables`). All problems in one group where ``map_groups`` is
+    None; else groups of some ``_GROUP_VALUES`` Gram matrix values (:func:`pair_groups`) through
+    ``map_groups(function, groups)`` (on worker threads, say).
 
     Examples
     --------
-    >>> group_variables(np.array([0, 3, 7, 9]), slice(1, 3))
+    >>> calls = []
+    >>> solve_pair_groups(lambda *args: calls.append(args), np.array([0, 3, 7, 9]))
+    >>> calls
+    [(slice(0, 3, None), slice(0, 9, None), array([0, 3, 7, 9]))]
+    """
+    def solve(group):
+        solve_group(group, *_group_variables(bounds, group))
+
+    if map_groups is None:
+        solve(slice(0, bounds.shape[0] - 1))
+    else:
+        map_groups(solve, pair_groups(np.diff(bounds), _GROUP_VALUES))
+
+
+def _group_variables(bounds, group):
+    """The variables of the consecutive problems ``group`` (a slice of problems; problem ``k``
+    has the variables ``bounds[k]:bounds[k + 1]``) as a slice, and their problems' bounds
+    counted from its start.
+
+    Examples
+    --------
+    >>> _group_variables(np.array([0, 3, 7, 9]), slice(1, 3))
     (slice(3, 9, None), array([0, 4, 6]))
     """
     part = slice(int(bounds[group.start]), int(bounds[group.stop]))
@@ -504,18 +528,14 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
             kernel_values, solve_problems = gram.class_strips(map_blocks), solve_pairs
         class_start = gram.class_start()
 
-        def solve_group(group):
-            part, group_bounds = group_variables(bounds, group)
+        def solve_group(group, part, group_bounds):
             solve_problems(
                 kernel_values, class_start, first[group], second[group], group_bounds,
                 y[part], upper[part], p[part], qd[part], alpha[part], *settings, grad[part], n_iter[group],
                 status[group], gap[group],
             )
 
-        if map_groups is None:
-            solve_group(slice(0, len(problems)))
-        else:
-            map_groups(solve_group, pair_groups(np.diff(bounds), PAIR_GROUP_VALUES))
+        solve_pair_groups(solve_group, bounds, map_groups)
 
     dtype = np.float64 if from_data else gram.class_strip_dtype()
     return solutions_in_one_call(stack, solve, tol, max_iter, shrinking, verbose, callback, dtype)

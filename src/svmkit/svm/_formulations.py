@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .._class_blocks import PAIR_GROUP_VALUES, group_variables, pair_groups
+from .._class_blocks import solve_pair_groups
 from .._core.pairs import (
     c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows, solve_pairs_on_own_rows, unsolved_pairs,
 )
@@ -117,14 +117,13 @@ def c_svc_pairs_on_own_rows_in_one_call(row_kernel, diag, y_index, n_classes, up
         bounds, rows, y, _, variable_upper, _ = duals
         alpha, grad, n_iter, status, gap = solution
 
-        def solve_group(group):
-            part, group_bounds = group_variables(bounds, group)
+        def solve_group(group, part, group_bounds):
             solve_pairs_on_own_rows(
                 *row_kernel, diag, group_bounds, rows[part], y[part],
                 variable_upper[part], alpha[part], grad[part], n_iter[group], status[group], gap[group], *settings,
             )
 
-        map_groups(solve_group, pair_groups(np.diff(bounds), PAIR_GROUP_VALUES))
+        solve_pair_groups(solve_group, bounds, map_groups)
         return c_svc_fit(duals, *solution, y_index, n_classes, first, second)
 
     return _fit_in_one_call(solve_in_groups, (), tol, max_iter, shrinking, verbose, callback, dtype)
