@@ -16,3 +16,7 @@ parallel_jit = numba.njit(cache=True, nogil=True, parallel=True, fastmath=False,
 #: bit (:func:`svmkit._core.kernel_blocks.exp_nonpositive`: 7,000 values 12.0 -> 8.5 us, at
 #: most 2 units in the last place from the exact exponential either way).
 contracting_jit = numba.njit(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
+
+#: Functions inlined into their callers in numba's IR, where a call's argument passing (numba
+#: passes each array as some seven words) costs as much as the work of a step.
+inlined_jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy", inline="always")
