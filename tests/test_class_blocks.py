@@ -219,6 +219,27 @@ def test_pair_groups_hold_consecutive_problems_of_about_the_given_values():
     assert _class_blocks.pair_groups(sizes, per_group=1) == [slice(k, k + 1) for k in range(6)]
     assert _class_blocks.pair_groups(sizes, per_group=10**9) == [slice(0, 6)]
 
+
+def test_solve_pair_groups_makes_smaller_groups_where_a_fit_would_have_few():
+    """Groups of at most _GROUP_VALUES values, but of fewer where a fit would have fewer than
+    _GROUPS_PER_FIT groups, and of at least _MIN_GROUP_VALUES; each group's variables and
+    bounds counted from its start."""
+    def groups_of(sizes):
+        calls = []
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        _class_blocks.solve_pair_groups(lambda *args: calls.append(args), bounds, lambda f, groups: [f(g) for g in groups])
+        return calls
+
+    # 20 problems of 100 rows: 200,000 values, a sixteenth below the least group, 65,536: groups of 7
+    calls = groups_of(np.full(20, 100))
+    assert [group for group, _, _ in calls] == [slice(0, 7), slice(7, 14), slice(14, 20)]
+    assert calls[1][1] == slice(700, 1400)
+    np.testing.assert_array_equal(calls[1][2], np.arange(0, 701, 100))
+    # 64 problems of 200 rows: 2.56 million values, 160,000 a group (4 problems) ...
+    assert [group for group, _, _ in groups_of(np.full(64, 200))] == [slice(k, k + 4) for k in range(0, 64, 4)]
+    # ... and 64 problems of 400: 10.24 million values, groups of _GROUP_VALUES (2 problems)
+    assert len(groups_of(np.full(64, 400))) == 32
+
 def _fit_both_ways(monkeypatch, estimator, X, y, sample_weight=None):
     """The fit with the pairs in one call, from class strips that hold the values of the
     shared blocks; and the fit with the pairs solved one by one."""
