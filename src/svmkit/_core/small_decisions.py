@@ -92,6 +92,9 @@ def linear_weights(support_vectors, coef):
     """``support_vectors.T @ coef`` as a C-ordered (n_features, k) array: the weights ``w`` of
     the linear kernel's ``k`` decision functions, each added up one support vector at a time
     (no BLAS call, whose code a fit right after another library's finds out of the caches).
+    Not :func:`_times` of the transpose: that loop runs along the ``k`` problems and adds the
+    zero coefficients too (warm, 60 support vectors x 30 features x 10 problems, 60% zeros: 6.0
+    against 1.7 us).
 
     Examples
     --------
