@@ -374,9 +374,10 @@ def smo_rows(
         if g_pos + _largest_value(lows_pos) < tol and (not nu_mode or g_neg + _largest_value(lows_neg) < tol):
             return steps, SMO_OPTIMAL, violation_gap(y, alpha, grad, upper, nu_mode), -1
         for i in (i_pos, i_neg):
-            if i >= 0 and slot[_row(i, n)] < 0 and not compute_row(K, slot, n_filled, _row(i, n), XT, kernel, gamma,
-                                                                   coef0, degree, scratch):
-                return steps, SMO_NEED_ROW, np.inf, _row(i, n)
+            row = _row(i, n)
+            if i >= 0 and slot[row] < 0 and not compute_row(K, slot, n_filled, row, XT, kernel, gamma, coef0, degree,
+                                                            scratch):
+                return steps, SMO_NEED_ROW, np.inf, row
         # a sign without an i gets b = -inf: the other sign's row stands in for its kernel row
         # (rows are passed as K and a row number, not as views)
         stand_in_pos = i_pos if i_pos >= 0 else i_neg
