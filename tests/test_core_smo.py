@@ -2,6 +2,7 @@
 LIBSVM's loop (:func:`svmkit._core.smo.smo`), compiled kernel rows and ``exp``
 against NumPy."""
 
+import warnings
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ import svmkit.svm._formulations
 from compiled_doctests import run_docstring_examples
 from naive import dual_objective, gram_by_loops, intercept_by_masks, linear_pair, poly_pair, rbf_pair
 from svmkit import SVC, SVR, NuSVC
-from svmkit.kernels import LinearKernel, PolynomialKernel, RBFKernel
+from svmkit.kernels import LinearKernel, PolynomialKernel, RBFKernel, make_kernel
 from svmkit._core.kernel_blocks import (
     KERNEL_LINEAR,
     KERNEL_NONE,
@@ -36,7 +37,8 @@ from svmkit._core.blocked import (
     _smallest, block_moves, block_rows, finish_round, linear_blocked_rounds, new_state, select_violators, start_round, violator_masks,
 )
 from svmkit._core.full_gram import SMO_NEED_ROWS, full_gram_round, full_gram_smo, full_gram_solve, new_face_schedule
-from svmkit._core.two_class import c_svc_fit, solve_c_svc_two_class
+from svmkit._core.two_class import c_svc_fit, solve_c_svc_two_class, solve_c_svc_two_class_on_gram
+from svmkit._solver import GramBlocks, full_gram_row_kernel, two_class_gram
 from svmkit._core.row_cache import add_weighted_rows_serial
 from svmkit._core.smo import (SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, c_svc_biases_and_margins,
                               kept_by_shrinking, smo)
@@ -475,6 +477,8 @@ def test_face_steps_on_all_free_multipliers_of_long_solves_reach_the_same_optimu
     monkeypatch.setattr(svmkit._solver, "_FACE_MAX_FREE", 4)
     monkeypatch.setattr(svmkit._solver, "_FACE_PERIOD_PER_VARIABLE", 0)
     monkeypatch.setattr(svmkit._solver, "_STEPS_PER_CALL", 50)
+    # (solve_dual's rounds, which the spy sees, not the one compiled call of the same rounds)
+    monkeypatch.setattr(SVC, "_two_class_in_one_call", lambda self, gram, y_index, upper, problems: None)
     with_faces = SVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)
     assert sum(tries) > 0
     again = SVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)  # the tries are counted, not timed
@@ -514,21 +518,29 @@ def test_face_steps_on_all_free_multipliers_in_nu_mode_and_svr(monkeypatch, esti
 TWO_CLASS_KERNELS = [("linear", {}), ("rbf", {"gamma": 0.3}), ("poly", {"degree": 3, "gamma": 0.2, "coef0": 1.0})]
 
 
-@pytest.mark.parametrize("kernel, params", TWO_CLASS_KERNELS, ids=[name for name, _ in TWO_CLASS_KERNELS])
+@pytest.mark.parametrize("kernel, params", TWO_CLASS_KERNELS + [("sigmoid", {"gamma": 0.01, "coef0": 0.5})],
+                         ids=[name for name, _ in TWO_CLASS_KERNELS] + ["sigmoid"])
 @pytest.mark.parametrize("options", [{}, {"shrinking": False}, {"max_iter": 40}, {"class_weight": {0: 3.0}}],
                          ids=["default", "no_shrinking", "step_limit", "class_weight"])
-def test_two_class_fit_in_one_call_is_that_of_the_separate_steps(monkeypatch, kernel, params, options):
+@pytest.mark.parametrize("n_features", [6, 40], ids=["thin", "wide"])
+def test_two_class_fit_in_one_call_is_that_of_the_separate_steps(monkeypatch, kernel, params, options, n_features):
     """A small two-class fit built, solved, read and laid out in one compiled call
     (solve_c_svc_two_class) is, bit for bit, the fit of the separate steps (c_svc_dual,
-    solve_dual's full-Gram solver with its own rows, c_svc_solution, the layout), with
-    sample and class weights, without shrinking, and where it stops at max_iter (the same
-    warning, pointing at the caller of fit)."""
-    X, y = make_classification(n_samples=150, n_features=6, n_informative=4, flip_y=0.1, random_state=3)
+    solve_dual's full-Gram solver, c_svc_solution, the layout), with sample and class
+    weights, without shrinking, and where it stops at max_iter (the same warning, pointing
+    at the caller of fit): on rows that the solver computes itself (thin data, but the
+    sigmoid kernel) and on the Gram matrix of all rows computed by BLAS before it starts
+    (40 features, and the sigmoid kernel)."""
+    X, y = make_classification(n_samples=150, n_features=n_features, n_informative=4, flip_y=0.1, random_state=3)
+    computes_rows = n_features <= svmkit._solver._COMPILED_ROW_FEATURES and kernel != "sigmoid"
+    gram = GramBlocks(make_kernel(kernel, **params), X)
+    assert (full_gram_row_kernel(gram, 200, -1) is not None) == computes_rows
+    assert (two_class_gram(gram, 200, -1) is None) == computes_rows
     weights = np.random.default_rng(1).choice([0.5, 1.0, 2.0], size=150)
     calls = []
-    original = svmkit.svm._formulations.solve_c_svc_two_class
-    monkeypatch.setattr(svmkit.svm._formulations, "solve_c_svc_two_class",
-                        lambda *args: calls.append(len(args)) or original(*args))
+    name = "solve_c_svc_two_class" if computes_rows else "solve_c_svc_two_class_on_gram"
+    original = getattr(svmkit.svm._formulations, name)
+    monkeypatch.setattr(svmkit.svm._formulations, name, lambda *args: calls.append(len(args)) or original(*args))
 
     def fit():
         estimator = SVC(kernel=kernel, C=2.0, **params, **options)
@@ -541,7 +553,7 @@ def test_two_class_fit_in_one_call_is_that_of_the_separate_steps(monkeypatch, ke
 
     one_call = fit()
     assert len(calls) == 1
-    monkeypatch.setattr(SVC, "_two_class_row_kernel", lambda self, gram, problems: None)
+    monkeypatch.setattr(SVC, "_two_class_in_one_call", lambda self, gram, y_index, upper, problems: None)
     steps = fit()
     assert len(calls) == 1
     _assert_same_two_class_fit(one_call, steps, X)
@@ -562,8 +574,31 @@ def test_two_class_fit_of_few_rows_in_one_call_is_that_of_the_separate_steps(mon
                         lambda *args: calls.append(1) or original(*args))
     one_call = SVC(kernel=kernel, **params).fit(X, y)
     assert calls == [1]
-    monkeypatch.setattr(SVC, "_two_class_row_kernel", lambda self, gram, problems: None)
+    monkeypatch.setattr(SVC, "_two_class_in_one_call", lambda self, gram, y_index, upper, problems: None)
     _assert_same_two_class_fit(one_call, SVC(kernel=kernel, **params).fit(X, y), X)
+
+
+@pytest.mark.parametrize("options", [{}, {"max_iter": 40}], ids=["default", "step_limit"])
+def test_two_class_fit_on_a_precomputed_matrix_in_one_call_is_that_of_the_separate_steps(monkeypatch, options):
+    """A two-class fit on a small precomputed Gram matrix takes the one compiled call, which
+    reads the user's matrix in place (not copying its rows as the separate steps do, nor
+    writing to it): the same fit bit for bit."""
+    X, y = make_classification(n_samples=120, n_features=5, flip_y=0.1, random_state=2)
+    K = np.exp(-0.2 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    K_before = K.copy()
+    calls = []
+    original = svmkit.svm._formulations.solve_c_svc_two_class_on_gram
+    monkeypatch.setattr(svmkit.svm._formulations, "solve_c_svc_two_class_on_gram",
+                        lambda *args: calls.append(args[0] is K) or original(*args))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        one_call = SVC(kernel="precomputed", **options).fit(K, y)
+        assert calls == [True]
+        np.testing.assert_array_equal(K, K_before)
+        monkeypatch.setattr(SVC, "_two_class_in_one_call", lambda self, gram, y_index, upper, problems: None)
+        steps = SVC(kernel="precomputed", **options).fit(K, y)
+    assert calls == [True]
+    _assert_same_two_class_fit(one_call, steps, K)
 
 
 def _assert_same_two_class_fit(one_call, steps, X):
@@ -582,12 +617,12 @@ def _assert_same_two_class_fit(one_call, steps, X):
 
 @pytest.mark.parametrize("n_samples, n_features, settings", [
     (800, 4, {}),  # a float32 Gram matrix
-    (150, 40, {}),  # too wide for the solver's own rows
+    (600, 400, {"kernel": "rbf"}),  # too wide for the solver's own rows, too large for all rows first
     (150, 4, {"C": np.inf}),  # a hard margin: the separability is checked first
     (150, 4, {"solver": "qp"}),
     (150, 4, {"callback": lambda progress: None}),  # progress reported while it runs
-    (150, 4, {"kernel": "sigmoid"}),
-], ids=["float32", "wide", "hard_margin", "qp", "callback", "sigmoid"])
+    (800, 4, {"kernel": "precomputed"}),  # the user's matrix, but rows of it copied into float32 ones
+], ids=["float32", "many_rows_first", "hard_margin", "qp", "callback", "precomputed_float32"])
 def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_features, settings):
     """Fits that the one compiled call would not solve as solve_dual does (or where it does
     not apply) take the separate steps."""
@@ -595,13 +630,14 @@ def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_f
     X = rng.normal(size=(n_samples, n_features))
     y = (X[:, 0] > 0).astype(int)  # (separable)
     calls = []
-    monkeypatch.setattr(svmkit.svm._formulations, "solve_c_svc_two_class", lambda *args: calls.append(1))
-    SVC(**{"kernel": "linear", **settings}).fit(X, y)
+    for name in ("solve_c_svc_two_class", "solve_c_svc_two_class_on_gram"):
+        monkeypatch.setattr(svmkit.svm._formulations, name, lambda *args: calls.append(1))
+    SVC(**{"kernel": "linear", **settings}).fit(X @ X.T if settings.get("kernel") == "precomputed" else X, y)
     NuSVC(kernel="linear", nu=0.3).fit(X, y)
     assert calls == []
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
+@pytest.mark.parametrize("function", [full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, solve_c_svc_two_class_on_gram, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
                                       small_decisions, support_sq_norms, linear_weights, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
                                       kernel_matrix, squared_norms_in_feature_order, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,

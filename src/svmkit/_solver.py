@@ -705,13 +705,55 @@ def full_gram_row_kernel(gram, cache_size, max_iter):
     True
     """
     row_kernel = compiled_row_kernel(gram)
-    if row_kernel is None:
+    return row_kernel if row_kernel is not None and _two_class_full_gram(gram, cache_size, max_iter) else None
+
+
+def two_class_gram(gram, cache_size, max_iter):
+    """The float64 Gram matrix of all rows of ``gram`` where :func:`solve_dual` solves a problem
+    with one variable per row, in row order, from the start 0 (two-class C-SVC) by the
+    full-Gram solver on all of them, computed before it starts in one or a few BLAS blocks
+    (:func:`_all_rows_first`; computed here as it computes them), or on the user's float64
+    matrix of a precomputed kernel (returned as it is, to be read in place, where
+    :func:`solve_dual` copies its rows as it needs them); else None (and where
+    :func:`full_gram_row_kernel` applies).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit.kernels import RBFKernel
+    >>> X = np.random.default_rng(0).normal(size=(100, 35))
+    >>> wide = GramBlocks(RBFKernel(0.5), X)  # 35 features: BLAS blocks
+    >>> bool(np.array_equal(two_class_gram(wide, 200, -1), wide.block(slice(None))))
+    True
+    >>> two_class_gram(GramBlocks(RBFKernel(0.5), X[:, :5]), 200, -1) is None  # rows of the solver's own
+    True
+    """
+    if not _two_class_full_gram(gram, cache_size, max_iter):
         return None
+    if type(gram) is PrecomputedGram:
+        return gram.K if gram.K.dtype == np.float64 and _plain_array_flags(gram.K) else None
+    n = gram.n_rows
+    if type(gram) is not GramBlocks or compiled_row_kernel(gram) is not None or not _all_rows_first(gram, n,
+                                                                                                      KERNEL_NONE):
+        return None
+    K = gram.square_memory(n, np.float64)
+    with blas_threads_for(n, gram.n_features):
+        _fill_rows(K, np.full(n, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), gram.block, np.arange(n))
+    return K
+
+
+def _two_class_full_gram(gram, cache_size, max_iter):
+    """Whether :func:`solve_dual` solves a problem of one variable per row of ``gram`` by the
+    full-Gram solver on a float64 matrix (not after the linear kernel's blocked rounds)."""
     n, budget = gram.n_rows, cache_size * 2**20
-    if (not _takes_full_gram(n, n, budget) or _takes_linear_blocked_rounds(gram, n, True, step_limit(max_iter))
-            or full_gram_dtype(n, budget) != np.float64):
-        return None
-    return row_kernel
+    return (_takes_full_gram(n, n, budget) and full_gram_dtype(n, budget) == np.float64
+            and not _takes_linear_blocked_rounds(gram, n, True, step_limit(max_iter)))
+
+
+def _plain_array_flags(a):
+    """Whether ``a`` is C-contiguous, aligned and writeable: the arrays of the compiled solver's
+    signatures (a read-only or unaligned one would be compiled for anew)."""
+    return a.flags.c_contiguous and a.flags.aligned and a.flags.writeable
 
 
 def compiled_row_kernel(gram):

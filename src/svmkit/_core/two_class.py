@@ -3,8 +3,10 @@
 The full-Gram solver's Python loop around :func:`svmkit._core.full_gram.full_gram_round`,
 the dual's and the model's arrays, and the steps between them took as long as the solve
 itself on a few hundred rows (heart, 202 rows, linear kernel: some 120 us of SMO in a fit of
-300 us). Where the solver computes every kernel row itself, nothing in between needs
-Python: :func:`solve_c_svc_two_class` makes the same calls as that path, in the same order.
+300 us). Where the solver computes every kernel row itself, or every row was computed before
+it starts (by BLAS: wide data, other kernels; or the user's precomputed matrix), nothing in
+between needs Python: :func:`solve_c_svc_two_class` and :func:`solve_c_svc_two_class_on_gram`
+make the same calls as that path, in the same order.
 Its pieces serve the one-call one-vs-one fits too (:mod:`svmkit._core.pairs`): the solve on
 rows computed as they are needed (:func:`solve_on_own_rows`) and what such a fit returns
 (:func:`c_svc_fit`).
@@ -14,6 +16,7 @@ import numpy as np
 
 from ._jit import jit
 from .full_gram import full_gram_solve
+from .kernel_blocks import KERNEL_NONE
 from .libsvm_layout import libsvm_layout_and_objectives
 from .smo import c_svc_biases_and_margins
 
@@ -54,15 +57,56 @@ def solve_c_svc_two_class(
     >>> model[0], model[5].round(6)  # the support vectors and the dual objective
     (array([1, 2]), array([0.5]))
     """
+    K, slot, n_filled = _no_rows_computed(XT)
+    return _c_svc_two_class_fit(
+        K, slot, n_filled, XT, kernel, gamma, coef0, degree, qd, y_index, row_upper, tol, max_steps, steps_per_call,
+        hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
+    )
+
+
+@jit
+def solve_c_svc_two_class_on_gram(
+    K, qd, y_index, row_upper, tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps,
+    eps, face_settings,
+):
+    """:func:`solve_c_svc_two_class` on the Gram matrix ``K`` of all rows (float64, read, not
+    written): the same returns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> dual, solution, (biases, margins), model = solve_c_svc_two_class_on_gram(
+    ...     X @ X.T, (X**2).ravel(), np.array([0, 0, 1, 1]), np.full(4, 10.0), 1e-6, 1000, 1000, 5, 256, 30,
+    ...     2.2e-16, np.array([25, 1024, 1024, 200]))
+    >>> solution[0].round(6), biases.round(6)  # the margin 1 <= x <= 3: w = 1, b = -2
+    (array([0. , 0.5, 0.5, 0. ]), array([-2.]))
+    """
+    n = y_index.shape[0]
+    return _c_svc_two_class_fit(
+        K, np.arange(n), np.array([n]), np.empty((0, 0), dtype=K.dtype), KERNEL_NONE, 0.0, 0.0, 1, qd, y_index,
+        row_upper, tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
+        face_settings,
+    )
+
+
+@jit
+def _c_svc_two_class_fit(
+    K, slot, n_filled, XT, kernel, gamma, coef0, degree, qd, y_index, row_upper, tol, max_steps, steps_per_call,
+    hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
+):
+    """The fit of :func:`solve_c_svc_two_class` on the kernel rows stored in ``K`` at ``slot``
+    (-1: not stored, then computed from ``XT`` into the next free row, ``n_filled``), as
+    :func:`svmkit._core.full_gram.full_gram_solve` takes them."""
     n = y_index.shape[0]
     y = np.where(y_index == 1, 1.0, -1.0)
     p = np.full(n, -1.0)
     upper = row_upper.copy()
     alpha0 = np.zeros(n)
     alpha, grad = alpha0.copy(), p.copy()  # (G = Q a0 + p = p)
-    steps, status, gap = solve_on_own_rows(
-        XT, kernel, gamma, coef0, degree, qd, y, upper, alpha, grad, tol, max_steps, steps_per_call,
-        hand_over_fraction, face_max_free, face_max_steps, eps, face_settings,
+    steps, status, gap = full_gram_solve(
+        K, slot, n_filled, y, upper, qd, alpha, grad, False, tol, max_steps, steps_per_call, hand_over_fraction,
+        face_max_free, face_max_steps, eps, face_settings, XT, kernel, gamma, coef0, degree,
     )
     no_pairs = np.empty(0, dtype=np.int64)
     return c_svc_fit(
@@ -111,9 +155,16 @@ def solve_on_own_rows(
     computes from ``XT`` as they are needed (the arguments as :func:`solve_c_svc_two_class`;
     ``alpha`` and ``grad`` updated in place). Returns ``(steps, status, gap)``.
     """
-    n = XT.shape[1]
-    return full_gram_solve(  # (no row computed yet)
-        np.empty((n, n), dtype=XT.dtype), np.full(n, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), y, upper, qd,
-        alpha, grad, False, tol, max_steps, steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps,
-        face_settings, XT, kernel, gamma, coef0, degree,
+    K, slot, n_filled = _no_rows_computed(XT)
+    return full_gram_solve(
+        K, slot, n_filled, y, upper, qd, alpha, grad, False, tol, max_steps, steps_per_call, hand_over_fraction,
+        face_max_free, face_max_steps, eps, face_settings, XT, kernel, gamma, coef0, degree,
     )
+
+
+@jit
+def _no_rows_computed(XT):
+    """``(K, slot, n_filled)`` of :func:`svmkit._core.full_gram.full_gram_solve` before any of
+    the kernel rows of the columns of ``XT`` is computed: room for all of them, of its type."""
+    n = XT.shape[1]
+    return np.empty((n, n), dtype=XT.dtype), np.full(n, -1, dtype=np.int64), np.zeros(1, dtype=np.int64)

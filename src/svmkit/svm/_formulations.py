@@ -10,7 +10,7 @@ from .._core.pairs import (
     c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows, solve_pairs_on_own_rows, unsolved_pairs,
 )
 from .._core.smo import c_svc_biases_and_margins
-from .._core.two_class import c_svc_fit, solve_c_svc_two_class
+from .._core.two_class import c_svc_fit, solve_c_svc_two_class, solve_c_svc_two_class_on_gram
 from .._solver import DualProblem, intercept_from_gradient, one_call_settings
 from .._stacked import StackedDuals, StackedSolutions, solved_stack
 
@@ -155,6 +155,26 @@ def c_svc_two_class_in_one_call(row_kernel, qd, y_index, upper, tol, max_iter, s
     """
     return _fit_in_one_call(
         solve_c_svc_two_class, (*row_kernel, qd, y_index, upper), tol, max_iter, shrinking, verbose, callback
+    )
+
+
+def c_svc_two_class_on_gram_in_one_call(K, qd, y_index, upper, tol, max_iter, shrinking, verbose=False,
+                                        callback=None):
+    """:func:`c_svc_two_class_in_one_call` on the float64 Gram matrix ``K`` of all rows
+    (:func:`svmkit._solver.two_class_gram`), in one compiled call
+    (:func:`svmkit._core.two_class.solve_c_svc_two_class_on_gram`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.concatenate([np.linspace(-3.0, -1.0, 20), np.linspace(1.0, 3.0, 20)]).reshape(-1, 1)
+    >>> duals, solutions, biases, margins, model = c_svc_two_class_on_gram_in_one_call(
+    ...     X @ X.T, (X**2).ravel(), (X[:, 0] > 0).astype(np.int64), np.full(40, 10.0), 1e-6, -1, True)
+    >>> np.flatnonzero(solutions[0].alpha), solutions[0].alpha[[19, 20]].round(6)  # the margin -1 <= x <= 1
+    (array([19, 20]), array([0.5, 0.5]))
+    """
+    return _fit_in_one_call(
+        solve_c_svc_two_class_on_gram, (K, qd, y_index, upper), tol, max_iter, shrinking, verbose, callback
     )
 
 

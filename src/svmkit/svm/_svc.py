@@ -22,7 +22,7 @@ from .._core.libsvm_layout import libsvm_layout_and_objectives
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
 from .._solver import (
     OPTIMAL, PrecomputedGram, blas_threads_for, compiled_row_kernel, full_gram_dtype, full_gram_row_kernel,
-    linear_row_kernel,
+    linear_row_kernel, two_class_gram,
 )
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, is_real, map_in_threads, resolve_n_jobs
@@ -30,7 +30,7 @@ from ._binary import BinaryModel, StackedVariables
 from ..qp import solve_dual_qp
 from ._formulations import (
     c_svc_dual, c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_pairs_on_own_rows_in_one_call, c_svc_solution,
-    c_svc_solutions, c_svc_two_class_in_one_call,
+    c_svc_solutions, c_svc_two_class_in_one_call, c_svc_two_class_on_gram_in_one_call,
 )
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
@@ -330,14 +330,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.kernel_, gram = self._build_kernel(X)
 
         problems = self._problems(classes.shape[0])
-        row_kernel = self._two_class_row_kernel(gram, problems)
         models = model = None
-        if row_kernel is not None:
-            variables, model = self._fit_in_one_compiled_call(
-                lambda *options: c_svc_two_class_in_one_call(row_kernel, gram.diag(), y_index, upper, *options)
-            )
-        elif (solve_pairs := self._pairs_in_compiled_calls(X, gram, y_index, upper, problems)) is not None:
-            variables, model = self._fit_in_one_compiled_call(solve_pairs)
+        solve_all = (self._two_class_in_one_call(gram, y_index, upper, problems)
+                     or self._pairs_in_compiled_calls(X, gram, y_index, upper, problems))
+        if solve_all is not None:
+            variables, model = self._fit_in_one_compiled_call(solve_all)
         else:
             models, variables = self._fit_problems(X, gram, y_index, upper, problems)
         self._set_models(problems, models, variables)
@@ -565,17 +562,23 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             row_kernel, diag, y_index, n_classes, upper, pairs, *options, map_groups=map_groups
         )
 
-    def _two_class_row_kernel(self, gram, problems):
-        """Where a two-class fit is solved in one compiled call (:meth:`_fit_in_one_compiled_call`;
-        fit time over LIBSVM's, alternating in one process, each fit after a oneDAL fit: heart
-        RBF 0.414 -> 0.297, linear 0.400 -> 0.342; breast cancer 0.341 -> 0.287 and 0.395 ->
-        0.356): C-SVC by SMO (:meth:`_c_svc_in_compiled_code`) with no progress to report, on
-        kernel rows that the full-Gram solver computes itself, the arguments of
-        :func:`svmkit._solver.full_gram_row_kernel` for that; else None."""
+    def _two_class_in_one_call(self, gram, y_index, upper, problems):
+        """``solve_all`` of :meth:`_fit_in_one_compiled_call` where a two-class fit is solved in
+        one compiled call: C-SVC by SMO (:meth:`_c_svc_in_compiled_code`) with no progress to
+        report, on kernel rows that the full-Gram solver computes itself
+        (:func:`svmkit._solver.full_gram_row_kernel`) or on the Gram matrix of all rows
+        (:func:`svmkit._solver.two_class_gram`); else None. Fit time over LIBSVM's, alternating
+        in one process, each fit after a oneDAL fit: heart RBF 0.414 -> 0.297, linear 0.400 ->
+        0.342; breast cancer 0.341 -> 0.287 and 0.395 -> 0.356 (own rows); 208 x 60 RBF 0.340
+        -> 0.248, 351 x 34 RBF 0.310 -> 0.245 (BLAS rows)."""
         if (len(problems) != 1 or not self._c_svc_in_compiled_code() or self._uses_qp() or self.verbose
                 or self.callback is not None):
             return None
-        return full_gram_row_kernel(gram, self.cache_size, self.max_iter)
+        if (row_kernel := full_gram_row_kernel(gram, self.cache_size, self.max_iter)) is not None:
+            return lambda *options: c_svc_two_class_in_one_call(row_kernel, gram.diag(), y_index, upper, *options)
+        if (K := two_class_gram(gram, self.cache_size, self.max_iter)) is not None:
+            return lambda *options: c_svc_two_class_on_gram_in_one_call(K, gram.diag(), y_index, upper, *options)
+        return None
 
     def _fit_in_one_compiled_call(self, solve_all):
         """The :class:`StackedVariables` of the fitted problems and their arrays in LIBSVM's
