@@ -733,8 +733,7 @@ def two_class_gram(gram, cache_size, max_iter):
     if type(gram) is PrecomputedGram:
         return gram.K if gram.K.dtype == np.float64 and _plain_array_flags(gram.K) else None
     n = gram.n_rows
-    if type(gram) is not GramBlocks or compiled_row_kernel(gram) is not None or not _all_rows_first(gram, n,
-                                                                                                      KERNEL_NONE):
+    if type(gram) is not GramBlocks or not _all_rows_first(gram, n, _compiled_row_code(gram)):
         return None
     K = gram.square_memory(n, np.float64)
     with blas_threads_for(n, gram.n_features):

@@ -569,8 +569,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         (:func:`svmkit._solver.full_gram_row_kernel`) or on the Gram matrix of all rows
         (:func:`svmkit._solver.two_class_gram`); else None. Fit time over LIBSVM's, alternating
         in one process, each fit after a oneDAL fit: heart RBF 0.414 -> 0.297, linear 0.400 ->
-        0.342; breast cancer 0.341 -> 0.287 and 0.395 -> 0.356 (own rows); 208 x 60 RBF 0.340
-        -> 0.248, 351 x 34 RBF 0.310 -> 0.245 (BLAS rows)."""
+        0.342; breast cancer 0.341 -> 0.287 and 0.395 -> 0.356 (own rows); 208 x 60 RBF 0.328
+        -> 0.243, 351 x 34 RBF 0.281 -> 0.243 (BLAS rows)."""
         if (len(problems) != 1 or not self._c_svc_in_compiled_code() or self._uses_qp() or self.verbose
                 or self.callback is not None):
             return None
