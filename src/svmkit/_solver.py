@@ -704,8 +704,11 @@ def full_gram_row_kernel(gram, cache_size, max_iter):
     >>> full_gram_row_kernel(GramBlocks(RBFKernel(0.5), np.hstack([X] * 7)), 200, -1) is None  # 35 features: BLAS
     True
     """
-    row_kernel = compiled_row_kernel(gram)
-    return row_kernel if row_kernel is not None and _two_class_full_gram(gram, cache_size, max_iter) else None
+    # (the data transposed only where it is used: a larger problem's solve makes its own copy)
+    code = _plain_row_code(gram)
+    if code == KERNEL_NONE or not _two_class_full_gram(gram, cache_size, max_iter):
+        return None
+    return _compiled_row_kernel(gram, np.float64, code)
 
 
 def two_class_gram(gram, cache_size, max_iter):
@@ -760,8 +763,13 @@ def compiled_row_kernel(gram):
     kernel rows of ``gram`` itself (:func:`svmkit._core.kernel_blocks.kernel_row`): plain
     :class:`GramBlocks` (not a subclass whose rows are copies or stored in parts) of a kernel
     of :func:`_compiled_row_code`; else None."""
-    code = _compiled_row_code(gram) if type(gram) is GramBlocks else KERNEL_NONE
+    code = _plain_row_code(gram)
     return None if code == KERNEL_NONE else _compiled_row_kernel(gram, np.float64, code)
+
+
+def _plain_row_code(gram):
+    """:func:`_compiled_row_code` of plain :class:`GramBlocks`, ``KERNEL_NONE`` for any other."""
+    return _compiled_row_code(gram) if type(gram) is GramBlocks else KERNEL_NONE
 
 
 def linear_row_kernel(gram, dtype, max_features):
