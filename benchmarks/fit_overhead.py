@@ -64,6 +64,7 @@ def time_compiled_calls():
 
 
 def busy(seconds):
+    """Spin in a Python loop for ``seconds`` (time passing since svmkit's last fit, the cores kept busy)."""
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         pass
