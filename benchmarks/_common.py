@@ -194,6 +194,14 @@ def timed(function, *args, **kwargs):
     return time.perf_counter() - start, result
 
 
+def busy(seconds):
+    """Spin in a Python loop for ``seconds``: time passes and the core stays busy, while almost
+    no memory is touched."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
 def timed_with_memory(function, *args, **kwargs):
     """``(seconds, peak MB above the RSS before the call, result)``."""
     with PeakRSS() as memory:

@@ -28,6 +28,7 @@ import time
 
 import numba
 import numpy as np
+from _common import busy
 
 
 @numba.njit
@@ -57,20 +58,13 @@ def views(values, n):
     return [values[k * n:(k + 1) * n] for k in range(25)]
 
 
-def busy(milliseconds):
-    """Spin in Python for ``milliseconds``."""
-    start = time.perf_counter()
-    while time.perf_counter() - start < milliseconds / 1000:
-        pass
-
-
 def settings(junk):
     """``(label, action)`` of each setting run before a timed call."""
     return [
         ("warm", lambda: None),
-        ("busy 1 ms", lambda: busy(1)),
-        ("busy 4 ms", lambda: busy(4)),
-        ("busy 20 ms", lambda: busy(20)),
+        ("busy 1 ms", lambda: busy(0.001)),
+        ("busy 4 ms", lambda: busy(0.004)),
+        ("busy 20 ms", lambda: busy(0.02)),
         ("sleep 4 ms", lambda: time.sleep(0.004)),
         (f"write {junk.nbytes >> 20} MB", lambda: junk.__iadd__(1.0)),
     ]

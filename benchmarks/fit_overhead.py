@@ -25,7 +25,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from _common import DEFAULT_DATA_DIR
+from _common import DEFAULT_DATA_DIR, busy
 from sklearn.datasets import load_breast_cancer, load_svmlight_file
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as LibsvmSVC
@@ -61,13 +61,6 @@ def time_compiled_calls():
 
         setattr(formulations, name, timed)
     return times
-
-
-def busy(seconds):
-    """Spin in a Python loop for ``seconds`` (time passing since svmkit's last fit, the cores kept busy)."""
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
 
 
 def main():
