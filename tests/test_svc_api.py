@@ -339,7 +339,7 @@ def test_shared_products_prediction_equals_the_workers_own_products(monkeypatch,
     X = sp.csr_matrix(X) if dtype == "csr" else X.astype(dtype)
     model = SVC(kernel=kernel, gamma=0.02, degree=2) if estimator == "svc" else SVR(kernel=kernel, gamma=0.02)
     model.fit(X[:250], y[:250])
-    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 0)
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_WORK", 0)
     monkeypatch.setattr(svmkit.svm._base, "_PARALLEL_PREDICT_VALUES", 1)
     monkeypatch.setattr(svmkit.svm._base, "_PREDICT_BLOCK_BYTES", 8 * model.support_.shape[0] * 20)
     model.n_jobs = 2
@@ -368,14 +368,14 @@ def test_a_lone_prediction_worker_keeps_blas_threads_unless_n_jobs_is_one(monkey
     X, y = make_classification(n_samples=500, n_features=20, n_informative=8, n_classes=3, random_state=4)
     model = SVC(gamma=0.05, n_jobs=n_jobs).fit(X[:300], y[:300])
     monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_FEATURES", 0)  # (20 features: as wider data)
-    n_values = 200 * model.support_.shape[0]
-    assert svmkit.svm._base._COMPILED_DECISION_VALUES < n_values < svmkit.svm._base._PARALLEL_PREDICT_VALUES
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_WORK", 0)  # (NumPy's blocks)
+    assert 200 * model.support_.shape[0] < svmkit.svm._base._PARALLEL_PREDICT_VALUES
     limits = []
     original = svmkit.svm._base.single_threaded_blas
     monkeypatch.setattr(svmkit.svm._base, "single_threaded_blas", lambda: limits.append(1) or original())
     decisions = model.decision_function(X[300:])
     assert limits == ([1] if n_jobs == 1 else [])
-    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 10**9)
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_WORK", 10**12)
     np.testing.assert_allclose(decisions, model.decision_function(X[300:]), rtol=1e-12, atol=1e-12)
 
 
@@ -417,7 +417,7 @@ def test_small_predictions_in_one_compiled_call_equal_numpys_blocks(monkeypatch,
                   decision_function_shape="ovr" if case == "ovo_ovr_scores" else "ovo"))
     model.fit(X, None if case == "one_class" else y)
     X_test = np.vstack([X, X[::-1]]) if wide else X  # (wide: twice the products of the RBF kernel values)
-    assert 0 < X_test.shape[0] * model.support_.shape[0] <= svmkit.svm._base._COMPILED_DECISION_VALUES
+    assert 0 < X_test.size * model.support_.shape[0] <= svmkit.svm._base._COMPILED_DECISION_WORK
     products = X_test.size * model.support_.shape[0] if kernel == "rbf" else X.shape[1]
     assert (products > (RBF_LOOP_PRODUCTS if kernel == "rbf" else LOOP_FEATURES)) == wide
     calls = []
@@ -425,7 +425,7 @@ def test_small_predictions_in_one_compiled_call_equal_numpys_blocks(monkeypatch,
     monkeypatch.setattr(svmkit.svm._base, "small_decisions", lambda *args: calls.append(1) or original(*args))
     methods = [model.predict] if case == "svr" else [model.decision_function, model.predict]
     compiled = [method(X_test) for method in methods]
-    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_VALUES", 0)
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_WORK", 0)
     monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_FEATURES", 0)
     monkeypatch.setattr(svmkit.svm._base, "_TINY_PREDICT_WORK", 0)
     blocks = [method(X_test) for method in methods]
@@ -457,20 +457,46 @@ def test_linear_weights_by_loops_equal_blas_and_the_support_vector_sum(monkeypat
 @pytest.mark.parametrize("n_classes", [2, 4])
 def test_rbf_predictions_on_narrow_data_take_the_compiled_call_below_the_workers_limit(monkeypatch, n_classes):
     """RBF decisions on data of few features take the compiled call up to the kernel values of
-    two workers (one-vs-one: each support vector's terms in its own class's problems only), not
-    only the smallest; they equal NumPy's blocks."""
+    two workers (one-vs-one: each support vector's terms in its own class's problems only), also
+    where wider data would have too many multiply-adds for it; they equal NumPy's blocks."""
     X, y = make_classification(n_samples=1000, n_features=8, n_informative=5, n_classes=n_classes,
                                flip_y=0.1, random_state=5)
     model = SVC(gamma=0.2).fit(X[:500], y[:500])
     n_values = 500 * model.support_.shape[0]
-    assert svmkit.svm._base._COMPILED_DECISION_VALUES < n_values < svmkit.svm._base._PARALLEL_PREDICT_VALUES
+    assert n_values < svmkit.svm._base._PARALLEL_PREDICT_VALUES
     assert X.shape[1] <= svmkit.svm._base._COMPILED_DECISION_FEATURES
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_WORK", n_values * X.shape[1] - 1)
     calls = []
     original = svmkit.svm._base.small_decisions
     monkeypatch.setattr(svmkit.svm._base, "small_decisions", lambda *args: calls.append(1) or original(*args))
     compiled = model.decision_function(X[500:])
     monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_FEATURES", 0)
     blocks = model.decision_function(X[500:])
+    assert calls == [1]
+    np.testing.assert_allclose(compiled, blocks, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_rbf_predictions_on_wide_data_take_the_compiled_call_up_to_its_multiply_adds(monkeypatch, n_classes):
+    """RBF decisions on data of more features than _COMPILED_DECISION_FEATURES take the compiled
+    call while their products' multiply-adds (test rows x support vectors x features) are at most
+    _COMPILED_DECISION_WORK (ionosphere's shape, 351 x 34: 117 test rows, some 30,000 kernel
+    values), NumPy's blocks from one more; both give the same decisions."""
+    X, y = make_classification(n_samples=468, n_features=34, n_informative=5, n_classes=n_classes,
+                               flip_y=0.1, random_state=0)
+    model = SVC().fit(X[:351], y[:351])
+    X_test = X[351:]
+    work = X_test.size * model.support_.shape[0]
+    assert X_test.shape[1] > svmkit.svm._base._COMPILED_DECISION_FEATURES
+    assert work <= svmkit.svm._base._COMPILED_DECISION_WORK
+    calls = []
+    original = svmkit.svm._base.small_decisions
+    monkeypatch.setattr(svmkit.svm._base, "small_decisions", lambda *args: calls.append(1) or original(*args))
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_WORK", work)
+    compiled = model.decision_function(X_test)
+    assert calls == [1]
+    monkeypatch.setattr(svmkit.svm._base, "_COMPILED_DECISION_WORK", work - 1)
+    blocks = model.decision_function(X_test)
     assert calls == [1]
     np.testing.assert_allclose(compiled, blocks, rtol=1e-12, atol=1e-12)
 

@@ -92,16 +92,22 @@ _TINY_PREDICT_WORK = 2**19
 # BLAS's 1.0 at 858 (wine), and 3.0-6.5 us against 2.4-3.6 at 2^15; right after another
 # library's fit BLAS took 9.5 us at 858 (its code out of the caches), the loops 3.1
 _LOOP_WEIGHTS_WORK = 2**15
-# RBF decisions of at most this many kernel values (test rows x support vectors) on dense data
-# take one compiled call (small_decisions): NumPy's dozen calls cost more than their arithmetic
-# there (heart_scale, 7,072 values: 65 -> 42 us, and 120 -> 67 us right after the fit; breast
-# cancer, 14,872 values: 118 -> 87 us), while its exp, twice as fast as the compiled one, wins
-# on larger blocks (52,600 values: 275 against 324 us). So do linear decisions of fewer than
-# _TINY_PREDICT_WORK multiply-adds. With the input check and the one-vs-rest scores in the same
-# call, wine's 45 test rows (RBF, 60 support vectors, 3 classes) took 26 us instead of 48 in the
-# benchmark's order (each fit followed by scikit-learn's and oneDAL's, median of 38), iris's
-# 22 instead of 31 us.
-_COMPILED_DECISION_VALUES = 2**15
+# RBF decisions on dense data take one compiled call (small_decisions) up to this many
+# multiply-adds of their products (test rows x support vectors x features), as do linear
+# decisions of fewer than _TINY_PREDICT_WORK: NumPy's dozen calls cost more than their arithmetic
+# there (heart_scale, 7,072 kernel values: 65 -> 42 us, and 120 -> 67 us right after the fit;
+# breast cancer, 14,872 values: 118 -> 87 us), while NumPy's exp, twice as fast as the compiled
+# one, and BLAS's products on both cores win on larger blocks. With the input check and the
+# one-vs-rest scores in the same call, wine's 45 test rows (RBF, 60 support vectors, 3 classes)
+# took 26 us instead of 48 in the benchmark's order (each fit followed by scikit-learn's and
+# oneDAL's, median of 38), iris's 22 instead of 31 us. The limit was 2^15 kernel values at any
+# width. Two-class RBF problems of make_classification, each prediction after oneDAL's and
+# LIBSVM's, median of 61, compiled / NumPy's blocks, us (shape: test rows x support vectors x
+# features, millions of multiply-adds): 117 x 294 x 34, 1.2: 151 / 240 (0.095 / 0.150 of LIBSVM's
+# time); 150 x 354 x 40, 2.1: 239 / 356 (0.089 / 0.133); 100 x 288 x 100, 2.9: 248 / 292; 40 x 120
+# x 784, 3.8: 326 / 388; 200 x 470 x 40, 3.8: 380 / 369; 166 x 438 x 60, 4.4: 378 / 433; 200 x 490
+# x 60, 5.9: 507 / 446; 266 x 642 x 50, 8.5: 753 / 680; 100 x 300 x 784, 23.5: 1,472 / 1,149.
+_COMPILED_DECISION_WORK = 2**22
 # ... and on data of at most this many features, those of fewer kernel values than two workers
 # take (_PARALLEL_PREDICT_VALUES): there the exponentials dominate, and the compiled call's
 # (since fused multiply-adds) in the same pass as the distances beat NumPy's passes. Same order,
@@ -517,8 +523,11 @@ class BaseKernelSVM(BaseEstimator):
             return None
         kernel_code, arrays = model[0], model[1]
         if kernel_code == KERNEL_RBF:
-            narrow = X.shape[1] <= _COMPILED_DECISION_FEATURES
-            if X.shape[0] * arrays.shape[0] > (_PARALLEL_PREDICT_VALUES - 1 if narrow else _COMPILED_DECISION_VALUES):
+            n_values = X.shape[0] * arrays.shape[0]
+            if X.shape[1] <= _COMPILED_DECISION_FEATURES:
+                if n_values >= _PARALLEL_PREDICT_VALUES:
+                    return None
+            elif n_values * X.shape[1] > _COMPILED_DECISION_WORK:
                 return None
         elif X.shape[0] * arrays.size >= _TINY_PREDICT_WORK:
             return None
