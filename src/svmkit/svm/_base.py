@@ -512,9 +512,10 @@ class BaseKernelSVM(BaseEstimator):
         """The decision values ``K(X, SV) @ coef + intercept_`` of a small test set in one compiled
         call (with ``n_classes``: the one-vs-rest scores of one-vs-one problems), or None where
         that path does not apply: ``X`` not a C-ordered float64 matrix of the fitted width, or
-        holding a NaN or infinity (left for :meth:`_validate_test_X` to report), too many values
-        for it, a kernel other than RBF and linear, sparse support vectors (RBF), an estimator
-        fitted with feature names, or not fitted."""
+        holding a NaN or infinity (left for :meth:`_validate_test_X` to report), too much work
+        for it (kernel values on narrow data, multiply-adds on wider data: ``_COMPILED_DECISION_WORK``),
+        a kernel other than RBF and linear, sparse support vectors (RBF), an estimator fitted with
+        feature names, or not fitted."""
         # (finiteness is checked in the compiled call's own pass)
         if not (self.__sklearn_is_fitted__() and self._is_valid_test_array(X, check_finite=False)):
             return None
