@@ -18,6 +18,7 @@ import svmkit._solver
 import svmkit.svm._base
 from svmkit import SVC, SolverProgress
 from svmkit.kernels import LinearKernel, RBFKernel
+from svmkit.svm._formulations import pair_class_arrays
 
 X_iris, y_iris = load_iris(return_X_y=True)
 
@@ -214,6 +215,20 @@ def test_a_fit_within_the_progress_interval_reports_once():
     X, y = make_classification(n_samples=300, n_features=5, random_state=6)
     model = SVC(callback=reports.append).fit(X, y)
     assert [(r.n_iter, r.n_variables) for r in reports] == [(int(model.n_iter_[0]), 300)]
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_the_shared_class_arrays_of_one_vs_one_pairs_stay_as_made(kernel):
+    """Fits and predictions of three and four classes read the pairs' class arrays, made once
+    and shared, and never write them."""
+    first, second = pair_class_arrays([(0, 1), (0, 2), (1, 2)])
+    model = SVC(kernel=kernel).fit(X_iris, y_iris)
+    model.predict(X_iris), model.decision_function(X_iris)
+    four = y_iris + (np.arange(150) % 2) * (y_iris == 2)
+    SVC(kernel=kernel).fit(X_iris, four).predict(X_iris)
+    assert model._pair_classes()[0] is first and pair_class_arrays(((0, 1), (0, 2), (1, 2)))[1] is second
+    assert first.tolist() == [0, 0, 1] and second.tolist() == [1, 2, 2]
+    assert pair_class_arrays([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)])[1].tolist() == [1, 2, 3, 2, 3, 3]
 
 
 def test_max_iter_warns_with_the_gap_reached():

@@ -46,7 +46,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
 from ._core.smo import (
-    SMO_NEED_ROW, SMO_OPTIMAL, bias_from_gradient, rows_to_prefetch, smo,
+    SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, rows_to_prefetch, smo,
 )
 from ._core.kernel_blocks import (
     KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, kernel_matrix, sparse_sparse_products,
@@ -61,8 +61,10 @@ from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
 
-#: Solver status codes (``DualSolution.status``).
-OPTIMAL, ITERATION_LIMIT, STALLED = 0, 1, 2
+#: Solver status codes (``DualSolution.status``): the compiled SMO solvers' codes of a solved
+#: problem and of one stopped at its step limit are the same numbers, so that the status arrays
+#: of the solvers of many problems are read as they are (:func:`svmkit._stacked.solved_stack`).
+OPTIMAL, ITERATION_LIMIT, STALLED = SMO_OPTIMAL, SMO_STEP_LIMIT, 2
 _SOLUTION_STATUS = {BLOCKED_OPTIMAL: OPTIMAL, BLOCKED_STEP_LIMIT: ITERATION_LIMIT, BLOCKED_STALLED: STALLED}
 
 #: Seconds between two progress reports.

@@ -16,9 +16,8 @@ from functools import cached_property
 import numpy as np
 
 from ._core.pairs import has_a_row_twice, most_variables, solve_subsets
-from ._core.smo import SMO_OPTIMAL
 from ._solver import (
-    ITERATION_LIMIT, OPTIMAL, DualProblem, DualSolution, PrecomputedGram, _Progress, full_gram_dtype, one_call_settings,
+    DualProblem, DualSolution, PrecomputedGram, _Progress, full_gram_dtype, one_call_settings,
 )
 
 
@@ -141,13 +140,14 @@ class StackedSolutions(_Stack):
 
 def solved_stack(bounds, alpha, grad, n_iter, status, gap, started, verbose=False, callback=None):
     """The :class:`StackedSolutions` that one compiled call, begun at ``started``
-    (``time.perf_counter()``), wrote (``status``: the compiled solver's codes), after one
-    progress report (``verbose``, ``callback``) per problem with the time of the whole call."""
+    (``time.perf_counter()``), wrote (``status``: the compiled solver's codes, which are
+    ``OPTIMAL`` and ``ITERATION_LIMIT``: no ``np.where`` to map them, which costs 1.6 us warm
+    and 17 us alone after a flush of the caches), after one progress report (``verbose``,
+    ``callback``) per problem with the time of the whole call."""
     if verbose or callback:
         for k, size in enumerate(np.diff(bounds).tolist()):
             _Progress(verbose, callback, size, started).report(int(n_iter[k]), float(gap[k]), size, force=True)
-    return StackedSolutions(bounds, alpha, grad, gap, n_iter, np.where(status == SMO_OPTIMAL, OPTIMAL, ITERATION_LIMIT),
-                            ["full-gram"] * (bounds.shape[0] - 1))
+    return StackedSolutions(bounds, alpha, grad, gap, n_iter, status, ["full-gram"] * (bounds.shape[0] - 1))
 
 
 def solutions_in_one_call(problems, solve, tol, max_iter, shrinking, verbose=False, callback=None, dtype=np.float64):

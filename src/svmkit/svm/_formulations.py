@@ -2,6 +2,7 @@
 solver (:func:`svmkit._solver.solve_dual`) and reads its solution back."""
 
 import time
+from functools import lru_cache
 
 import numpy as np
 
@@ -31,6 +32,27 @@ def c_svc_dual(indices, y, upper):
     return DualProblem(indices, y, -np.ones(m), upper, np.zeros(m))
 
 
+@lru_cache(maxsize=64)
+def _pair_class_arrays(pairs):
+    """:func:`pair_class_arrays` of a tuple of pairs, made once."""
+    return tuple(np.ascontiguousarray(side, dtype=np.int64) for side in np.array(pairs, dtype=np.int64).reshape(-1, 2).T)
+
+
+def pair_class_arrays(pairs):
+    """The first and second class of each one-vs-one problem of ``pairs`` (``(a, b)``), as two
+    int64 arrays made once per set of pairs and shared by the fits and predictions that use
+    them, which only read them (a conversion of the list costs 1.7 us warm and 13 us alone after
+    a flush of the caches; a one-vs-one fit made one for its compiled call and two for its
+    decision model, and each prediction two).
+
+    Examples
+    --------
+    >>> pair_class_arrays([(0, 1), (0, 2), (1, 2)])
+    (array([0, 0, 1]), array([1, 2, 2]))
+    """
+    return _pair_class_arrays(tuple(pairs))
+
+
 def c_svc_pair_duals(order, class_start, upper, pairs):
     """The C-SVC duals of the one-vs-one problems of the classes ``pairs`` (``(a, b)``: the
     rows of class ``a`` labelled +1, then those of class ``b`` labelled -1, LIBSVM's order;
@@ -46,7 +68,7 @@ def c_svc_pair_duals(order, class_start, upper, pairs):
     >>> duals[1].rows, duals[1].y
     (array([0, 3, 2]), array([ 1.,  1., -1.]))
     """
-    first, second = np.array(pairs, dtype=np.int64).T
+    first, second = pair_class_arrays(pairs)
     return StackedDuals(*c_svc_pair_dual_arrays(order, class_start, first, second, upper))
 
 
@@ -72,7 +94,7 @@ def c_svc_pairs_in_one_call(gram, y_index, n_classes, upper, pairs, tol, max_ite
     >>> duals[1].rows, solutions[1].alpha.round(6), biases.round(6)
     (array([0, 1, 4]), array([0.  , 0.08, 0.08]), array([2. , 1.4, 5. ]))
     """
-    first, second = np.array(pairs, dtype=np.int64).T
+    first, second = pair_class_arrays(pairs)
     return _fit_in_one_call(
         solve_c_svc_pairs, (np.ascontiguousarray(gram, dtype=np.float64), y_index, n_classes, first, second, upper),
         tol, max_iter, shrinking, verbose, callback,
@@ -104,7 +126,7 @@ def c_svc_pairs_on_own_rows_in_one_call(row_kernel, diag, y_index, n_classes, up
     >>> duals[1].rows, solutions[1].alpha.round(6), biases.round(6)
     (array([0, 1, 4]), array([0.  , 0.08, 0.08]), array([2. , 1.4, 5. ]))
     """
-    first, second = np.array(pairs, dtype=np.int64).T
+    first, second = pair_class_arrays(pairs)
     dtype = row_kernel[0].dtype
     if map_groups is None:
         return _fit_in_one_call(

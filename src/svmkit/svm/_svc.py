@@ -21,7 +21,7 @@ from .._core.labels import are_whole_numbers, class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout_and_objectives
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
 from .._solver import (
-    OPTIMAL, PrecomputedGram, blas_threads_for, compiled_row_kernel, full_gram_dtype, full_gram_row_kernel,
+    PrecomputedGram, blas_threads_for, compiled_row_kernel, full_gram_dtype, full_gram_row_kernel,
     linear_row_kernel, two_class_gram,
 )
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
@@ -30,7 +30,7 @@ from ._binary import BinaryModel, StackedVariables
 from ..qp import solve_dual_qp
 from ._formulations import (
     c_svc_dual, c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_pairs_on_own_rows_in_one_call, c_svc_solution,
-    c_svc_solutions, c_svc_two_class_in_one_call, c_svc_two_class_on_gram_in_one_call,
+    c_svc_solutions, c_svc_two_class_in_one_call, c_svc_two_class_on_gram_in_one_call, pair_class_arrays,
 )
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
@@ -442,7 +442,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         Called before any kernel evaluation; other formulations check their
         parameters against the data here.
         """
-        if np.isinf(self.C):
+        if math.isinf(self.C):
             return np.where(weights > 0, np.inf, 0.0)
         return self.C * weights
 
@@ -468,7 +468,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _binary_dual(self, gram, X, indices, labels, upper):
         """The dual of the two-class problem of the samples ``indices`` (after the check that a
         hard margin exists)."""
-        if np.isinf(self.C):
+        if math.isinf(self.C):
             keep = upper > 0
             if not is_separable(gram, self.kernel_, X, indices[keep], labels[keep]):
                 kernel_name = self.kernel if isinstance(self.kernel, str) else type(self.kernel).__name__
@@ -481,7 +481,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _c_svc_in_compiled_code(self):
         """Whether the duals can be built and their solutions read in compiled code: C-SVC
         with a finite C (no problem's separability to check)."""
-        return np.isfinite(self.C)
+        return math.isfinite(self.C)
 
     def _duals_at_once(self, n_problems):
         """Whether the duals of ``n_problems`` problems are built at once, and their solutions
@@ -591,7 +591,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         if self.verbose:
             enable_logging()
         duals, solutions, biases, margins, model = solve_all(*self._one_call_options())
-        if (solutions.status != OPTIMAL).any():
+        if solutions.status.any():  # (not all OPTIMAL, 0)
             for solution in solutions:
                 self._warn_unless_optimal(solution)
         return self._stacked_variables(duals, solutions, biases, margins), model
@@ -614,7 +614,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         solutions = None if self._uses_qp() else solve_all(gram, duals)
         if solutions is None:
             return [self._solve_binary(gram, dual, cache_size) for dual in duals]
-        if (solutions.status != OPTIMAL).any():  # (no view of each solution made for nothing: digits 38 us)
+        if solutions.status.any():  # (not all OPTIMAL, 0; no view of each solution made for nothing: digits 38 us)
             for solution in solutions:
                 self._warn_unless_optimal(solution)
         return solutions
@@ -748,7 +748,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.dual_coef_ = dual_coef if one_vs_one else problem_coef.T.copy()
         self.intercept_ = variables.intercept
         self.n_iter_ = variables.n_iter.astype(np.int64)
-        self.fit_status_ = int((variables.status != 0).any())
+        self.fit_status_ = int(variables.status.any())
         self.loo_bound_ = float(support.shape[0] / n)
         self._decision_model()  # (now, while its arrays are in the caches: the first prediction's
         # 45 test rows, 3 classes, RBF, took 26 us instead of 33 with scikit-learn's and oneDAL's fits after each)
@@ -886,8 +886,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         pairs = self._problem_pairs
         if any(negative is None for _, negative in pairs):
             return super()._pair_classes()
-        first = np.array([positive for positive, _ in pairs], dtype=np.int64)
-        return first, np.array([negative for _, negative in pairs], dtype=np.int64)
+        return pair_class_arrays(pairs)
 
     # -- probabilities ----------------------------------------------------------
     def _check_probability(self):
