@@ -18,7 +18,7 @@ import svmkit._solver
 import svmkit.svm._base
 from svmkit import SVC, SolverProgress
 from svmkit.kernels import LinearKernel, RBFKernel
-from svmkit.svm._formulations import pair_class_arrays
+from svmkit._class_blocks import pair_class_arrays
 
 X_iris, y_iris = load_iris(return_X_y=True)
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
+from functools import lru_cache
 
 import numpy as np
 
@@ -341,6 +342,27 @@ class _PairGram(GramBlocks):
         return out
 
 
+@lru_cache(maxsize=64)
+def _pair_class_arrays(pairs):
+    """:func:`pair_class_arrays` of a tuple of pairs, made once."""
+    return tuple(np.ascontiguousarray(side, dtype=np.int64) for side in np.array(pairs, dtype=np.int64).reshape(-1, 2).T)
+
+
+def pair_class_arrays(pairs):
+    """The first and second class of each one-vs-one problem of ``pairs`` (``(a, b)``), as two
+    int64 arrays made once per set of pairs and shared by the fits and predictions that use
+    them, which only read them (a conversion of the list costs 1.7 us warm and 13 us alone after
+    a flush of the caches; a one-vs-one fit made one for its compiled call and two for its
+    decision model, and each prediction two).
+
+    Examples
+    --------
+    >>> pair_class_arrays([(0, 1), (0, 2), (1, 2)])
+    (array([0, 0, 1]), array([1, 2, 2]))
+    """
+    return _pair_class_arrays(tuple(pairs))
+
+
 def shared_class_blocks(gram, members, problems, cache_size, n_workers):
     """The Gram access and the cache (MB) of each of ``n_workers`` concurrent problems.
 
@@ -356,7 +378,7 @@ def shared_class_blocks(gram, members, problems, cache_size, n_workers):
     if type(gram) is not GramBlocks or not getattr(kernel, "float32_safe", False) or not one_vs_one:
         return gram, cache_size / n_workers
     sizes = np.array([rows.shape[0] for rows in members], dtype=np.int64)
-    first, second = np.array(problems, dtype=np.int64).T
+    first, second = pair_class_arrays(problems)
     # the solver keeps a small Gram matrix in float64: the blocks of such pairs are float64
     # (digits, 45 pairs, warm: 106 -> 81 us, with a dictionary of pairs before)
     value_bytes = full_gram_itemsizes(sizes[first] + sizes[second])
@@ -525,7 +547,7 @@ def solve_pairs_in_one_call(gram, problems, pairs, tol, max_iter, shrinking, ver
     if not np.array_equal(np.diff(stack.bounds), lengths):
         return None
 
-    first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs))
+    first, second = pair_class_arrays(pairs)
     qd = gram.diag()[stack.rows]
 
     from_data = gram.linear_pairs_from_data()

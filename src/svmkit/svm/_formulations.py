@@ -2,11 +2,10 @@
 solver (:func:`svmkit._solver.solve_dual`) and reads its solution back."""
 
 import time
-from functools import lru_cache
 
 import numpy as np
 
-from .._class_blocks import solve_pair_groups
+from .._class_blocks import pair_class_arrays, solve_pair_groups
 from .._core.pairs import (
     c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows, solve_pairs_on_own_rows, unsolved_pairs,
 )
@@ -30,27 +29,6 @@ def c_svc_dual(indices, y, upper):
     """
     m = indices.shape[0]
     return DualProblem(indices, y, -np.ones(m), upper, np.zeros(m))
-
-
-@lru_cache(maxsize=64)
-def _pair_class_arrays(pairs):
-    """:func:`pair_class_arrays` of a tuple of pairs, made once."""
-    return tuple(np.ascontiguousarray(side, dtype=np.int64) for side in np.array(pairs, dtype=np.int64).reshape(-1, 2).T)
-
-
-def pair_class_arrays(pairs):
-    """The first and second class of each one-vs-one problem of ``pairs`` (``(a, b)``), as two
-    int64 arrays made once per set of pairs and shared by the fits and predictions that use
-    them, which only read them (a conversion of the list costs 1.7 us warm and 13 us alone after
-    a flush of the caches; a one-vs-one fit made one for its compiled call and two for its
-    decision model, and each prediction two).
-
-    Examples
-    --------
-    >>> pair_class_arrays([(0, 1), (0, 2), (1, 2)])
-    (array([0, 0, 1]), array([1, 2, 2]))
-    """
-    return _pair_class_arrays(tuple(pairs))
 
 
 def c_svc_pair_duals(order, class_start, upper, pairs):

@@ -16,7 +16,9 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._class_blocks import class_strip_dtype, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call
+from .._class_blocks import (
+    class_strip_dtype, pair_class_arrays, pairs_fit_in_one_call, shared_class_blocks, solve_pairs_in_one_call,
+)
 from .._core.labels import are_whole_numbers, class_indices, class_order
 from .._core.libsvm_layout import libsvm_layout_and_objectives
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
@@ -30,7 +32,7 @@ from ._binary import BinaryModel, StackedVariables
 from ..qp import solve_dual_qp
 from ._formulations import (
     c_svc_dual, c_svc_pair_duals, c_svc_pairs_in_one_call, c_svc_pairs_on_own_rows_in_one_call, c_svc_solution,
-    c_svc_solutions, c_svc_two_class_in_one_call, c_svc_two_class_on_gram_in_one_call, pair_class_arrays,
+    c_svc_solutions, c_svc_two_class_in_one_call, c_svc_two_class_on_gram_in_one_call,
 )
 from ._probability import cross_validated_decisions, draw_seed, pairwise_probabilities, sigmoid_train
 from ._separability import NotSeparableError, is_separable
