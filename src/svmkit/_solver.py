@@ -736,7 +736,7 @@ def two_class_gram(gram, cache_size, max_iter):
     if not _two_class_full_gram(gram, cache_size, max_iter):
         return None
     if type(gram) is PrecomputedGram:
-        return gram.K if gram.K.dtype == np.float64 and _plain_array_flags(gram.K) else None
+        return gram.K if gram.K.dtype == np.float64 and plain_array_flags(gram.K) else None
     n = gram.n_rows
     if type(gram) is not GramBlocks or not _all_rows_first(gram, n, _compiled_row_code(gram)):
         return None
@@ -754,7 +754,7 @@ def _two_class_full_gram(gram, cache_size, max_iter):
             and not _takes_linear_blocked_rounds(gram, n, True, step_limit(max_iter)))
 
 
-def _plain_array_flags(a):
+def plain_array_flags(a):
     """Whether ``a`` is C-contiguous, aligned and writeable: the arrays of the compiled solver's
     signatures (a read-only or unaligned one would be compiled for anew)."""
     return a.flags.c_contiguous and a.flags.aligned and a.flags.writeable

@@ -7,7 +7,8 @@ import numpy as np
 
 from .._class_blocks import pair_class_arrays, solve_pair_groups
 from .._core.pairs import (
-    c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_own_rows, solve_pairs_on_own_rows, unsolved_pairs,
+    c_svc_pair_dual_arrays, solve_c_svc_pairs, solve_c_svc_pairs_on_gram_rows, solve_c_svc_pairs_on_own_rows,
+    solve_pairs_on_gram_rows, solve_pairs_on_own_rows, unsolved_pairs,
 )
 from .._core.smo import c_svc_biases_and_margins
 from .._core.two_class import c_svc_fit, solve_c_svc_two_class, solve_c_svc_two_class_on_gram
@@ -104,13 +105,47 @@ def c_svc_pairs_on_own_rows_in_one_call(row_kernel, diag, y_index, n_classes, up
     >>> duals[1].rows, solutions[1].alpha.round(6), biases.round(6)
     (array([0, 1, 4]), array([0.  , 0.08, 0.08]), array([2. , 1.4, 5. ]))
     """
+    return _pairs_on_rows_in_one_call(
+        solve_c_svc_pairs_on_own_rows, solve_pairs_on_own_rows, (*row_kernel, diag), row_kernel[0].dtype, y_index,
+        n_classes, upper, pairs, (tol, max_iter, shrinking, verbose, callback), map_groups,
+    )
+
+
+def c_svc_pairs_on_gram_rows_in_one_call(gram, y_index, n_classes, upper, pairs, tol, max_iter, shrinking,
+                                         verbose=False, callback=None, map_groups=None):
+    """:func:`c_svc_pairs_on_own_rows_in_one_call` with each problem's kernel rows copied from
+    ``gram``, the float64 Gram matrix of all rows (a precomputed kernel, read in place), as its
+    solver asks for them (:func:`svmkit._core.pairs.solve_c_svc_pairs_on_gram_rows`; groups:
+    :func:`svmkit._core.pairs.solve_pairs_on_gram_rows`), instead of each problem's whole Gram
+    matrix gathered from it (:func:`c_svc_pairs_in_one_call`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0]])
+    >>> duals, solutions, biases, margins, model = c_svc_pairs_on_gram_rows_in_one_call(
+    ...     X @ X.T, np.array([0, 0, 1, 1, 2]), 3, np.full(5, 10.0), [(0, 1), (0, 2), (1, 2)], 1e-6, -1, True)
+    >>> duals[1].rows, solutions[1].alpha.round(6), biases.round(6)
+    (array([0, 1, 4]), array([0.  , 0.08, 0.08]), array([2. , 1.4, 5. ]))
+    """
+    return _pairs_on_rows_in_one_call(
+        solve_c_svc_pairs_on_gram_rows, solve_pairs_on_gram_rows, (gram,), gram.dtype, y_index, n_classes, upper,
+        pairs, (tol, max_iter, shrinking, verbose, callback), map_groups,
+    )
+
+
+def _pairs_on_rows_in_one_call(solve_all, solve_group_of, rows_from, dtype, y_index, n_classes, upper, pairs, options,
+                               map_groups):
+    """The one-vs-one fit of :func:`c_svc_pairs_on_own_rows_in_one_call` and
+    :func:`c_svc_pairs_on_gram_rows_in_one_call`: ``solve_all(*rows_from, y_index, n_classes,
+    first, second, upper, *settings)`` builds, solves, reads and lays out every problem in one
+    compiled call; with ``map_groups``, ``solve_group_of(*rows_from, bounds, rows, y, upper,
+    alpha, grad, n_iter, status, gap, *settings)`` solves each group of problems between one
+    call that builds the duals and one that reads and lays out their solutions. ``dtype``: the
+    type of the kernel rows; ``options``: ``(tol, max_iter, shrinking, verbose, callback)``."""
     first, second = pair_class_arrays(pairs)
-    dtype = row_kernel[0].dtype
     if map_groups is None:
-        return _fit_in_one_call(
-            solve_c_svc_pairs_on_own_rows, (*row_kernel, diag, y_index, n_classes, first, second, upper),
-            tol, max_iter, shrinking, verbose, callback, dtype,
-        )
+        return _fit_in_one_call(solve_all, (*rows_from, y_index, n_classes, first, second, upper), *options, dtype)
 
     def solve_in_groups(*settings):
         duals, solution = unsolved_pairs(y_index, n_classes, first, second, upper)
@@ -118,15 +153,15 @@ def c_svc_pairs_on_own_rows_in_one_call(row_kernel, diag, y_index, n_classes, up
         alpha, grad, n_iter, status, gap = solution
 
         def solve_group(group, part, group_bounds):
-            solve_pairs_on_own_rows(
-                *row_kernel, diag, group_bounds, rows[part], y[part],
-                variable_upper[part], alpha[part], grad[part], n_iter[group], status[group], gap[group], *settings,
+            solve_group_of(
+                *rows_from, group_bounds, rows[part], y[part], variable_upper[part], alpha[part], grad[part],
+                n_iter[group], status[group], gap[group], *settings,
             )
 
         solve_pair_groups(solve_group, bounds, map_groups)
         return c_svc_fit(duals, *solution, y_index, n_classes, first, second)
 
-    return _fit_in_one_call(solve_in_groups, (), tol, max_iter, shrinking, verbose, callback, dtype)
+    return _fit_in_one_call(solve_in_groups, (), *options, dtype)
 
 
 def c_svc_two_class_in_one_call(row_kernel, qd, y_index, upper, tol, max_iter, shrinking, verbose=False,

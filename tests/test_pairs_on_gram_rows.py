@@ -1,0 +1,109 @@
+"""One-vs-one fits of a precomputed kernel above _ONE_VS_ONE_ALL_ROWS rows: each pair solved in
+a compiled call on the rows of the user's Gram matrix that its solver asks for, copied as it asks
+(in groups of pairs on worker threads where they are many), not on each pair's whole Gram matrix
+gathered and solved from Python."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC as LibsvmSVC
+
+import svmkit._class_blocks as class_blocks_module
+from compiled_doctests import run_docstring_examples
+from svmkit import SVC
+from svmkit._core.pairs import solve_c_svc_pairs_on_gram_rows, solve_pairs_on_gram_rows
+from svmkit.kernels import RBFKernel
+from test_svc_libsvm import libsvm_pair_objectives
+
+
+def _rbf_gram(n_samples, n_classes, gamma=0.05, seed=0):
+    X, y = make_classification(n_samples=n_samples, n_features=10, n_informative=6, n_classes=n_classes,
+                               n_clusters_per_class=1, flip_y=0.05, random_state=seed)
+    return X, RBFKernel(gamma=gamma)(X, X), y
+
+
+def test_precomputed_fits_of_more_rows_take_the_rows_of_the_users_matrix(pair_solver_calls):
+    """Above _ONE_VS_ONE_ALL_ROWS rows the pairs of a precomputed kernel are solved on the rows
+    of its matrix; at most that many rows, on the Gram matrix of all rows as before; a read-only
+    matrix (other compiled code) and pairs too large for a float64 matrix of their own keep the
+    problems solved one by one, with the same solutions."""
+    _, gram, y = _rbf_gram(300, 3)
+    on_rows = SVC(kernel="precomputed", tol=1e-6).fit(gram, y)
+    SVC(kernel="precomputed").fit(gram[:200, :200], y[:200])
+    assert pair_solver_calls == [("gram rows", "float64"), ("all rows", "float64")]
+    read_only = gram.copy()
+    read_only.flags.writeable = False
+    pair_solver_calls.clear()
+    one_by_one = SVC(kernel="precomputed", tol=1e-6).fit(read_only, y)
+    assert pair_solver_calls == []
+    np.testing.assert_allclose(on_rows.dual_objective_, one_by_one.dual_objective_, rtol=1e-9)
+    np.testing.assert_allclose(on_rows.decision_function(gram), one_by_one.decision_function(gram), atol=1e-6)
+    _, large, y_large = _rbf_gram(1600, 3)  # pairs of some 1,070 rows: float32 matrices
+    with pytest.warns(ConvergenceWarning):
+        SVC(kernel="precomputed", max_iter=50).fit(large, y_large)
+    assert pair_solver_calls == []
+
+
+def test_pairs_on_gram_rows_are_the_named_kernels_fit():
+    """The precomputed RBF matrix fits as the RBF kernel itself does (its pairs on the kernel
+    rows of the class strips), solved to a small tol, with sample weights (zeros too) and
+    class weights."""
+    X, gram, y = _rbf_gram(400, 4)
+    weights = np.random.default_rng(0).choice([0.0, 0.5, 1.0, 2.0], size=y.shape[0])
+    settings = dict(C=2.0, tol=1e-8, class_weight="balanced")
+    precomputed = SVC(kernel="precomputed", **settings).fit(gram, y, sample_weight=weights)
+    named = SVC(kernel="rbf", gamma=0.05, **settings).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(precomputed.dual_objective_, named.dual_objective_, rtol=1e-8)
+    np.testing.assert_allclose(precomputed.decision_function(gram), named.decision_function(X), atol=1e-5)
+    np.testing.assert_array_equal(precomputed.predict(gram), named.predict(X))
+
+
+@pytest.mark.parametrize("estimator", [SVC(kernel="precomputed", C=2.0), SVC(kernel="precomputed", max_iter=15)],
+                         ids=["default", "max_iter"])
+def test_groups_of_pairs_on_worker_threads_are_the_pairs_in_one_call(monkeypatch, pair_solver_calls, estimator):
+    """From _PARALLEL_PAIR_VALUES Gram matrix values the pairs are solved in groups of
+    consecutive pairs on n_jobs workers (one compiled call a group); the fit is that of one
+    call (n_jobs=1), bit for bit, its warnings too."""
+    _, gram, y = _rbf_gram(500, 5)
+    with warnings.catch_warnings(record=True) as one_call_warnings:
+        warnings.simplefilter("always", ConvergenceWarning)
+        in_one_call = SVC(**estimator.get_params()).set_params(n_jobs=1).fit(gram, y)
+    assert pair_solver_calls == [("gram rows", "float64")]
+    monkeypatch.setattr(class_blocks_module, "_GROUP_VALUES", 30_000)  # pairs of some 200 rows: 40,000 values
+    pair_solver_calls.clear()
+    with warnings.catch_warnings(record=True) as group_warnings:
+        warnings.simplefilter("always", ConvergenceWarning)
+        in_groups = SVC(**estimator.get_params()).set_params(n_jobs=2).fit(gram, y)
+    assert pair_solver_calls == [("group of gram rows", "float64")] * 10
+    for name in ("support_", "dual_coef_", "intercept_", "n_iter_", "dual_objective_"):
+        np.testing.assert_array_equal(getattr(in_groups, name), getattr(in_one_call, name))
+    assert [m.status for m in in_groups.binary_models_] == [m.status for m in in_one_call.binary_models_]
+    assert [(str(w.message), w.filename) for w in group_warnings] == [
+        (str(w.message), w.filename) for w in one_call_warnings]
+    if estimator.max_iter > 0:
+        assert len(group_warnings) == 10 and {w.filename for w in group_warnings} == {__file__}
+
+
+def test_digits_precomputed_rbf_agrees_with_libsvm(pair_solver_calls):
+    """Digits (1,797 rows, 10 classes), an RBF matrix, on two threads: the dual objectives within
+    1e-6 of LIBSVM's (scikit-learn's SVC on the same matrix), the same support vectors and
+    predictions."""
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    gram = RBFKernel(gamma=0.05)(X, X)
+    ours = SVC(kernel="precomputed", n_jobs=2).fit(gram, y)
+    libsvm = LibsvmSVC(kernel="precomputed").fit(gram, y)
+    assert set(pair_solver_calls) == {("group of gram rows", "float64")}
+    np.testing.assert_allclose(ours.dual_objective_, libsvm_pair_objectives(libsvm, X, "rbf", {"gamma": 0.05}),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(ours.n_support_, libsvm.n_support_)
+    np.testing.assert_array_equal(ours.predict(gram), libsvm.predict(gram))
+
+
+@pytest.mark.parametrize("function", [solve_c_svc_pairs_on_gram_rows, solve_pairs_on_gram_rows])
+def test_compiled_docstring_examples(function):
+    tries, failures = run_docstring_examples(function)
+    assert tries > 0 and failures == 0
