@@ -3,19 +3,17 @@ a compiled call on the rows of the user's Gram matrix that its solver asks for, 
 (in groups of pairs on worker threads where they are many), not on each pair's whole Gram matrix
 gathered and solved from Python."""
 
-import warnings
-
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC as LibsvmSVC
 
-import svmkit._class_blocks as class_blocks_module
 from compiled_doctests import run_docstring_examples
 from svmkit import SVC
 from svmkit._core.pairs import solve_c_svc_pairs_on_gram_rows, solve_pairs_on_gram_rows
 from svmkit.kernels import RBFKernel
+from test_pairs_on_own_rows import assert_groups_are_the_pairs_in_one_call
 from test_svc_libsvm import libsvm_pair_objectives
 
 
@@ -68,23 +66,7 @@ def test_groups_of_pairs_on_worker_threads_are_the_pairs_in_one_call(monkeypatch
     consecutive pairs on n_jobs workers (one compiled call a group); the fit is that of one
     call (n_jobs=1), bit for bit, its warnings too."""
     _, gram, y = _rbf_gram(500, 5)
-    with warnings.catch_warnings(record=True) as one_call_warnings:
-        warnings.simplefilter("always", ConvergenceWarning)
-        in_one_call = SVC(**estimator.get_params()).set_params(n_jobs=1).fit(gram, y)
-    assert pair_solver_calls == [("gram rows", "float64")]
-    monkeypatch.setattr(class_blocks_module, "_GROUP_VALUES", 30_000)  # pairs of some 200 rows: 40,000 values
-    pair_solver_calls.clear()
-    with warnings.catch_warnings(record=True) as group_warnings:
-        warnings.simplefilter("always", ConvergenceWarning)
-        in_groups = SVC(**estimator.get_params()).set_params(n_jobs=2).fit(gram, y)
-    assert pair_solver_calls == [("group of gram rows", "float64")] * 10
-    for name in ("support_", "dual_coef_", "intercept_", "n_iter_", "dual_objective_"):
-        np.testing.assert_array_equal(getattr(in_groups, name), getattr(in_one_call, name))
-    assert [m.status for m in in_groups.binary_models_] == [m.status for m in in_one_call.binary_models_]
-    assert [(str(w.message), w.filename) for w in group_warnings] == [
-        (str(w.message), w.filename) for w in one_call_warnings]
-    if estimator.max_iter > 0:
-        assert len(group_warnings) == 10 and {w.filename for w in group_warnings} == {__file__}
+    assert_groups_are_the_pairs_in_one_call(monkeypatch, pair_solver_calls, estimator, gram, y, "gram rows")
 
 
 def test_digits_precomputed_rbf_agrees_with_libsvm(pair_solver_calls):

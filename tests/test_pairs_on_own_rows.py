@@ -57,23 +57,20 @@ def test_pairs_on_own_rows_are_those_of_the_class_strips(monkeypatch, pair_solve
     np.testing.assert_array_equal(own_rows.predict(X), strips.predict(X))
 
 
-@pytest.mark.parametrize("estimator", [SVC(kernel="linear", C=2.0), SVC(kernel="linear", C=1.0, max_iter=15)],
-                         ids=["default", "max_iter"])
-def test_groups_of_pairs_on_worker_threads_are_the_pairs_in_one_call(monkeypatch, pair_solver_calls, estimator):
-    """From _PARALLEL_PAIR_VALUES Gram matrix values (10 pairs of some 200 rows: 400,000) the
-    pairs are solved in groups of consecutive pairs on n_jobs workers (one compiled call a
-    group); the fit is that of one call (n_jobs=1), bit for bit, its warnings too."""
-    X, y = _classes(500, 20, 5)
+def assert_groups_are_the_pairs_in_one_call(monkeypatch, pair_solver_calls, estimator, X, y, route):
+    """With ``_GROUP_VALUES`` lowered so that the 10 pairs of ``X`` (5 classes of some 100 rows)
+    make 10 groups, a fit on two workers (``group of <route>`` calls) is that of one call
+    (n_jobs=1, ``<route>``), bit for bit, its warnings too."""
     with warnings.catch_warnings(record=True) as one_call_warnings:
         warnings.simplefilter("always", ConvergenceWarning)
         in_one_call = SVC(**estimator.get_params()).set_params(n_jobs=1).fit(X, y)
-    assert pair_solver_calls == [("own rows", "float64")]
+    assert pair_solver_calls == [(route, "float64")]
     monkeypatch.setattr(class_blocks_module, "_GROUP_VALUES", 30_000)  # pairs of some 200 rows: 40,000 values
     pair_solver_calls.clear()
     with warnings.catch_warnings(record=True) as group_warnings:
         warnings.simplefilter("always", ConvergenceWarning)
         in_groups = SVC(**estimator.get_params()).set_params(n_jobs=2).fit(X, y)
-    assert pair_solver_calls == [("group of own rows", "float64")] * 10
+    assert pair_solver_calls == [(f"group of {route}", "float64")] * 10
     for name in ("support_", "dual_coef_", "intercept_", "n_iter_", "dual_objective_"):
         np.testing.assert_array_equal(getattr(in_groups, name), getattr(in_one_call, name))
     assert [m.gap for m in in_groups.binary_models_] == [m.gap for m in in_one_call.binary_models_]
@@ -82,6 +79,16 @@ def test_groups_of_pairs_on_worker_threads_are_the_pairs_in_one_call(monkeypatch
         (str(w.message), w.filename) for w in one_call_warnings]
     if estimator.max_iter > 0:
         assert len(group_warnings) == 10 and {w.filename for w in group_warnings} == {__file__}
+
+
+@pytest.mark.parametrize("estimator", [SVC(kernel="linear", C=2.0), SVC(kernel="linear", C=1.0, max_iter=15)],
+                         ids=["default", "max_iter"])
+def test_groups_of_pairs_on_worker_threads_are_the_pairs_in_one_call(monkeypatch, pair_solver_calls, estimator):
+    """From _PARALLEL_PAIR_VALUES Gram matrix values (10 pairs of some 200 rows: 400,000) the
+    pairs are solved in groups of consecutive pairs on n_jobs workers (one compiled call a
+    group); the fit is that of one call (n_jobs=1), bit for bit, its warnings too."""
+    X, y = _classes(500, 20, 5)
+    assert_groups_are_the_pairs_in_one_call(monkeypatch, pair_solver_calls, estimator, X, y, "own rows")
 
 
 def test_digits_pairs_on_float32_rows_agree_with_libsvm(pair_solver_calls):
