@@ -38,6 +38,7 @@ def timed_solve(K, y):
     steps, _, _ = full_gram_solve(
         K, np.arange(m), np.array([m]), y, np.ones(m), np.diagonal(K).copy(), alpha, grad, False, 1e-5, _NEVER,
         _NEVER, 0, 0, 0, 2.2e-16, np.array([_NEVER, 1024, 1024, 200]), np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1,
+        np.empty(0, dtype=np.int64),
     )
     return time.perf_counter() - start, steps
 

@@ -48,9 +48,10 @@ from svmkit._core.multiclass import one_vs_one_rows
 from svmkit._core.pairs import has_a_row_twice, most_variables
 from svmkit._core.libsvm_layout import libsvm_layout
 from svmkit._core.objectives import objectives_per_problem
-from svmkit._core.smo_rows import SMO_USE_SHRINKING, side_flags, smo_rows
+from svmkit._core.smo_rows import SMO_USE_SHRINKING, compute_row, side_flags, smo_rows
 
-NO_ROWS = (np.empty((0, 0), dtype=np.float32), KERNEL_NONE, 0.0, 0.0, 1)  # the solver computes no row itself
+# the solver computes no row itself
+NO_ROWS = (np.empty((0, 0), dtype=np.float32), KERNEL_NONE, 0.0, 0.0, 1, np.empty(0, dtype=np.int64))
 NO_PART = np.empty((0, 0))  # rows in one part (smo_rows' R)
 
 
@@ -637,7 +638,7 @@ def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_f
     assert calls == []
 
 
-@pytest.mark.parametrize("function", [full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, solve_c_svc_two_class_on_gram, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
+@pytest.mark.parametrize("function", [compute_row, full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, solve_c_svc_two_class_on_gram, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
                                       small_decisions, support_sq_norms, linear_weights, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
                                       kernel_matrix, squared_norms_in_feature_order, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,

@@ -121,6 +121,7 @@ _FACE_ALL_MAX_STEPS = _FACE_ALL_MAX_FREE  # such steps in a row (all but the las
 # million, 7.9-8.5 s).
 _FACE_WORK_PER_SMO_VARIABLE = 200
 _NO_STEP_LIMIT = 2**63 - 1
+_NO_DATA_ROWS = np.empty(0, dtype=np.int64)  # (the full-Gram solver's data_rows where no kernel reads them)
 _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (np.finfo costs 5 us a call)
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
 # several BLAS threads: they run single-threaded (threads then only cost synchronisation).
@@ -995,7 +996,7 @@ def _solve_in_row_order(gram, K, slot, R, slot_r, n_filled, block, problem, y, u
         steps, status, gap, count, _ = full_gram_round(
             K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, face, tol, _STEPS_PER_CALL,
             max_steps - n_iter, problem.nu_mode, _HAND_OVER_FRACTION if shrinking else 0, _FACE_MAX_FREE,
-            _FACE_MAX_STEPS, eps, *row_kernel, wanted,
+            _FACE_MAX_STEPS, eps, *row_kernel, _NO_DATA_ROWS, wanted,
         )
         n_iter += steps
         if status == SMO_NEED_ROW:

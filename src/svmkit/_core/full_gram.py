@@ -51,7 +51,7 @@ def new_face_schedule(face_settings, m):
 @jit
 def full_gram_round(
     K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, face, tol, budget, max_steps, nu_mode,
-    hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, wanted,
+    hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, data_rows, wanted,
 ):
     """One call of :func:`full_gram_smo` (the same arguments, but ``face``), then, where it
     stopped at its ``budget`` short of ``max_steps`` and ``face`` says a try is due, the
@@ -75,13 +75,14 @@ def full_gram_round(
     >>> steps, status, gap, count, taken = full_gram_round(  # two SMO steps a call
     ...     K, np.arange(6), np.empty((0, 0)), np.arange(6), np.array([6]), y, np.full(6, 10.0),
     ...     np.diagonal(K).copy(), alpha, grad, np.zeros(2, dtype=np.int64), face, 1e-6, 2, 1000, False, 5,
-    ...     1, 30, 2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(6, dtype=np.int64))
+    ...     1, 30, 2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(0, dtype=np.int64),
+    ...     np.empty(6, dtype=np.int64))
     >>> steps, taken, alpha  # a face step after the two took the free pair to the margin 1 <= x <= 3
     (2, 1, array([0. , 0. , 0.5, 0. , 0.5, 0. ]))
     """
     steps, status, gap, count = full_gram_smo(
         K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, tol, budget, max_steps, nu_mode,
-        hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, wanted,
+        hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, data_rows, wanted,
     )
     face[FACE_STEPS_TO_GO] -= steps
     taken = 0
@@ -93,11 +94,13 @@ def full_gram_round(
 @jit
 def full_gram_solve(
     K, slot, n_filled, y, upper, qd, alpha, grad, nu_mode, tol, max_steps, steps_per_call, hand_over_fraction,
-    face_max_free, face_max_steps, eps, face_settings, XT, kernel, gamma, coef0, degree,
+    face_max_free, face_max_steps, eps, face_settings, XT, kernel, gamma, coef0, degree, data_rows,
 ):
     """:func:`full_gram_round` again and again until the solve ends (the gap below ``tol``, or
     ``max_steps`` steps), where no kernel row comes from the caller: each is stored in ``K``
-    (rows in one part) at ``slot`` already, or computed here (``kernel`` not ``KERNEL_NONE``).
+    (rows in one part) at ``slot`` already, or computed or copied here (``kernel`` not
+    ``KERNEL_NONE``; ``KERNEL_PRECOMPUTED``: copied from the Gram matrix ``XT`` at the rows
+    ``data_rows``, see :func:`svmkit._core.smo_rows.compute_row`).
     ``steps_per_call``: the rounds' ``budget``; their ``face`` schedule starts from
     ``face_settings`` (:func:`new_face_schedule`); the other arguments as there, ``alpha`` and
     ``grad`` updated in place. Returns ``(steps, status, gap)``.
@@ -111,9 +114,21 @@ def full_gram_solve(
     >>> steps, status, gap = full_gram_solve(
     ...     K, np.arange(4), np.array([4]), np.array([-1.0, -1.0, 1.0, 1.0]), np.full(4, 10.0), np.diagonal(K).copy(),
     ...     alpha, grad, False, 1e-6, 1000, 1000, 5, 256, 30, 2.2e-16, np.array([25, 1024, 1024, 200]),
-    ...     np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1)
+    ...     np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(0, dtype=np.int64))
     >>> alpha.round(6), gap < 1e-6  # the margin 1 <= x <= 3
     (array([0. , 0.5, 0.5, 0. ]), True)
+
+    The same problem on the rows 1, 3, 5 and 7 of a Gram matrix, copied as they are needed:
+
+    >>> from svmkit._core.kernel_blocks import KERNEL_PRECOMPUTED
+    >>> X8 = np.array([[9.0], [0.0], [9.0], [1.0], [9.0], [3.0], [9.0], [4.0]])
+    >>> alpha, grad, slot, n_filled = np.zeros(4), -np.ones(4), np.full(4, -1), np.zeros(1, dtype=np.int64)
+    >>> steps, status, gap = full_gram_solve(
+    ...     np.empty((4, 4)), slot, n_filled, np.array([-1.0, -1.0, 1.0, 1.0]), np.full(4, 10.0), np.diagonal(K).copy(),
+    ...     alpha, grad, False, 1e-6, 1000, 1000, 5, 256, 30, 2.2e-16, np.array([25, 1024, 1024, 200]),
+    ...     X8 @ X8.T, KERNEL_PRECOMPUTED, 0.0, 0.0, 1, np.array([1, 3, 5, 7]))
+    >>> alpha.round(6), n_filled  # the same margin, from the rows asked for
+    (array([0. , 0.5, 0.5, 0. ]), array([3]))
     """
     state = np.zeros(2, dtype=np.int64)
     face = new_face_schedule(face_settings, y.shape[0])
@@ -124,7 +139,7 @@ def full_gram_solve(
         steps, status, gap, _, _ = full_gram_round(
             K, slot, no_part, slot, n_filled, y, upper, qd, alpha, grad, state, face, tol, steps_per_call,
             max_steps - done, nu_mode, hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma,
-            coef0, degree, wanted,
+            coef0, degree, data_rows, wanted,
         )
         done += steps
         if status != SMO_STEP_LIMIT or done >= max_steps:
@@ -184,7 +199,7 @@ def try_face_steps(K, slot, R, slot_r, y, upper, alpha, grad, nu_mode, min_free,
 @jit
 def full_gram_smo(
     K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, state, tol, budget, max_steps, nu_mode,
-    hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, wanted,
+    hand_over_fraction, face_max_free, face_max_steps, eps, XT, kernel, gamma, coef0, degree, data_rows, wanted,
 ):
     """SMO on variables in row order (variable ``t`` uses row ``t % n``), with
     shrunk sub-problems once shrinking would keep fewer than ``m /
@@ -207,8 +222,8 @@ def full_gram_smo(
         Steps in this call, at most.
     face_max_free, face_max_steps, eps
         Limits and precision of :func:`svmkit._core.free_face.free_face_steps`.
-    XT, kernel, gamma, coef0, degree
-        As :func:`smo_rows`: missing rows are computed here where ``kernel`` allows.
+    XT, kernel, gamma, coef0, degree, data_rows
+        As :func:`smo_rows`: missing rows are computed (or copied) here where ``kernel`` allows.
     wanted : int64 array, shape (n,)
         Receives the rows the caller must compute (``SMO_NEED_ROW``: ``wanted[0]``;
         ``SMO_NEED_ROWS``: ``wanted[:count]``).
@@ -230,7 +245,8 @@ def full_gram_smo(
     >>> out = full_gram_smo(
     ...     K, np.arange(4), np.empty((0, 0)), np.arange(4), np.array([4]), y, np.full(4, 10.0),
     ...     np.diagonal(K).copy(), alpha, grad, np.zeros(2, dtype=np.int64), 1e-6, 1000, 1000, False, 5, 256, 30,
-    ...     2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(4, dtype=np.int64))
+    ...     2.2e-16, np.empty((0, 0)), KERNEL_NONE, 0.0, 0.0, 1, np.empty(0, dtype=np.int64),
+    ...     np.empty(4, dtype=np.int64))
     >>> alpha.round(6)  # the margin 1 <= x <= 3, w = 1, b = -2
     array([0. , 0.5, 0.5, 0. ])
     """
@@ -243,7 +259,8 @@ def full_gram_smo(
             active = np.flatnonzero(kept_by_shrinking(y, upper, alpha, grad, nu_mode))
             count = 0
             for r in distinct_rows(active % n)[0]:
-                if slot[r] < 0 and not compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
+                if slot[r] < 0 and not compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, data_rows,
+                                                        scratch):
                     wanted[count] = r
                     count += 1
             if count:
@@ -258,7 +275,7 @@ def full_gram_smo(
             flags[:] = side_flags(y, alpha, upper)
         done, status, gap, needed = smo_rows(
             K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, min(budget, max_steps) - steps,
-            nu_mode, hand_over_fraction, face_max_free, steps, XT, kernel, gamma, coef0, degree,
+            nu_mode, hand_over_fraction, face_max_free, steps, XT, kernel, gamma, coef0, degree, data_rows,
         )
         steps += done
         if status != SMO_USE_SHRINKING:
@@ -366,7 +383,7 @@ def smo_on_block(K_block, local_rows, y, upper, alpha, grad, tol, max_steps, nu_
         no_data = np.empty((0, 0), dtype=K_block.dtype)  # (rows in one part; no row computed here)
         steps, _, gap, _ = smo_rows(
             K_block, slot, no_data, slot, np.array([n_columns]), y, upper, qd, alpha, grad, flags, tol, max_steps,
-            nu_mode, 0, 0, 0, no_data, KERNEL_NONE, 0.0, 0.0, 1,
+            nu_mode, 0, 0, 0, no_data, KERNEL_NONE, 0.0, 0.0, 1, np.empty(0, dtype=np.int64),
         )
     else:
         active = np.arange(m)

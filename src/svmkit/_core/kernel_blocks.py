@@ -24,6 +24,9 @@ from ._jit import contracting_jit, jit
 
 #: Kernels whose rows :func:`kernel_row` computes (``KERNEL_NONE``: rows come from the caller).
 KERNEL_NONE, KERNEL_LINEAR, KERNEL_POLYNOMIAL, KERNEL_RBF = 0, 1, 2, 3
+#: Rows copied from a Gram matrix in memory (a precomputed kernel) by the full-Gram solver
+#: (:func:`svmkit._core.smo_rows.compute_row`), not computed by :func:`kernel_row`.
+KERNEL_PRECOMPUTED = 4
 
 _LOG2_E = 1.4426950408889634
 _LN2_HIGH = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm): k * _LN2_HIGH is exact

@@ -12,12 +12,11 @@ Python around each call took as long as its SMO (digits, 45 problems).
 import numpy as np
 
 from ._jit import jit
-from .full_gram import SMO_NEED_ROWS, full_gram_round, full_gram_solve, new_face_schedule
-from .kernel_blocks import KERNEL_NONE
+from .full_gram import full_gram_solve
+from .kernel_blocks import KERNEL_NONE, KERNEL_PRECOMPUTED
 from .labels import class_order
 from .multiclass import one_vs_one_rows
 from .row_cache import add_weighted_rows_serial, gather_block
-from .smo import SMO_NEED_ROW, SMO_STEP_LIMIT
 from .two_class import c_svc_fit, solve_on_own_rows
 
 _TILE = 32  # rows of a strip read together by the transposed copy (they stay in the first-level cache)
@@ -417,48 +416,17 @@ def solve_pairs_on_gram_rows(
     for k in range(bounds.shape[0] - 1):
         start, stop = bounds[k], bounds[k + 1]
         n = stop - start
-        n_iter[k], status[k], gap[k] = _solve_on_gram_rows(
-            gram, rows[start:stop], buffer[: n * n].reshape((n, n)), y[start:stop], upper[start:stop],
-            alpha[start:stop], grad[start:stop], tol, max_steps, steps_per_call, hand_over_fraction, face_max_free,
-            face_max_steps, eps, face_settings,
+        problem_rows = rows[start:stop]
+        qd = np.empty(n)
+        for t in range(n):
+            qd[t] = gram[problem_rows[t], problem_rows[t]]
+        # (each row copied into the next free row of the buffer when the solver first asks for it)
+        n_iter[k], status[k], gap[k] = full_gram_solve(
+            buffer[: n * n].reshape((n, n)), np.full(n, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+            y[start:stop], upper[start:stop], qd, alpha[start:stop], grad[start:stop], False, tol, max_steps,
+            steps_per_call, hand_over_fraction, face_max_free, face_max_steps, eps, face_settings, gram,
+            KERNEL_PRECOMPUTED, 0.0, 0.0, 1, problem_rows,
         )
-
-
-@jit
-def _solve_on_gram_rows(gram, problem_rows, K, y, upper, alpha, grad, tol, max_steps, steps_per_call,
-                        hand_over_fraction, face_max_free, face_max_steps, eps, face_settings):
-    """One problem of one variable per row ``problem_rows[t]`` of ``gram``, from ``alpha = 0``
-    (``grad = p``), by the full-Gram solver's rounds, as
-    :func:`svmkit._core.full_gram.full_gram_solve` makes them; the rows a round asks for are
-    copied into the next free rows of ``K`` (``n x n``, any content), their columns those of
-    the problem. Returns ``(steps, status, gap)``."""
-    n = problem_rows.shape[0]
-    slot = np.full(n, -1, dtype=np.int64)
-    n_filled = np.zeros(1, dtype=np.int64)
-    qd = np.empty(n)
-    for t in range(n):
-        qd[t] = gram[problem_rows[t], problem_rows[t]]
-    state = np.zeros(2, dtype=np.int64)
-    face = new_face_schedule(face_settings, n)
-    wanted = np.empty(n, dtype=np.int64)
-    no_part = np.empty((0, 0), dtype=K.dtype)
-    done = 0
-    while True:
-        steps, status, gap, count, _ = full_gram_round(
-            K, slot, no_part, slot, n_filled, y, upper, qd, alpha, grad, state, face, tol, steps_per_call,
-            max_steps - done, False, hand_over_fraction, face_max_free, face_max_steps, eps, no_part, KERNEL_NONE,
-            0.0, 0.0, 1, wanted,
-        )
-        done += steps
-        if status == SMO_NEED_ROW or status == SMO_NEED_ROWS:
-            needed = wanted[:count]
-            first = n_filled[0]
-            for a in range(count):
-                slot[needed[a]] = first + a
-            n_filled[0] = first + count
-            gather_block(gram, problem_rows[needed], problem_rows, K, slot[needed])
-        elif status != SMO_STEP_LIMIT or done >= max_steps:
-            return done, status, gap
 
 
 @jit
@@ -529,5 +497,5 @@ def _solve_on(K, y, upper, p, qd, alpha, grad, nu_mode, tol, max_steps, steps_pe
     return full_gram_solve(  # (all rows stored, in order)
         K, np.arange(n), np.array([n]), y, upper, qd, alpha, grad, nu_mode, tol, max_steps, steps_per_call,
         hand_over_fraction, face_max_free, face_max_steps, eps, face_settings, np.empty((0, 0), dtype=K.dtype),
-        KERNEL_NONE, 0.0, 0.0, 1,
+        KERNEL_NONE, 0.0, 0.0, 1, np.empty(0, dtype=np.int64),
     )

@@ -54,7 +54,7 @@ import numpy as np
 
 from ._bits import bits_float, float_bits
 from ._jit import inlined_jit, jit
-from .kernel_blocks import KERNEL_NONE, kernel_row
+from .kernel_blocks import KERNEL_NONE, KERNEL_PRECOMPUTED, kernel_row
 from .smo import (
     _TAU, SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, kept_by_shrinking, membership, pair_update, violation_gap,
 )
@@ -268,21 +268,42 @@ def _winner(n, split, n_left, keys):
 
 
 @jit
-def compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, scratch):
+def compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, data_rows, scratch):
     """Compute kernel row ``r`` (not stored yet) into the next free row of ``K``
-    when ``kernel`` allows; whether it did."""
+    when ``kernel`` allows; whether it did. ``KERNEL_PRECOMPUTED``: row ``r`` is
+    copied from the Gram matrix ``XT`` of all data rows, of which the variables' rows
+    are ``data_rows`` (its row ``data_rows[r]``, at the columns ``data_rows``);
+    otherwise :func:`svmkit._core.kernel_blocks.kernel_row` computes it from the
+    columns of ``XT`` (``data_rows`` unused).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gram = np.arange(16.0).reshape(4, 4)
+    >>> K, slot, n_filled = np.zeros((2, 2)), np.full(2, -1), np.zeros(1, dtype=np.int64)
+    >>> compute_row(K, slot, n_filled, 1, gram, KERNEL_PRECOMPUTED, 0.0, 0.0, 1, np.array([3, 1]), np.empty(0))
+    True
+    >>> K[slot[1]], n_filled  # the values of row 1 of gram at the columns 3 and 1
+    (array([7., 5.]), array([1]))
+    """
     if kernel == KERNEL_NONE:
         return False
     slot[r] = n_filled[0]
     n_filled[0] += 1
-    kernel_row(XT, r, kernel, gamma, coef0, degree, scratch, K[slot[r]])
+    if kernel == KERNEL_PRECOMPUTED:
+        source = XT[data_rows[r]]
+        out = K[slot[r]]
+        for c in range(data_rows.shape[0]):
+            out[c] = source[data_rows[c]]
+    else:
+        kernel_row(XT, r, kernel, gamma, coef0, degree, scratch, K[slot[r]])
     return True
 
 
 @jit
 def smo_rows(
     K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, hand_over_fraction,
-    slow_max_kept, steps_before, XT, kernel, gamma, coef0, degree,
+    slow_max_kept, steps_before, XT, kernel, gamma, coef0, degree, data_rows,
 ):
     """Run SMO on variables in row order until the gap is below ``tol``,
     ``max_steps`` updates were made, a kernel row is missing, or few
@@ -327,10 +348,11 @@ def smo_rows(
         ``_SLOW_STEPS_PER_VARIABLE``: after a shrunk sub-problem a slow solve hands
         over again at the next count, as LIBSVM goes on shrinking after it brings
         every variable back.
-    XT, kernel, gamma, coef0, degree
+    XT, kernel, gamma, coef0, degree, data_rows
         Missing rows are computed here by :func:`svmkit._core.kernel_blocks.kernel_row`
-        from the data transposed (``XT``, features by rows, of ``K``'s type) unless
-        ``kernel`` is ``KERNEL_NONE``; then the caller computes them.
+        from the data transposed (``XT``, features by rows, of ``K``'s type), or copied
+        from the Gram matrix ``XT`` at the rows ``data_rows`` (``KERNEL_PRECOMPUTED``), see
+        :func:`compute_row`, unless ``kernel`` is ``KERNEL_NONE``; then the caller computes them.
 
     Returns
     -------
@@ -376,7 +398,7 @@ def smo_rows(
         for i in (i_pos, i_neg):
             row = _row(i, n)
             if i >= 0 and slot[row] < 0 and not compute_row(K, slot, n_filled, row, XT, kernel, gamma, coef0, degree,
-                                                            scratch):
+                                                            data_rows, scratch):
                 return steps, SMO_NEED_ROW, np.inf, row
         # a sign without an i gets b = -inf: the other sign's row stands in for its kernel row
         # (rows are passed as K and a row number, not as views)
@@ -395,7 +417,8 @@ def smo_rows(
                    g_pos, g_neg, qd_pos, qd_neg, nu_mode, gain_keys)
         j = _winner(n, split, n_left, gain_keys)
         column = _row(j, n)
-        if slot[column] < 0 and not compute_row(K, slot, n_filled, column, XT, kernel, gamma, coef0, degree, scratch):
+        if slot[column] < 0 and not compute_row(K, slot, n_filled, column, XT, kernel, gamma, coef0, degree,
+                                                       data_rows, scratch):
             return steps, SMO_NEED_ROW, np.inf, column
         if steps >= max_steps:
             return steps, SMO_STEP_LIMIT, violation_gap(y, alpha, grad, upper, nu_mode), -1

@@ -107,6 +107,7 @@ def _c_svc_two_class_fit(
     steps, status, gap = full_gram_solve(
         K, slot, n_filled, y, upper, qd, alpha, grad, False, tol, max_steps, steps_per_call, hand_over_fraction,
         face_max_free, face_max_steps, eps, face_settings, XT, kernel, gamma, coef0, degree,
+        np.empty(0, dtype=np.int64),
     )
     no_pairs = np.empty(0, dtype=np.int64)
     return c_svc_fit(
@@ -159,6 +160,7 @@ def solve_on_own_rows(
     return full_gram_solve(
         K, slot, n_filled, y, upper, qd, alpha, grad, False, tol, max_steps, steps_per_call, hand_over_fraction,
         face_max_free, face_max_steps, eps, face_settings, XT, kernel, gamma, coef0, degree,
+        np.empty(0, dtype=np.int64),
     )
 
 
