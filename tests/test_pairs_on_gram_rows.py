@@ -1,7 +1,11 @@
-"""One-vs-one fits of a precomputed kernel above _ONE_VS_ONE_ALL_ROWS rows: each pair solved in
-a compiled call on the rows of the user's Gram matrix that its solver asks for, copied as it asks
-(in groups of pairs on worker threads where they are many), not on each pair's whole Gram matrix
-gathered and solved from Python."""
+"""Fits on the rows of a precomputed kernel's matrix, copied by the solver as it asks for them.
+
+One-vs-one fits above _ONE_VS_ONE_ALL_ROWS rows: each pair solved in a compiled call on the rows of
+the user's Gram matrix that its solver asks for (in groups of pairs on worker threads where they are
+many), not on each pair's whole Gram matrix gathered and solved from Python. The full-Gram solver
+of one problem (two-class fits of more than 724 rows, nu-SVC, one-class) copies the rows of the
+user's matrix itself too, with no return to Python for them.
+"""
 
 import numpy as np
 import pytest
@@ -10,7 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC as LibsvmSVC
 
 from compiled_doctests import run_docstring_examples
-from svmkit import SVC
+import svmkit._solver as solver_module
+from svmkit import SVC, NuSVC, OneClassSVM
 from svmkit._core.pairs import solve_c_svc_pairs_on_gram_rows, solve_pairs_on_gram_rows
 from svmkit.kernels import RBFKernel
 from test_pairs_on_own_rows import assert_groups_are_the_pairs_in_one_call
@@ -83,6 +88,27 @@ def test_digits_precomputed_rbf_agrees_with_libsvm(pair_solver_calls):
                                rtol=1e-6)
     np.testing.assert_array_equal(ours.n_support_, libsvm.n_support_)
     np.testing.assert_array_equal(ours.predict(gram), libsvm.predict(gram))
+
+
+@pytest.mark.parametrize("estimator", [SVC(kernel="precomputed", C=2.0, tol=1e-6), NuSVC(kernel="precomputed", nu=0.3, tol=1e-6),
+                                       OneClassSVM(kernel="precomputed", nu=0.2, tol=1e-6)], ids=["svc", "nu-svc", "one-class"])
+def test_one_problems_full_gram_solver_copies_the_users_rows_itself(monkeypatch, estimator):
+    """Two-class fits of 900 rows (float32 rows), nu-SVC and one-class (float64 rows, start
+    support vectors computed in Python): the solver copies every other row it asks for from the
+    user's matrix itself, to the optimum of a read-only copy of that matrix, whose rows come from
+    Python (other compiled code; float32 rows copied there as here)."""
+    X, gram, y = _rbf_gram(900, 2)
+    read_only = gram.copy()
+    read_only.flags.writeable = False
+    from_python = [estimator.__class__(**estimator.get_params()).fit(read_only, y)]
+    copies = []
+    original = solver_module._fill_rows
+    monkeypatch.setattr(solver_module, "_fill_rows", lambda K, slot, n_filled, block, rows:
+                        copies.append(rows.shape[0]) or original(K, slot, n_filled, block, rows))
+    ours = estimator.fit(gram, y)
+    assert len(copies) == (0 if type(estimator) is SVC else 1)  # (the start support vectors' rows)
+    np.testing.assert_allclose(ours.dual_objective_, from_python[0].dual_objective_, rtol=1e-6)
+    np.testing.assert_allclose(ours.decision_function(gram), from_python[0].decision_function(gram), atol=1e-3)
 
 
 @pytest.mark.parametrize("function", [solve_c_svc_pairs_on_gram_rows, solve_pairs_on_gram_rows])

@@ -49,7 +49,8 @@ from ._core.smo import (
     SMO_NEED_ROW, SMO_OPTIMAL, SMO_STEP_LIMIT, bias_from_gradient, rows_to_prefetch, smo,
 )
 from ._core.kernel_blocks import (
-    KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_RBF, kernel_matrix, sparse_sparse_products,
+    KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_PRECOMPUTED, KERNEL_RBF, kernel_matrix,
+    sparse_sparse_products,
 )
 from ._core.blocked import (
     BLOCKED_GO_ON, BLOCKED_LEFT, BLOCKED_OPTIMAL, BLOCKED_STALLED, BLOCKED_STEP_LIMIT, STATE_STEPS, block_moves,
@@ -121,7 +122,7 @@ _FACE_ALL_MAX_STEPS = _FACE_ALL_MAX_FREE  # such steps in a row (all but the las
 # million, 7.9-8.5 s).
 _FACE_WORK_PER_SMO_VARIABLE = 200
 _NO_STEP_LIMIT = 2**63 - 1
-_NO_DATA_ROWS = np.empty(0, dtype=np.int64)  # (the full-Gram solver's data_rows where no kernel reads them)
+_NO_DATA_ROWS = np.empty(0, dtype=np.int64)  # (the full-Gram solver's data_rows: every row, in order)
 _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (np.finfo costs 5 us a call)
 # Below this many (rows x features) of a problem, its kernel blocks are too thin for
 # several BLAS threads: they run single-threaded (threads then only cost synchronisation).
@@ -1051,9 +1052,12 @@ def _all_rows_first(gram, n, row_code):
 
 def _compiled_row_kernel(gram, dtype, code):
     """``(XT, kernel, gamma, coef0, degree)`` for :func:`smo_rows` with the kernel ``code`` of
-    :func:`_compiled_row_code`; with ``KERNEL_NONE`` the rows come from the caller."""
+    :func:`_compiled_row_code`; with ``KERNEL_NONE`` the rows come from the caller, with
+    ``KERNEL_PRECOMPUTED`` they are copied from the user's matrix (``XT``)."""
     if code == KERNEL_NONE:
         return np.empty((0, 0), dtype=dtype), KERNEL_NONE, 0.0, 0.0, 1
+    if code == KERNEL_PRECOMPUTED:
+        return gram.K, KERNEL_PRECOMPUTED, 0.0, 0.0, 1
     kernel = gram.kernel
     XT = np.ascontiguousarray(gram.X.T, dtype=dtype)
     gamma = float(getattr(kernel, "gamma", 0.0))  # the linear kernel has none of the three
@@ -1065,7 +1069,12 @@ def _compiled_row_code(gram):
     """The code of the kernel whose rows the full-Gram solver computes itself: linear,
     polynomial and RBF kernels on dense data with at most ``_COMPILED_ROW_FEATURES``
     features (its per-row loops beat a BLAS block there, and no row costs a return to
-    Python); otherwise ``KERNEL_NONE``."""
+    Python), and ``KERNEL_PRECOMPUTED`` for the user's float64 matrix (rows copied from it,
+    of :func:`plain_array_flags`); otherwise ``KERNEL_NONE``."""
+    if type(gram) is PrecomputedGram:
+        # (copied in the solver, not 32 at a time from Python with a return for each: splice, two
+        # classes, 1,000 float32 rows, RBF, fit 0.49 -> 0.32 of LIBSVM's time, benchmarks/precomputed.py)
+        return KERNEL_PRECOMPUTED if gram.K.dtype == np.float64 and plain_array_flags(gram.K) else KERNEL_NONE
     kernel = getattr(gram, "kernel", None)
     code = {LinearKernel: KERNEL_LINEAR, PolynomialKernel: KERNEL_POLYNOMIAL, RBFKernel: KERNEL_RBF}.get(type(kernel))
     if code is None or gram.n_features > _COMPILED_ROW_FEATURES or sp.issparse(gram.X):
