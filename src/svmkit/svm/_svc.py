@@ -544,7 +544,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             on each problem's whole Gram matrix gathered from it and solved from Python (fit
             time over LIBSVM's, ``benchmarks/precomputed.py``: digits' 1,347 training rows,
             RBF 1.60 -> 0.45, linear 1.70 -> 0.37; usps' first 2,000 rows 1.75 -> 0.43 and
-            1.83 -> 0.36);
+            1.83 -> 0.36; since each row is copied in the solver's round, not after a return
+            from it, digits 0.33 and 0.28, usps 0.31 and 0.24);
           - the linear kernel on dense data of at most ``_OWN_ROWS_LINEAR_FEATURES``
             features: on kernel rows that the calls compute, instead of the class strips,
             and of the strips' type (float32 from 4 MB of their values: digits).
