@@ -122,6 +122,34 @@ def test_precomputed_and_callable_kernels_equal_the_named_kernel():
     np.testing.assert_allclose(algebra.decision_function(X_test), summed.decision_function(X_test @ X.T + RBFKernel(gamma=0.2)(X_test, X)), atol=1e-8)
 
 
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_precomputed_decisions_are_the_support_columns_times_the_coefficients(n_classes):
+    """A precomputed kernel's decision values are ``K_test[:, support_]`` times the problems'
+    coefficients plus the intercepts (a NumPy reference), whatever the test matrix is: plain,
+    read-only, float32 (converted) or sparse."""
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_classes=n_classes,
+                               n_clusters_per_class=1, random_state=6)
+    kernel = RBFKernel(gamma=0.3)
+    model = SVC(kernel="precomputed", decision_function_shape="ovo").fit(kernel(X[:200], X[:200]), y[:200])
+    test = kernel(X[200:], X[:200])
+    columns = test[:, model.support_]
+    if n_classes == 2:
+        expected = columns @ model.dual_coef_[0] + model.intercept_[0]
+    else:  # problem (a, b): the support vectors of a with their coefficients against b, and of b against a
+        bounds = np.concatenate([[0], np.cumsum(model.n_support_)])
+        expected = []
+        for p, (a, b) in enumerate((a, b) for a in range(n_classes) for b in range(a + 1, n_classes)):
+            of_a, of_b = slice(bounds[a], bounds[a + 1]), slice(bounds[b], bounds[b + 1])
+            expected.append(columns[:, of_a] @ model.dual_coef_[b - 1, of_a] + columns[:, of_b] @ model.dual_coef_[a, of_b]
+                            + model.intercept_[p])
+        expected = np.column_stack(expected)
+    read_only = test.copy()
+    read_only.flags.writeable = False
+    for matrix in (test, read_only, test.astype(np.float32), sp.csr_matrix(test)):
+        atol = 1e-5 if matrix.dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(model.decision_function(matrix), expected, atol=atol)
+
+
 def test_theory_attributes_of_a_binary_fit():
     X, y = make_classification(n_samples=150, n_features=4, flip_y=0.1, random_state=5)
     model = SVC(C=0.5, kernel="linear", tol=1e-8).fit(X, y)
