@@ -9,6 +9,7 @@ user's matrix itself too, with no return to Python for them.
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import load_digits, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC as LibsvmSVC
@@ -93,22 +94,22 @@ def test_digits_precomputed_rbf_agrees_with_libsvm(pair_solver_calls):
 @pytest.mark.parametrize("estimator", [SVC(kernel="precomputed", C=2.0, tol=1e-6), NuSVC(kernel="precomputed", nu=0.3, tol=1e-6),
                                        OneClassSVM(kernel="precomputed", nu=0.2, tol=1e-6)], ids=["svc", "nu-svc", "one-class"])
 def test_one_problems_full_gram_solver_copies_the_users_rows_itself(monkeypatch, estimator):
-    """Two-class fits of 900 rows (float32 rows), nu-SVC and one-class (float64 rows, start
-    support vectors computed in Python): the solver copies every other row it asks for from the
-    user's matrix itself, to the optimum of a read-only copy of that matrix, whose rows come from
-    Python (other compiled code; float32 rows copied there as here)."""
+    """Two-class C-SVC, nu-SVC and one-class fits of 900 rows (float32 rows; nu-SVC and one-class
+    start with support vectors whose rows are computed in Python): the solver copies every other
+    row it asks for from the user's matrix itself, to the optimum of a read-only copy of that
+    matrix, whose rows come from Python (other compiled code; float32 rows copied there as here)."""
     X, gram, y = _rbf_gram(900, 2)
     read_only = gram.copy()
     read_only.flags.writeable = False
-    from_python = [estimator.__class__(**estimator.get_params()).fit(read_only, y)]
+    from_python = clone(estimator).fit(read_only, y)
     copies = []
     original = solver_module._fill_rows
     monkeypatch.setattr(solver_module, "_fill_rows", lambda K, slot, n_filled, block, rows:
                         copies.append(rows.shape[0]) or original(K, slot, n_filled, block, rows))
-    ours = estimator.fit(gram, y)
+    ours = clone(estimator).fit(gram, y)
     assert len(copies) == (0 if type(estimator) is SVC else 1)  # (the start support vectors' rows)
-    np.testing.assert_allclose(ours.dual_objective_, from_python[0].dual_objective_, rtol=1e-6)
-    np.testing.assert_allclose(ours.decision_function(gram), from_python[0].decision_function(gram), atol=1e-3)
+    np.testing.assert_allclose(ours.dual_objective_, from_python.dual_objective_, rtol=1e-6)
+    np.testing.assert_allclose(ours.decision_function(gram), from_python.decision_function(gram), atol=1e-3)
 
 
 @pytest.mark.parametrize("function", [solve_c_svc_pairs_on_gram_rows, solve_pairs_on_gram_rows])

@@ -692,7 +692,7 @@ def _prefetch_rows(n_features):
 
 def full_gram_row_kernel(gram, cache_size, max_iter):
     """``(XT, kernel, gamma, coef0, degree)`` of :func:`svmkit._core.full_gram.full_gram_smo`
-    where :func:`solve_dual` solves a problem with one variable per row of ``gram``, in row
+    (its row arguments before ``data_rows``) where :func:`solve_dual` solves a problem with one variable per row of ``gram``, in row
     order, from the start 0 (two-class C-SVC) by the full-Gram solver on float64 rows that it
     computes itself, every one of them (a small problem of thin dense data and a linear,
     polynomial or RBF kernel); else None.
@@ -1051,9 +1051,10 @@ def _all_rows_first(gram, n, row_code):
 
 
 def _compiled_row_kernel(gram, dtype, code):
-    """``(XT, kernel, gamma, coef0, degree)`` for :func:`smo_rows` with the kernel ``code`` of
-    :func:`_compiled_row_code`; with ``KERNEL_NONE`` the rows come from the caller, with
-    ``KERNEL_PRECOMPUTED`` they are copied from the user's matrix (``XT``)."""
+    """``(XT, kernel, gamma, coef0, degree)`` for :func:`smo_rows` (its row arguments before
+    ``data_rows``) with the kernel ``code`` of :func:`_compiled_row_code`; with ``KERNEL_NONE``
+    the rows come from the caller, with ``KERNEL_PRECOMPUTED`` they are copied from the Gram
+    matrix (``XT``, of its own type: float64, whatever the type of the rows stored)."""
     if code == KERNEL_NONE:
         return np.empty((0, 0), dtype=dtype), KERNEL_NONE, 0.0, 0.0, 1
     if code == KERNEL_PRECOMPUTED:
@@ -1069,8 +1070,9 @@ def _compiled_row_code(gram):
     """The code of the kernel whose rows the full-Gram solver computes itself: linear,
     polynomial and RBF kernels on dense data with at most ``_COMPILED_ROW_FEATURES``
     features (its per-row loops beat a BLAS block there, and no row costs a return to
-    Python), and ``KERNEL_PRECOMPUTED`` for the user's float64 matrix (rows copied from it,
-    of :func:`plain_array_flags`); otherwise ``KERNEL_NONE``."""
+    Python), and ``KERNEL_PRECOMPUTED`` for a float64 Gram matrix in memory of
+    :func:`plain_array_flags` whose rows are copied as they are needed (the user's, or a subset
+    gathered from it); otherwise ``KERNEL_NONE``."""
     if type(gram) is PrecomputedGram:
         # (copied in the solver, not 32 at a time from Python with a return for each: splice, two
         # classes, 1,000 float32 rows, RBF, fit 0.49 -> 0.32 of LIBSVM's time, benchmarks/precomputed.py)

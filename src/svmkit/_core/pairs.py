@@ -3,8 +3,10 @@
 :func:`solve_pairs`: the one-vs-one problems of a multiclass fit, each Gram
 matrix assembled from the class strips (the kernel values of each class against
 itself and every later class); :func:`solve_subsets`: problems on rows of one
-Gram matrix (the cross-validation fits of ``probability=True``). Each is solved
-by :func:`svmkit._core.full_gram.full_gram_round` as the full-Gram solver does it,
+Gram matrix (the cross-validation fits of ``probability=True``); others on kernel
+rows computed (:func:`solve_pairs_on_own_rows`) or copied from a Gram matrix
+(:func:`solve_pairs_on_gram_rows`) as their solver asks for them. Each is solved
+by :func:`svmkit._core.full_gram.full_gram_solve` as the full-Gram solver does it,
 with no return to Python in between: for problems of a few hundred rows the
 Python around each call took as long as its SMO (digits, 45 problems).
 """

@@ -383,7 +383,7 @@ def smo_rows(
     lows_pos = np.empty(n_chunks, dtype=np.int64)
     lows_neg = np.empty(n_chunks, dtype=np.int64)
     gain_keys = np.empty(n_chunks, dtype=np.int64)
-    scratch = np.empty(n if kernel != KERNEL_NONE else 0, dtype=XT.dtype)
+    scratch = np.empty(n if kernel != KERNEL_NONE and kernel != KERNEL_PRECOMPUTED else 0, dtype=XT.dtype)
     steps = 0
     # (the start: rows of K that are not computed may hold anything, NaN too)
     zeros = np.zeros((1, n), dtype=K.dtype)
