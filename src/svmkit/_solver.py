@@ -382,6 +382,21 @@ class GramBlocks:
         return np.asarray(self.kernel.diag(self.X), dtype=np.float64)
 
 
+def gathered(K, rows, cols):
+    """``K[np.ix_(rows, cols)]`` (``rows`` and ``cols`` int64 arrays) in one compiled pass (a
+    seventh of NumPy's time for 288 of 360 rows and columns).
+
+    Examples
+    --------
+    >>> gathered(np.arange(9.0).reshape(3, 3), np.array([2, 0]), np.array([1]))
+    array([[7.],
+           [1.]])
+    """
+    out = np.empty((rows.shape[0], cols.shape[0]), dtype=K.dtype)
+    gather_block(K, rows, cols, out, np.arange(rows.shape[0]))
+    return out
+
+
 class PrecomputedGram:
     """Blocks of a Gram matrix held in memory: the user's (``kernel='precomputed'``), or one
     computed for several problems on the same rows.
@@ -402,17 +417,15 @@ class PrecomputedGram:
         return self.K.shape[0]
 
     def subset(self, rows):
-        return PrecomputedGram(self._gathered(rows, rows), self.rows_are_copies)
+        return PrecomputedGram(gathered(self.K, rows, rows), self.rows_are_copies)
 
     def block(self, rows, cols=None, out=None):
-        return _into(self.K[rows] if cols is None else self._gathered(rows, cols), out)
+        return _into(self.K[rows] if cols is None else gathered(self.K, rows, cols), out)
 
-    def _gathered(self, rows, cols):
-        """``K[np.ix_(rows, cols)]`` in one compiled pass (a seventh of NumPy's time for 288 of
-        360 rows and columns)."""
-        out = np.empty((rows.shape[0], cols.shape[0]), dtype=self.K.dtype)
-        gather_block(self.K, rows, cols, out, np.arange(rows.shape[0]))
-        return out
+    def is_plain_float64(self):
+        """Whether ``K`` is a float64 matrix of :func:`_plain_array_flags`, which compiled code
+        reads where it is (the user's matrix; another would be compiled for anew)."""
+        return self.K.dtype == np.float64 and _plain_array_flags(self.K)
 
     block32 = block
     square_memory = GramBlocks.square_memory
@@ -738,7 +751,7 @@ def two_class_gram(gram, cache_size, max_iter):
     if not _two_class_full_gram(gram, cache_size, max_iter):
         return None
     if type(gram) is PrecomputedGram:
-        return gram.K if gram.K.dtype == np.float64 and plain_array_flags(gram.K) else None
+        return gram.K if gram.is_plain_float64() else None
     n = gram.n_rows
     if type(gram) is not GramBlocks or not _all_rows_first(gram, n, _compiled_row_code(gram)):
         return None
@@ -756,7 +769,7 @@ def _two_class_full_gram(gram, cache_size, max_iter):
             and not _takes_linear_blocked_rounds(gram, n, True, step_limit(max_iter)))
 
 
-def plain_array_flags(a):
+def _plain_array_flags(a):
     """Whether ``a`` is C-contiguous, aligned and writeable: the arrays of the compiled solver's
     signatures (a read-only or unaligned one would be compiled for anew)."""
     return a.flags.c_contiguous and a.flags.aligned and a.flags.writeable
@@ -1070,13 +1083,13 @@ def _compiled_row_code(gram):
     """The code of the kernel whose rows the full-Gram solver computes itself: linear,
     polynomial and RBF kernels on dense data with at most ``_COMPILED_ROW_FEATURES``
     features (its per-row loops beat a BLAS block there, and no row costs a return to
-    Python), and ``KERNEL_PRECOMPUTED`` for a float64 Gram matrix in memory of
-    :func:`plain_array_flags` whose rows are copied as they are needed (the user's, or a subset
-    gathered from it); otherwise ``KERNEL_NONE``."""
+    Python), and ``KERNEL_PRECOMPUTED`` for a Gram matrix in memory of
+    :meth:`PrecomputedGram.is_plain_float64` whose rows are copied as they are needed (the
+    user's, or a subset gathered from it); otherwise ``KERNEL_NONE``."""
     if type(gram) is PrecomputedGram:
         # (copied in the solver, not 32 at a time from Python with a return for each: splice, two
         # classes, 1,000 float32 rows, RBF, fit 0.49 -> 0.32 of LIBSVM's time, benchmarks/precomputed.py)
-        return KERNEL_PRECOMPUTED if gram.K.dtype == np.float64 and plain_array_flags(gram.K) else KERNEL_NONE
+        return KERNEL_PRECOMPUTED if gram.is_plain_float64() else KERNEL_NONE
     kernel = getattr(gram, "kernel", None)
     code = {LinearKernel: KERNEL_LINEAR, PolynomialKernel: KERNEL_POLYNOMIAL, RBFKernel: KERNEL_RBF}.get(type(kernel))
     if code is None or gram.n_features > _COMPILED_ROW_FEATURES or sp.issparse(gram.X):

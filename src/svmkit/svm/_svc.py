@@ -24,7 +24,7 @@ from .._core.libsvm_layout import libsvm_layout_and_objectives
 from .._core.multiclass import one_vs_one_rows, one_vs_one_votes, ovr_scores
 from .._solver import (
     PrecomputedGram, blas_threads_for, compiled_row_kernel, full_gram_dtype, full_gram_row_kernel,
-    linear_row_kernel, plain_array_flags, two_class_gram,
+    linear_row_kernel, two_class_gram,
 )
 from .._stacked import StackedDuals, StackedSolutions, solve_subsets_in_one_call, starts_and_stops
 from ._base import BaseKernelSVM, enable_logging, is_real, map_in_threads, resolve_n_jobs
@@ -566,7 +566,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 return None
             map_groups = self._pair_groups_on_workers(sum(size**2 for size in sizes))
             if self._precomputed:
-                if not plain_array_flags(gram.K):  # (a read-only matrix: other compiled code)
+                if not gram.is_plain_float64():  # (a read-only matrix: other compiled code)
                     return None
                 return lambda *options: c_svc_pairs_on_gram_rows_in_one_call(
                     gram.K, y_index, n_classes, upper, pairs, *options, map_groups=map_groups
