@@ -16,10 +16,10 @@ import numpy as np
 
 from ._jit import jit
 from .free_face import free_face_steps
-from .kernel_blocks import KERNEL_NONE, KERNEL_PRECOMPUTED
+from .kernel_blocks import KERNEL_NONE
 from .row_cache import add_weighted_rows_serial, gather_block
 from .smo import SMO_STEP_LIMIT, smo, kept_by_shrinking
-from .smo_rows import SMO_USE_SHRINKING, compute_row, side_flags, smo_rows
+from .smo_rows import SMO_USE_SHRINKING, compute_row, row_scratch, side_flags, smo_rows
 
 #: Status: the rows ``wanted[:count]`` must be computed before the shrunk
 #: sub-problem can start (the caller computes them and calls again).
@@ -251,7 +251,7 @@ def full_gram_smo(
     array([0. , 0.5, 0.5, 0. ])
     """
     n = K.shape[1] + R.shape[1]
-    scratch = np.empty(n if kernel != KERNEL_NONE and kernel != KERNEL_PRECOMPUTED else 0, dtype=XT.dtype)
+    scratch = row_scratch(XT, kernel, n)
     flags = side_flags(y, alpha, upper)
     steps = 0
     while True:

@@ -312,6 +312,15 @@ def compute_row(K, slot, n_filled, r, XT, kernel, gamma, coef0, degree, data_row
 
 
 @jit
+def row_scratch(XT, kernel, n):
+    """The ``scratch`` of :func:`compute_row` for rows of ``n`` values: the sums of
+    :func:`svmkit._core.kernel_blocks.kernel_row` where it computes the rows, none where they
+    are copied (``KERNEL_PRECOMPUTED``) or come from the caller (``KERNEL_NONE``)."""
+    computed = kernel != KERNEL_NONE and kernel != KERNEL_PRECOMPUTED
+    return np.empty(n if computed else 0, dtype=XT.dtype)
+
+
+@jit
 def smo_rows(
     K, slot, R, slot_r, n_filled, y, upper, qd, alpha, grad, flags, tol, max_steps, nu_mode, hand_over_fraction,
     slow_max_kept, steps_before, XT, kernel, gamma, coef0, degree, data_rows,
@@ -383,7 +392,7 @@ def smo_rows(
     lows_pos = np.empty(n_chunks, dtype=np.int64)
     lows_neg = np.empty(n_chunks, dtype=np.int64)
     gain_keys = np.empty(n_chunks, dtype=np.int64)
-    scratch = np.empty(n if kernel != KERNEL_NONE and kernel != KERNEL_PRECOMPUTED else 0, dtype=XT.dtype)
+    scratch = row_scratch(XT, kernel, n)
     steps = 0
     # (the start: rows of K that are not computed may hold anything, NaN too)
     zeros = np.zeros((1, n), dtype=K.dtype)
