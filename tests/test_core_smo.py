@@ -30,6 +30,7 @@ from svmkit._core.kernel_blocks import (
     sparse_row_products,
     sparse_sparse_products,
     squared_norms_in_feature_order,
+    transpose_into,
 )
 from svmkit._core._jit import jit
 from svmkit._core.small_decisions import linear_weights, small_decisions, support_sq_norms
@@ -106,6 +107,17 @@ def test_kernel_diagonal_is_that_of_the_compiled_rows(kernel, code):
     np.testing.assert_allclose(kernel.diag(X), np.diagonal(rows), rtol=1e-14)
     np.testing.assert_allclose(kernel.diag(X), np.diagonal(kernel(X, X)), rtol=1e-13)
     np.testing.assert_allclose(kernel.diag(X[:, ::2]), np.diagonal(kernel(X[:, ::2], X[:, ::2])), rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_transposed_rows_are_numpys_transpose_of_the_type_asked_for(dtype):
+    """The data transposed for the compiled rows (eight rows at a time, then the rest) equal
+    NumPy's transpose converted to their type, for C-ordered rows and a strided view."""
+    X = np.random.default_rng(5).normal(size=(21, 7))
+    for rows in (X, X[::2, 1:]):
+        out = np.full(rows.shape[::-1], np.nan, dtype=dtype)
+        transpose_into(rows, out)
+        np.testing.assert_array_equal(out, rows.T.astype(dtype))
 
 
 @pytest.mark.parametrize(
@@ -640,7 +652,7 @@ def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_f
 
 @pytest.mark.parametrize("function", [compute_row, full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, solve_c_svc_two_class_on_gram, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
                                       small_decisions, support_sq_norms, linear_weights, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
-                                      kernel_matrix, squared_norms_in_feature_order, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
+                                      kernel_matrix, squared_norms_in_feature_order, transpose_into, rbf_from_products, sparse_row_products, sparse_sparse_products, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,
                                       linear_blocked_rounds, start_round, finish_round, block_moves, block_rows])
 def test_docstring_examples_of_compiled_functions(function):

@@ -50,7 +50,7 @@ from ._core.smo import (
 )
 from ._core.kernel_blocks import (
     KERNEL_LINEAR, KERNEL_NONE, KERNEL_POLYNOMIAL, KERNEL_PRECOMPUTED, KERNEL_RBF, kernel_matrix,
-    sparse_sparse_products,
+    sparse_sparse_products, transpose_into,
 )
 from ._core.blocked import (
     BLOCKED_GO_ON, BLOCKED_LEFT, BLOCKED_OPTIMAL, BLOCKED_STALLED, BLOCKED_STEP_LIMIT, STATE_STEPS, block_moves,
@@ -1073,7 +1073,8 @@ def _compiled_row_kernel(gram, dtype, code):
     if code == KERNEL_PRECOMPUTED:
         return gram.K, KERNEL_PRECOMPUTED, 0.0, 0.0, 1
     kernel = gram.kernel
-    XT = np.ascontiguousarray(gram.X.T, dtype=dtype)
+    XT = np.empty(gram.X.shape[::-1], dtype=dtype)
+    transpose_into(gram.X, XT)
     gamma = float(getattr(kernel, "gamma", 0.0))  # the linear kernel has none of the three
     coef0 = float(getattr(kernel, "coef0", 0.0))
     return XT, code, gamma, coef0, int(getattr(kernel, "degree", 1))
