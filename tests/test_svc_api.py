@@ -478,10 +478,12 @@ def test_small_predictions_in_one_compiled_call_equal_numpys_blocks(monkeypatch,
 
 
 @pytest.mark.parametrize("multiclass", ["ovo", "ovr"])
-def test_linear_weights_by_loops_equal_blas_and_the_support_vector_sum(monkeypatch, multiclass):
+def test_linear_weights_by_loops_equal_the_support_vector_sum_and_blas_above_their_limit(monkeypatch, multiclass):
     """coef_ (the weights every linear prediction uses) of few support vectors is added up by
-    compiled loops (linear_weights): ``w_p = sum_s coef_sp x_s`` by NumPy, and BLAS's weights
-    (the loops' limit at 0), within rounding."""
+    compiled loops (linear_weights): ``w_p = sum_s coef_sp x_s`` by NumPy. Above the loops'
+    limit (here 0) one-vs-one weights still take the loops (each support vector's products in
+    its own class's problems only), the same bits; one-vs-rest weights take BLAS, equal
+    within rounding."""
     from svmkit._core.small_decisions import linear_weights
 
     model = SVC(kernel="linear", multiclass=multiclass).fit(X_iris, y_iris)
@@ -491,9 +493,12 @@ def test_linear_weights_by_loops_equal_blas_and_the_support_vector_sum(monkeypat
     np.testing.assert_allclose(model.coef_, expected, rtol=1e-13, atol=1e-13)
     np.testing.assert_array_equal(model.coef_.T, linear_weights(model.support_vectors_, coef))
     monkeypatch.setattr(svmkit.svm._base, "_LOOP_WEIGHTS_WORK", 0)
-    by_blas = SVC(kernel="linear", multiclass=multiclass).fit(X_iris, y_iris)
-    np.testing.assert_allclose(by_blas.coef_, model.coef_, rtol=1e-13, atol=1e-13)
-    np.testing.assert_allclose(by_blas.decision_function(X_iris), model.decision_function(X_iris), rtol=1e-12,
+    loops = []
+    monkeypatch.setattr(svmkit.svm._base, "linear_weights", lambda *args: loops.append(1) or linear_weights(*args))
+    above_limit = SVC(kernel="linear", multiclass=multiclass).fit(X_iris, y_iris)
+    assert loops == ([1] if multiclass == "ovo" else [])
+    np.testing.assert_allclose(above_limit.coef_, model.coef_, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(above_limit.decision_function(X_iris), model.decision_function(X_iris), rtol=1e-12,
                                atol=1e-12)
 
 
