@@ -487,9 +487,8 @@ class BaseKernelSVM(BaseEstimator):
         if isinstance(self.kernel_, LinearKernel):
             # (compiled loops where few or one-vs-one, see _LOOP_WEIGHTS_WORK: wine, 22 support vectors
             # x 13 features x 3 problems, each fit after a oneDAL fit, 9.5 -> 3 us; else BLAS on one
-            # thread, see _PARALLEL_PREDICT_VALUES:
-            # digits, 424 support vectors x 64 features x 45 problems, made at the end of each fit,
-            # added 3 ms to fits of 5 ms on two)
+            # thread, see _PARALLEL_PREDICT_VALUES: on two, digits' weights of 45 problems, when BLAS
+            # made them at the end of each fit, added 3 ms to fits of 5 ms)
             few = coef.size * support_vectors.shape[1] <= _LOOP_WEIGHTS_WORK
             if (few or first.shape[0] > 1) and isinstance(support_vectors, np.ndarray):  # (> 1: not two classes)
                 weights = linear_weights(np.ascontiguousarray(support_vectors), np.ascontiguousarray(coef))
