@@ -705,10 +705,10 @@ def _prefetch_rows(n_features):
 
 def full_gram_row_kernel(gram, cache_size, max_iter):
     """``(XT, kernel, gamma, coef0, degree)`` of :func:`svmkit._core.full_gram.full_gram_smo`
-    (its row arguments before ``data_rows``) where :func:`solve_dual` solves a problem with one variable per row of ``gram``, in row
-    order, from the start 0 (two-class C-SVC) by the full-Gram solver on float64 rows that it
-    computes itself, every one of them (a small problem of thin dense data and a linear,
-    polynomial or RBF kernel); else None.
+    (its row arguments before ``data_rows``) where :func:`solve_dual` solves a problem with one
+    variable per row of ``gram``, in row order, from the start 0 (two-class C-SVC) by the
+    full-Gram solver on float64 rows that it computes itself, every one of them (a small
+    problem of thin dense data and a linear, polynomial or RBF kernel); else None.
 
     Examples
     --------
