@@ -168,6 +168,73 @@ def test_kernel_rows_of_sparse_data_with_few_nonzeros_from_both_sides_nonzeros(k
     assert set(gram._transposed) == {np.dtype(np.float64), np.dtype(np.float32)}
 
 
+@pytest.mark.parametrize("kernel", [K.LinearKernel(), K.RBFKernel(gamma=0.3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sparse_kernel_rows_in_one_pass_are_the_products_then_the_kernel(kernel, dtype, monkeypatch):
+    """Linear and RBF rows of sparse data with few nonzeros are computed whole in one compiled
+    pass (the kernel applied to each row's products while they are in cache): bit for bit
+    the products over both sides' nonzeros followed by the kernel on the block, in the serial
+    and the parallel form; the parallel form from the main thread only (a worker thread takes
+    the serial one), into the caller's block and on their own, rows given as a slice too."""
+    import threading
+
+    import svmkit._parallel
+    import svmkit._solver as solver
+    from svmkit._core.kernel_blocks import (
+        KERNEL_LINEAR, KERNEL_RBF, sparse_kernel_rows, sparse_kernel_rows_serial, sparse_sparse_products,
+    )
+
+    X = sp.random(300, 200, density=0.04, format="csr", random_state=11, dtype=dtype)
+    XT, norms = X.T.tocsr(), K.row_sq_norms(X).astype(dtype)
+
+    def products_then_kernel(rows):
+        products = np.empty((rows.shape[0], 300), dtype=dtype)
+        A = X[rows]
+        sparse_sparse_products(A.indptr, A.indices, A.data, 0, rows.shape[0], XT.indptr, XT.indices, XT.data,
+                               products)
+        return kernel.from_products(products, norms[rows], norms)
+
+    rows = np.array([7, 0, 299, 150, 7])
+    expected = products_then_kernel(rows)
+    code, gamma = (KERNEL_RBF, kernel.gamma) if isinstance(kernel, K.RBFKernel) else (KERNEL_LINEAR, 0.0)
+    for compute in (sparse_kernel_rows, sparse_kernel_rows_serial):
+        out = np.full_like(expected, np.nan)
+        compute(X.indptr, X.indices, X.data, rows, XT.indptr, XT.indices, XT.data, norms, code, gamma, out)
+        np.testing.assert_array_equal(out, expected)
+
+    forms = []
+    for name in ("sparse_kernel_rows", "sparse_kernel_rows_serial"):
+        original = getattr(solver, name)
+        monkeypatch.setattr(solver, name, lambda *args, name=name, original=original: (forms.append(name), original(*args)))
+    monkeypatch.setattr(svmkit._parallel, "PARALLEL_VALUES", 1)
+    gram = solver.GramBlocks(kernel, X)
+    block = gram.block(rows) if dtype == np.float64 else gram.block32(rows)
+    into = np.empty_like(block)
+    assert gram.block(rows, out=into) is into if dtype == np.float64 else gram.block32(rows, out=into) is into
+    np.testing.assert_array_equal(block, expected)
+    np.testing.assert_array_equal(into, expected)
+    first_rows = gram.block(slice(0, 3)) if dtype == np.float64 else gram.block32(slice(0, 3))
+    np.testing.assert_array_equal(first_rows, products_then_kernel(np.arange(3)))
+    worker = threading.Thread(target=lambda: (gram.block(rows) if dtype == np.float64 else gram.block32(rows)))
+    worker.start()
+    worker.join()
+    assert forms == ["sparse_kernel_rows"] * 3 + ["sparse_kernel_rows_serial"]
+
+
+def test_transposed_blocks_are_made_c_ordered_with_their_values():
+    """The working set's block of sparse data comes out transposed (F-ordered); the compiled
+    loops take it C-ordered, by a tiled copy of the same values."""
+    from svmkit._solver import _c_ordered
+
+    block = np.asfortranarray(np.random.default_rng(2).random((37, 37)).astype(np.float32))
+    ordered = _c_ordered(block)
+    assert ordered.flags.c_contiguous
+    np.testing.assert_array_equal(ordered, block)
+    strided = block[::2]
+    assert _c_ordered(strided).flags.c_contiguous
+    np.testing.assert_array_equal(_c_ordered(strided), strided)
+
+
 @pytest.mark.parametrize(
     "kernel", [K.LinearKernel(), K.PolynomialKernel(degree=3, gamma=0.5, coef0=1.0), K.RBFKernel(gamma=0.3)]
 )

@@ -712,9 +712,10 @@ def test_binary_model_docstring_examples():
 def test_solver_docstring_examples():
     import doctest
 
+    import svmkit._parallel
     import svmkit._stacked
 
-    for module in (svmkit._solver, svmkit._stacked):
+    for module in (svmkit._solver, svmkit._stacked, svmkit._parallel):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0
 

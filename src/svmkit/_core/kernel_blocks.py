@@ -11,15 +11,17 @@
 * :func:`sparse_row_products`: products of sparse rows with dense columns,
   only their nonzeros counted (BLAS would need the rows densified).
 * :func:`sparse_sparse_products`: the same with sparse columns, only the
-  nonzeros of both sides counted.
+  nonzeros of both sides counted; :func:`sparse_kernel_rows`, whole kernel rows
+  of sparse data from these products, over all cores.
 """
 
 import math
 
 import numpy as np
+from numba import prange
 
 from ._bits import bits_float, float_bits
-from ._jit import contracting_jit, jit
+from ._jit import contracting_jit, jit, parallel_jit
 
 
 #: Kernels whose rows :func:`kernel_row` computes (``KERNEL_NONE``: rows come from the caller).
@@ -92,6 +94,16 @@ def exp_nonpositive_single(x):
 
 
 @jit
+def _rbf_row(row, row_norm, col_norms, gamma):
+    """One row of :func:`rbf_from_products`, in place."""
+    single = row.itemsize == 4
+    for j in range(row.shape[0]):
+        distance = row_norm + col_norms[j] - 2.0 * row[j]
+        exponent = -gamma * np.float64(distance if distance > 0.0 else 0.0)
+        row[j] = exp_nonpositive_single(exponent) if single else exp_nonpositive(exponent)
+
+
+@jit
 def rbf_from_products(products, row_norms, col_norms, gamma):
     """In place: ``products[i, j] <- exp(-gamma * max(row_norms[i] + col_norms[j] - 2 products[i, j], 0))``.
 
@@ -112,14 +124,8 @@ def rbf_from_products(products, row_norms, col_norms, gamma):
     array([[1.    , 0.6065],
            [0.6065, 1.    ]])
     """
-    single = products.itemsize == 4
     for i in range(products.shape[0]):
-        row_norm = row_norms[i]
-        row = products[i]
-        for j in range(row.shape[0]):
-            distance = row_norm + col_norms[j] - 2.0 * row[j]
-            exponent = -gamma * np.float64(distance if distance > 0.0 else 0.0)
-            row[j] = exp_nonpositive_single(exponent) if single else exp_nonpositive(exponent)
+        _rbf_row(products[i], row_norms[i], col_norms, gamma)
 
 
 @jit
@@ -362,3 +368,46 @@ def sparse_sparse_products(indptr, indices, data, start, stop, b_indptr, b_indic
             f = indices[p]
             for q in range(b_indptr[f], b_indptr[f + 1]):
                 acc[b_indices[q]] += v * b_data[q]
+
+
+@jit
+def _sparse_kernel_row(indptr, indices, data, rows, i, b_indptr, b_indices, b_data, sq_norms, code, gamma, out):
+    """Row ``i`` of :func:`sparse_kernel_rows`: the products of row ``rows[i]``, then the
+    kernel applied to them while they are in the core's cache."""
+    r = rows[i]
+    sparse_sparse_products(indptr, indices, data, r, r + 1, b_indptr, b_indices, b_data, out[i : i + 1])
+    if code == KERNEL_RBF:
+        _rbf_row(out[i], sq_norms[r], sq_norms, gamma)
+
+
+@parallel_jit
+def sparse_kernel_rows(indptr, indices, data, rows, b_indptr, b_indices, b_data, sq_norms, code, gamma, out):
+    """``out[i] = k(x_{rows[i]}, x_c)`` for every row ``c`` of a CSR matrix ``X``
+    (``indptr, indices, data``; ``b_indptr, b_indices, b_data``: its transpose, CSR), the
+    linear or RBF kernel (``code``; ``sq_norms``, the squared norms of ``X``'s rows, of
+    ``out``'s type), rows split over threads: the values of
+    :func:`sparse_sparse_products` followed by :func:`rbf_from_products` on the same block,
+    without a block of products written out and read back. Call it from Python, from one
+    thread at a time (see :func:`svmkit._core.row_cache.add_weighted_rows`);
+    :func:`sparse_kernel_rows_serial` computes the same on the calling thread."""
+    for i in prange(rows.shape[0]):
+        _sparse_kernel_row(indptr, indices, data, rows, i, b_indptr, b_indices, b_data, sq_norms, code, gamma, out)
+
+
+@jit
+def sparse_kernel_rows_serial(indptr, indices, data, rows, b_indptr, b_indices, b_data, sq_norms, code, gamma, out):
+    """:func:`sparse_kernel_rows` on the calling thread alone.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, indices, data = np.array([0, 1, 2]), np.array([0, 1]), np.array([1.0, 2.0])
+    >>> t_indptr, t_indices = np.array([0, 1, 2]), np.array([0, 1])  # X = [[1, 0], [0, 2]]
+    >>> out = np.empty((1, 2))
+    >>> sparse_kernel_rows_serial(indptr, indices, data, np.array([1]), t_indptr, t_indices, data,
+    ...                           np.array([1.0, 4.0]), KERNEL_RBF, 0.5, out)
+    >>> out.round(4)  # exp(-0.5 * 5), 1
+    array([[0.0821, 1.    ]])
+    """
+    for i in range(rows.shape[0]):
+        _sparse_kernel_row(indptr, indices, data, rows, i, b_indptr, b_indices, b_data, sq_norms, code, gamma, out)
