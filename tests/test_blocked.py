@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.svm import SVC as LibsvmSVC
 
+import svmkit._parallel
 import svmkit._solver
 from svmkit import SVC
 from svmkit._core.blocked import _smallest, select_violators, violator_masks
@@ -196,3 +197,33 @@ def test_rounds_made_in_several_calls_are_those_made_in_one(monkeypatch):
     # (a round makes at most 2,560 SMO steps, and 10 x 1,256 more with the face steps: 3 rounds or more)
     assert together.n_iter == apart.n_iter > 2 * (2_560 + 10 * 1_256)
     np.testing.assert_array_equal(together.alpha, apart.alpha)
+
+
+def test_blocked_rows_computed_in_parts_on_threads_give_the_same_solution(monkeypatch):
+    """Kernel rows of the blocked solver computed in parts on every core (a part of the rows
+    on each thread, from the main thread for enough values) are the rows computed in one
+    block: the same multipliers, bit for bit, as with every block on one thread."""
+    from svmkit.kernels import RBFKernel
+
+    if svmkit._parallel.usable_cores() < 2:
+        pytest.skip("one core: no parts")
+    X, labels = make_classification(n_samples=1500, n_features=10, flip_y=0.1, random_state=5)
+    problem = c_svc_dual(np.arange(1500), np.where(labels == 1, 1.0, -1.0), np.full(1500, 1.0))
+
+    def blocked_solution(parallel_values):
+        parts = []
+        original = svmkit._solver.map_in_threads
+        with monkeypatch.context() as patch:
+            patch.setattr(svmkit._parallel, "PARALLEL_VALUES", parallel_values)
+            patch.setattr(svmkit._solver, "map_in_threads",
+                          lambda function, items, n: parts.append(len(items)) or original(function, items, n))
+            solution = solve_dual(GramBlocks(RBFKernel(gamma=0.1), X), problem, tol=1e-3, cache_size=1.0,
+                                  working_set_size=64)
+        assert solution.strategy == "blocked"
+        return solution, parts
+
+    in_parts, parts = blocked_solution(1)
+    whole, no_parts = blocked_solution(2**62)
+    assert len(parts) > 0 and all(2 <= n <= svmkit._parallel.usable_cores() for n in parts) and no_parts == []
+    np.testing.assert_array_equal(in_parts.alpha, whole.alpha)
+    assert in_parts.n_iter == whole.n_iter

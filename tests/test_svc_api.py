@@ -285,7 +285,7 @@ def test_max_iter_warnings_point_at_the_line_that_called_fit(monkeypatch, n_samp
     if n_samples < 2400:
         assert set(files) == {__file__}
     else:  # (which problems the pool's thread takes is a race)
-        assert set(files) <= {__file__, svmkit.svm._base.__file__}
+        assert set(files) <= {__file__, svmkit._parallel.__file__}
 
 
 @pytest.mark.parametrize(

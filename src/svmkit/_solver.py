@@ -41,7 +41,6 @@ import contextlib
 
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import ThreadpoolController
 
 from ._core.row_cache import add_weighted_rows, add_weighted_rows_serial, gather_block
 from ._core.smo import (
@@ -57,7 +56,7 @@ from ._core.blocked import (
 )
 from ._core.free_face import FACE_MAX_FREE
 from ._core.full_gram import SMO_NEED_ROWS, full_gram_round, new_face_schedule
-from ._parallel import on_all_cores
+from ._parallel import map_in_threads, on_all_cores, single_threaded_blas, usable_cores
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
@@ -144,37 +143,6 @@ _COMPILED_ROW_FEATURES = 32
 # BLAS 75, 150 x 13 71 against 84, but 150 x 24 94 against 83, 500 x 13 454 against 308; the
 # linear kernel's blocks were faster from BLAS at every size measured (150 x 13: 30 against 15 us)
 _COMPILED_GRAM_WORK = 2**19
-_blas_libraries = ThreadpoolController().select(user_api="blas").lib_controllers
-
-
-_single_thread_depth = 0  # how many single_threaded_blas contexts are open
-
-
-@contextlib.contextmanager
-def single_threaded_blas():
-    """Context in which BLAS runs on one thread (for thin blocks, or inside worker threads).
-
-    The BLAS libraries are found once: threadpoolctl's ``limit`` lists every library on
-    each entry, some 100 us, which a multiclass fit of many small problems paid per problem
-    (digits, 45 problems: 4.5 ms of a 50 ms fit). Inside another such context (a worker
-    thread, a problem of a multiclass fit) nothing is set.
-    """
-    global _single_thread_depth
-    if _single_thread_depth:
-        yield
-        return
-    saved = [(library, library.num_threads) for library in _blas_libraries]
-    for library, _ in saved:
-        library.set_num_threads(1)
-    _single_thread_depth += 1
-    try:
-        yield
-    finally:
-        _single_thread_depth -= 1
-        for library, n_threads in saved:
-            library.set_num_threads(n_threads)
-
-
 def blas_threads_for(n_rows, n_features):
     """The BLAS context for the kernel blocks of a problem of ``n_rows`` rows: one thread
     for thin blocks (below ``_SMALL_BLAS_WORK`` values of data, where several threads only
@@ -1300,7 +1268,25 @@ class _BlockedSolver:
         (200,000 x 50 RBF: peak 15 MB lower)."""
         if self._block_memory is None:
             self._block_memory = np.empty((self.chunk, self.gram.n_rows), dtype=np.float32)
-        return self.gram.block32(rows, out=self._block_memory[: rows.shape[0]])
+        return _block32_on_all_cores(self.gram, rows, self._block_memory[: rows.shape[0]])
+
+
+def _block32_on_all_cores(gram, rows, out):
+    """``gram.block32`` of ``rows`` into ``out``, in parts on every core where
+    :func:`on_all_cores`: a part of the rows on each thread, BLAS on one thread in each,
+    so that the kernel's pass over the products (RBF's exponentials, 0.9 ns a value on one
+    core) runs on every core too. A compiled parallel loop right after BLAS's own threads
+    is slowed by them, as they wait for work spinning for a while (83 RBF rows of 50,000 x
+    22 float32 data: 4.4 ms by BLAS on two threads and the exponentials on one, 3.2 ms
+    in two halves; the exponentials alone, 3.1 ms on one thread, 1.5 on two, 6.3 on two
+    right after BLAS)."""
+    n_parts = min(rows.shape[0], usable_cores())
+    if n_parts < 2 or not on_all_cores(out.size):
+        return gram.block32(rows, out=out)
+    bounds = np.linspace(0, rows.shape[0], n_parts + 1).astype(int)
+    parts = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
+    map_in_threads(lambda part: gram.block32(rows[part], out=out[part]), parts, n_parts)
+    return out
 
 
 def intercept_from_gradient(y, alpha, grad, upper):

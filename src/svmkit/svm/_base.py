@@ -9,10 +9,8 @@ import math
 import numbers
 import os
 import sys
-import threading
 import warnings
 import weakref
-from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,10 +26,10 @@ from .._solver import (
     GramBlocks,
     PrecomputedGram,
     gathered,
-    single_threaded_blas,
     solve_dual,
 )
 from .._core.checks import all_finite
+from .._parallel import map_in_threads, on_pool_thread, single_threaded_blas, usable_cores
 from .._core.kernel_blocks import KERNEL_LINEAR, KERNEL_RBF, sparse_row_products, sparse_sparse_products
 from .._core.small_decisions import linear_weights, small_decisions, support_sq_norms
 from ..kernels import LinearKernel, RBFKernel, _result_dtype, resolve_gamma, row_sq_norms
@@ -155,7 +153,7 @@ def is_integer(value):
 
 def resolve_n_jobs(n_jobs):
     """Number of worker threads: ``None`` or -1 every core, a positive integer that many."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cores = usable_cores()
     if n_jobs is None or n_jobs == -1:
         return cores
     if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs < 1:
@@ -191,97 +189,6 @@ def _is_plain_training_data(X, y):
         and X.shape[1] > 0
         and (y.dtype.kind != "f" or bool(np.isfinite(y).all()))
     )
-
-
-def map_in_threads(function, items, n_workers):
-    """``[function(item) for item in items]`` on up to ``n_workers`` threads.
-
-    The compiled solver, BLAS and NumPy's ``exp`` release the GIL, so
-    independent two-class problems run in parallel; BLAS is kept to one thread
-    meanwhile so that the workers do not oversubscribe the cores. The calling
-    thread and ``n_workers - 1`` threads started once per process
-    (:func:`_worker_pool`) each take the next item until none is left. Called
-    from one of those threads, the items run on it in turn.
-
-    Examples
-    --------
-    >>> map_in_threads(lambda x: x * x, [1, 2, 3, 4], 2)
-    [1, 4, 9, 16]
-    """
-    items = list(items)
-    n_workers = min(n_workers, len(items))
-    if n_workers <= 1 or getattr(_in_worker, "flag", False):
-        return [function(item) for item in items]
-    results = [None] * len(items)
-    positions = iter(range(len(items)))
-    lock = threading.Lock()
-    failed = threading.Event()
-
-    def take_items():
-        while not failed.is_set():
-            with lock:
-                k = next(positions, None)
-            if k is None:
-                return
-            try:
-                results[k] = function(items[k])
-            except BaseException:
-                failed.set()  # (the other tasks take no further item)
-                raise
-
-    with single_threaded_blas():
-        pool = _worker_pool(n_workers - 1)
-        tasks = [pool.submit(take_items) for _ in range(n_workers - 1)]
-        # the calling thread takes items too: it is running already, while a pool thread has
-        # to be woken (on this virtual machine a prediction of 1.5 million kernel values in six
-        # blocks took 9.5 ms after 50 ms of idleness, and 6.5-7.7 ms right after another call)
-        _mark_worker()  # (calls made by the items run in turn, as on the pool's threads)
-        try:
-            take_items()
-        finally:
-            _in_worker.flag = False
-            wait(tasks)  # all of them, also when one failed: none runs on after the call
-        for task in tasks:
-            task.result()  # (raises what a task raised)
-    return results
-
-
-_pool = None
-_pool_size = 0
-_pool_lock = threading.Lock()
-_in_worker = threading.local()
-
-
-def _worker_pool(n_workers):
-    """The process's worker threads, at least ``n_workers`` of them: started once, not per call
-    (starting two threads cost 0.3-0.8 ms of a 6 ms prediction of 1.5 million kernel values)."""
-    global _pool, _pool_size
-    with _pool_lock:
-        if _pool_size < n_workers:
-            if _pool is not None:
-                _pool.shutdown(wait=False)
-            _pool = ThreadPoolExecutor(n_workers, thread_name_prefix="svmkit", initializer=_start_pool_thread)
-            _pool_size = n_workers
-        return _pool
-
-
-def _mark_worker():
-    _in_worker.flag = True
-
-
-def _start_pool_thread():
-    _in_worker.pool_thread = True  # (for good: warn_at_caller finds no caller of fit here)
-    _mark_worker()
-
-
-def _forget_pool():
-    """In a forked child the pool's threads do not exist (tasks submitted there would wait
-    forever): start new ones when needed."""
-    global _pool, _pool_size, _pool_lock
-    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool)
 
 
 def enable_logging():
@@ -334,8 +241,7 @@ def warn_at_caller(message, category):
         frame, level = frame.f_back, level + 1
     # (frame: the outermost svmkit frame of the calls that led here; stacklevel level + 1 names
     # it, level + 2 its caller)
-    on_pool_thread = getattr(_in_worker, "pool_thread", False)
-    warnings.warn(message, category, stacklevel=level + (1 if on_pool_thread else 2))
+    warnings.warn(message, category, stacklevel=level + (1 if on_pool_thread() else 2))
 
 
 class BaseKernelSVM(BaseEstimator):
