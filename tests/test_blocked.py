@@ -227,3 +227,35 @@ def test_blocked_rows_computed_in_parts_on_threads_give_the_same_solution(monkey
     assert len(parts) > 0 and all(2 <= n <= svmkit._parallel.usable_cores() for n in parts) and no_parts == []
     np.testing.assert_array_equal(in_parts.alpha, whole.alpha)
     assert in_parts.n_iter == whole.n_iter
+
+
+def test_rows_in_parts_take_as_many_threads_as_blas_may(monkeypatch):
+    """The parts of a block of kernel rows are as many as BLAS may have threads: none under a
+    user's limit of one BLAS thread (threadpoolctl, as OMP_NUM_THREADS), BLAS's own count
+    inside svmkit's single-thread contexts."""
+    from threadpoolctl import threadpool_limits
+
+    from svmkit._parallel import blas_thread_count, single_threaded_blas
+    from svmkit.kernels import RBFKernel
+
+    if svmkit._parallel.usable_cores() < 2:
+        pytest.skip("one core: no parts")
+    monkeypatch.setattr(svmkit._parallel, "PARALLEL_VALUES", 1)
+    parts = []
+    monkeypatch.setattr(svmkit._solver, "map_in_threads", lambda function, items, n: parts.append(n) or
+                        [function(item) for item in items])
+    gram = GramBlocks(RBFKernel(gamma=0.1), np.random.default_rng(1).standard_normal((300, 5)))
+    rows = np.arange(0, 300, 3)
+    expected = gram.block32(rows)
+    outside = blas_thread_count()
+    with single_threaded_blas():
+        assert blas_thread_count() == outside
+    with threadpool_limits(limits=1, user_api="blas"):
+        assert blas_thread_count() == 1
+        block = svmkit._solver._block32_on_all_cores(gram, rows, np.empty_like(expected))
+        assert parts == []
+    np.testing.assert_array_equal(block, expected)
+    if outside >= 2:
+        block = svmkit._solver._block32_on_all_cores(gram, rows, np.empty_like(expected))
+        assert parts == [min(outside, svmkit._parallel.usable_cores())]
+        np.testing.assert_array_equal(block, expected)

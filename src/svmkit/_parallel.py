@@ -42,6 +42,16 @@ _blas_libraries = ThreadpoolController().select(user_api="blas").lib_controllers
 
 
 _single_thread_depth = 0  # how many single_threaded_blas contexts are open
+_outside_blas_threads = 1  # BLAS's threads before the outermost open context set them to one
+
+
+def blas_thread_count():
+    """BLAS's number of threads as the user left it (``OMP_NUM_THREADS``,
+    ``OPENBLAS_NUM_THREADS``, threadpoolctl's limits), also inside :func:`single_threaded_blas`:
+    how many threads svmkit's own parts of BLAS work may take (:func:`map_in_threads`)."""
+    if _single_thread_depth:
+        return _outside_blas_threads
+    return max((library.num_threads for library in _blas_libraries), default=1)
 
 
 @contextlib.contextmanager
@@ -53,11 +63,12 @@ def single_threaded_blas():
     (digits, 45 problems: 4.5 ms of a 50 ms fit). Inside another such context (a worker
     thread, a problem of a multiclass fit) nothing is set.
     """
-    global _single_thread_depth
+    global _single_thread_depth, _outside_blas_threads
     if _single_thread_depth:
         yield
         return
     saved = [(library, library.num_threads) for library in _blas_libraries]
+    _outside_blas_threads = max((n_threads for _, n_threads in saved), default=1)
     for library, _ in saved:
         library.set_num_threads(1)
     _single_thread_depth += 1

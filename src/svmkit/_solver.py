@@ -56,7 +56,7 @@ from ._core.blocked import (
 )
 from ._core.free_face import FACE_MAX_FREE
 from ._core.full_gram import SMO_NEED_ROWS, full_gram_round, new_face_schedule
-from ._parallel import map_in_threads, on_all_cores, single_threaded_blas, usable_cores
+from ._parallel import blas_thread_count, map_in_threads, on_all_cores, single_threaded_blas, usable_cores
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, row_sq_norms
 
 logger = logging.getLogger("svmkit")
@@ -1273,14 +1273,16 @@ class _BlockedSolver:
 
 def _block32_on_all_cores(gram, rows, out):
     """``gram.block32`` of ``rows`` into ``out``, in parts on every core where
-    :func:`on_all_cores`: a part of the rows on each thread, BLAS on one thread in each,
+    :func:`on_all_cores`, as many as BLAS may have threads
+    (:func:`svmkit._parallel.blas_thread_count`): a part of the rows on each thread, BLAS on
+    one thread in each,
     so that the kernel's pass over the products (RBF's exponentials, 0.9 ns a value on one
     core) runs on every core too. A compiled parallel loop right after BLAS's own threads
     is slowed by them, as they wait for work spinning for a while (83 RBF rows of 50,000 x
     22 float32 data: 4.4 ms by BLAS on two threads and the exponentials on one, 3.2 ms
     in two halves; the exponentials alone, 3.1 ms on one thread, 1.5 on two, 6.3 on two
     right after BLAS)."""
-    n_parts = min(rows.shape[0], usable_cores())
+    n_parts = min(rows.shape[0], usable_cores(), blas_thread_count())
     if n_parts < 2 or not on_all_cores(out.size):
         return gram.block32(rows, out=out)
     bounds = np.linspace(0, rows.shape[0], n_parts + 1).astype(int)

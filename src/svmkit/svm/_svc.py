@@ -159,7 +159,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         ``cache_size``. A callable kernel and ``callback`` are then called from
         several threads at once. Fits whose Gram matrices hold fewer than 2**23
         values in all run on one thread (threads there only contend for the
-        interpreter's lock). (BLAS threads are limited with ``OMP_NUM_THREADS`` /
+        interpreter's lock). (BLAS threads, and the threads that compute parts of
+        large blocks of kernel rows, are limited with ``OMP_NUM_THREADS`` /
         ``OPENBLAS_NUM_THREADS``; numba's with ``NUMBA_NUM_THREADS``.)
 
     Attributes
