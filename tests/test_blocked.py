@@ -259,3 +259,27 @@ def test_rows_in_parts_take_as_many_threads_as_blas_may(monkeypatch):
         block = svmkit._solver._block32_on_all_cores(gram, rows, np.empty_like(expected))
         assert parts == [min(outside, svmkit._parallel.usable_cores())]
         np.testing.assert_array_equal(block, expected)
+
+
+def test_single_threaded_blas_limits_every_blas_library_of_the_process():
+    """svmkit's single-thread context limits NumPy's and SciPy's BLAS alike (two libraries in
+    today's wheels), also where SciPy's is loaded after svmkit's threads module (found at its
+    import, it was left on every core in each worker thread), and gives each its count back.
+    In a fresh process, where nothing has loaded SciPy's BLAS before."""
+    import subprocess
+    import sys
+
+    script = """
+import svmkit._parallel
+import scipy.linalg
+from threadpoolctl import threadpool_info
+def counts():
+    return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+before = counts()
+with svmkit._parallel.single_threaded_blas():
+    inside = counts()
+assert len(inside) >= 1 and set(inside.values()) == {1}, inside
+assert counts() == before
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
