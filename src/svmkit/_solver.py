@@ -156,6 +156,7 @@ def blas_threads_for(n_rows, n_features):
 # term, violation scores and gradient update, int64 row, and masks.
 _BYTES_PER_VARIABLE = 96
 _WS_BLOCK_FEATURES = 512  # most features for which the blocked solver computes its q x q block
+_PARTS_MAX_FEATURES = 32  # widest data whose blocked rows are computed in parts on threads
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
 # Sparse data with at most this fraction of nonzeros keep a sparse float32 copy: their kernel rows
 # cost fewer multiply-adds than BLAS saves on a dense copy (blocks of 128 rows against 5,000, on
@@ -1282,9 +1283,12 @@ def _block32_on_all_cores(gram, rows, out):
     is slowed by them, as they wait for work spinning for a while (83 RBF rows of 50,000 x
     22 float32 data: 4.4 ms by BLAS on two threads and the exponentials on one, 3.2 ms
     in two halves; the exponentials alone, 3.1 ms on one thread, 1.5 on two, 6.3 on two
-    right after BLAS)."""
+    right after BLAS). Thin data only (``_PARTS_MAX_FEATURES``): each part's BLAS call packs
+    all the columns' data again, which wider data pay for (a9a, 123 features: fit 2.95 ->
+    4.43 s in parts)."""
     n_parts = min(rows.shape[0], usable_cores(), blas_thread_count())
-    if n_parts < 2 or not on_all_cores(out.size):
+    thin = getattr(gram, "n_features", np.inf) <= _PARTS_MAX_FEATURES
+    if n_parts < 2 or not thin or not on_all_cores(out.size):
         return gram.block32(rows, out=out)
     bounds = np.linspace(0, rows.shape[0], n_parts + 1).astype(int)
     parts = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
