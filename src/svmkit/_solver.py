@@ -156,6 +156,8 @@ def blas_threads_for(n_rows, n_features):
 # term, violation scores and gradient update, int64 row, and masks.
 _BYTES_PER_VARIABLE = 96
 _WS_BLOCK_FEATURES = 512  # most features for which the blocked solver computes its q x q block
+# The compiled kernels' codes of svmkit's kernel classes (not of their subclasses or combinations)
+_KERNEL_CODES = {LinearKernel: KERNEL_LINEAR, PolynomialKernel: KERNEL_POLYNOMIAL, RBFKernel: KERNEL_RBF}
 _PARTS_MAX_FEATURES = 32  # widest data whose blocked rows are computed in parts on threads
 _FLOAT32_COPY_BYTES = 512 * 2**20  # largest dense float32 copy of the data made for fast kernel rows
 # Sparse data with at most this fraction of nonzeros keep a sparse float32 copy: their kernel rows
@@ -348,8 +350,8 @@ class GramBlocks:
             self._transposed[X.dtype] = X.T.tocsr()
         XT, norms = self._transposed[X.dtype], self._norms(X)
         rows = rows if isinstance(rows, np.ndarray) else np.arange(X.shape[0])[rows]
-        code = {LinearKernel: KERNEL_LINEAR, RBFKernel: KERNEL_RBF}.get(type(self.kernel))
-        if code is None:
+        code = _KERNEL_CODES.get(type(self.kernel))
+        if code not in (KERNEL_LINEAR, KERNEL_RBF):
             A = X[rows]
             products = np.empty((A.shape[0], X.shape[0]), dtype=X.dtype)
             sparse_sparse_products(A.indptr, A.indices, A.data, 0, A.shape[0], XT.indptr, XT.indices, XT.data,
@@ -1083,7 +1085,7 @@ def _compiled_row_code(gram):
         # classes, 1,000 float32 rows, RBF, fit 0.49 -> 0.32 of LIBSVM's time, benchmarks/precomputed.py)
         return KERNEL_PRECOMPUTED if gram.is_plain_float64() else KERNEL_NONE
     kernel = getattr(gram, "kernel", None)
-    code = {LinearKernel: KERNEL_LINEAR, PolynomialKernel: KERNEL_POLYNOMIAL, RBFKernel: KERNEL_RBF}.get(type(kernel))
+    code = _KERNEL_CODES.get(type(kernel))
     if code is None or gram.n_features > _COMPILED_ROW_FEATURES or sp.issparse(gram.X):
         return KERNEL_NONE
     return code
@@ -1277,18 +1279,17 @@ def _block32_on_all_cores(gram, rows, out):
     """``gram.block32`` of ``rows`` into ``out``, in parts on every core where
     :func:`on_all_cores`, as many as BLAS may have threads
     (:func:`svmkit._parallel.blas_thread_count`): a part of the rows on each thread, BLAS on
-    one thread in each,
-    so that the kernel's pass over the products (RBF's exponentials, 0.9 ns a value on one
-    core) runs on every core too. A compiled parallel loop right after BLAS's own threads
+    one thread in each, so that the kernel's pass over the products (RBF's exponentials,
+    0.9 ns a value on one core) runs on every core too. A compiled parallel loop right after BLAS's own threads
     is slowed by them, as they wait for work spinning for a while (83 RBF rows of 50,000 x
     22 float32 data: 4.4 ms by BLAS on two threads and the exponentials on one, 3.2 ms
     in two halves; the exponentials alone, 3.1 ms on one thread, 1.5 on two, 6.3 on two
     right after BLAS). Thin data only (``_PARTS_MAX_FEATURES``): each part's BLAS call packs
     all the columns' data again, which wider data pay for (a9a, 123 features: fit 2.95 ->
     4.43 s in parts)."""
-    n_parts = min(rows.shape[0], usable_cores(), blas_thread_count())
     thin = getattr(gram, "n_features", np.inf) <= _PARTS_MAX_FEATURES
-    if n_parts < 2 or not thin or not on_all_cores(out.size):
+    n_parts = min(rows.shape[0], usable_cores(), blas_thread_count()) if thin and on_all_cores(out.size) else 1
+    if n_parts < 2:
         return gram.block32(rows, out=out)
     bounds = np.linspace(0, rows.shape[0], n_parts + 1).astype(int)
     parts = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
