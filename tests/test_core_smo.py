@@ -27,6 +27,7 @@ from svmkit._core.kernel_blocks import (
     kernel_matrix,
     kernel_row,
     rbf_from_products,
+    kernel_rows_into_serial,
     sparse_kernel_rows_serial,
     sparse_row_products,
     sparse_sparse_products,
@@ -653,7 +654,7 @@ def test_two_class_fits_that_take_the_separate_steps(monkeypatch, n_samples, n_f
 
 @pytest.mark.parametrize("function", [compute_row, full_gram_smo, full_gram_round, full_gram_solve, new_face_schedule, solve_c_svc_two_class, solve_c_svc_two_class_on_gram, c_svc_fit, add_weighted_rows_serial, bias_from_gradient, c_svc_biases_and_margins,
                                       small_decisions, support_sq_norms, linear_weights, one_vs_one_rows, class_order, has_a_row_twice, most_variables,
-                                      kernel_matrix, squared_norms_in_feature_order, transpose_into, rbf_from_products, sparse_row_products, sparse_sparse_products, sparse_kernel_rows_serial, objectives_per_problem, class_indices,
+                                      kernel_matrix, squared_norms_in_feature_order, transpose_into, rbf_from_products, sparse_row_products, sparse_sparse_products, sparse_kernel_rows_serial, kernel_rows_into_serial, objectives_per_problem, class_indices,
                                       libsvm_layout, all_finite, violator_masks, select_violators, _smallest, new_state,
                                       linear_blocked_rounds, start_round, finish_round, block_moves, block_rows])
 def test_docstring_examples_of_compiled_functions(function):

@@ -221,6 +221,41 @@ def test_sparse_kernel_rows_in_one_pass_are_the_products_then_the_kernel(kernel,
     assert forms == ["sparse_kernel_rows"] * 3 + ["sparse_kernel_rows_serial"]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("code_name", ["linear", "poly", "rbf"])
+def test_kernel_rows_into_scattered_rows_are_the_rows_of_kernel_row(dtype, code_name):
+    """``kernel_rows_into`` (tiles of columns over threads) and its serial form put each row,
+    bit for bit, where it is asked for, with the values of ``kernel_row`` (``kernel_matrix``),
+    over more than one tile and a partial last one, and leave the other rows of ``out`` alone;
+    the weighted sum of the rows is that of NumPy to rounding. Checked against the formulas too."""
+    from svmkit._core import kernel_blocks as kb
+
+    n, d = 2 * kb._ROWS_TILE + 77, 7
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((n, d)) / 2
+    XT = np.ascontiguousarray(X.T.astype(dtype))
+    code = {"linear": kb.KERNEL_LINEAR, "poly": kb.KERNEL_POLYNOMIAL, "rbf": kb.KERNEL_RBF}[code_name]
+    gamma, coef0, degree = 0.3, 1.0, 3
+    K_all = np.empty((n, n), dtype=dtype)
+    kb.kernel_matrix(XT, code, gamma, coef0, degree, K_all)
+    formula = {"linear": K.LinearKernel(), "poly": K.PolynomialKernel(degree=3, gamma=0.3, coef0=1.0),
+               "rbf": K.RBFKernel(gamma=0.3)}[code_name]
+    np.testing.assert_allclose(K_all, formula(X, X), rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-5)
+    rows = np.array([5, n - 1, 0, 1500, 5])
+    out_rows = np.array([3, 0, 6, 1, 4])
+    weights = rng.standard_normal(rows.shape[0])
+    for compute in (kb.kernel_rows_into, kb.kernel_rows_into_serial):
+        out = np.full((8, n), -7.0, dtype=dtype)
+        column_sum = np.zeros(n)
+        compute(XT, rows, code, gamma, coef0, degree, out, out_rows, weights, column_sum)
+        np.testing.assert_array_equal(out[out_rows], K_all[rows])
+        assert (out[[2, 5, 7]] == -7.0).all()
+        np.testing.assert_allclose(column_sum, weights @ K_all[rows].astype(np.float64), rtol=1e-12, atol=1e-12)
+        unweighted = np.full((8, n), -7.0, dtype=dtype)
+        compute(XT, rows, code, gamma, coef0, degree, unweighted, out_rows, np.empty(0), np.empty(0))
+        np.testing.assert_array_equal(unweighted, out)
+
+
 def test_transposed_blocks_are_made_c_ordered_with_their_values():
     """The working set's block of sparse data comes out transposed (F-ordered); the compiled
     loops take it C-ordered, by a tiled copy of the same values."""
