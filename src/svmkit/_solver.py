@@ -17,7 +17,8 @@ Two strategies, chosen by the problem size and the memory budget ``cache_size``:
   :mod:`svmkit._core.blocked`): a working set of ``q`` variables is chosen by partial
   selection of the largest violators, SMO (with Newton steps on the face of the free
   multipliers where it zig-zags) runs on its ``q x q`` kernel block, and the gradient is
-  updated with the whole kernel rows (float32, BLAS blocks) of the multipliers that moved. An
+  updated with the whole kernel rows (float32; BLAS blocks, or compiled loops straight into the
+  cache for thin dense data) of the multipliers that moved. An
   LRU cache bounded by ``cache_size`` keeps whole rows; when it is smaller than
   the working set, rows are streamed through the gradient update instead.
   Half of the working set is kept for the next round. Rows span all columns,
