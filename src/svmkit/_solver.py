@@ -140,6 +140,10 @@ _ONE_THREAD_BLAS_WORK = 4 * 65_536
 # rows, 888 -> 559 us a fit after a oneDAL fit, alternating in one process; 4,000 x 30 RBF 44.8 ->
 # 31.4 ms), at the price of hard small ones that need every row (400 x 30, flip_y 5%: 1.06-1.08x)
 _COMPILED_ROW_FEATURES = 32
+# the blocked solver's rows by compiled loops (_CompiledRows) up to this many features: 83 RBF
+# rows of 50,000, 36 / 48 / 64 / 96 features, 5.7 / 6.8 / 8.6 / 11.4 ms, against BLAS's products,
+# exponentials and copy into the cache 7.6 / 10.3 / 10.1 / 11.4 ms
+_BLOCKED_COMPILED_ROW_FEATURES = 64
 # Up to this many values times features, GramBlocks.square computes an RBF matrix of thin data
 # in compiled code (one thread, median of 101, cold: after 64 MB written): 150 x 4 53 us against
 # BLAS 75, 150 x 13 71 against 84, but 150 x 24 94 against 83, 500 x 13 454 against 308; the
@@ -1075,11 +1079,11 @@ def _compiled_row_kernel(gram, dtype, code):
     return XT, code, gamma, coef0, int(getattr(kernel, "degree", 1))
 
 
-def _compiled_row_code(gram):
+def _compiled_row_code(gram, max_features=_COMPILED_ROW_FEATURES):
     """The code of the kernel whose rows the full-Gram solver computes itself: linear,
-    polynomial and RBF kernels on dense data with at most ``_COMPILED_ROW_FEATURES``
-    features (its per-row loops beat a BLAS block there, and no row costs a return to
-    Python), and ``KERNEL_PRECOMPUTED`` for a Gram matrix in memory of
+    polynomial and RBF kernels on dense data with at most ``max_features`` features (its
+    per-row loops beat a BLAS block there, and no row costs a return to Python; the blocked
+    solver's :class:`_CompiledRows` take wider data), and ``KERNEL_PRECOMPUTED`` for a Gram matrix in memory of
     :meth:`PrecomputedGram.is_plain_float64` whose rows are copied as they are needed (the
     user's, or a subset gathered from it); otherwise ``KERNEL_NONE``."""
     if type(gram) is PrecomputedGram:
@@ -1088,7 +1092,7 @@ def _compiled_row_code(gram):
         return KERNEL_PRECOMPUTED if gram.is_plain_float64() else KERNEL_NONE
     kernel = getattr(gram, "kernel", None)
     code = _KERNEL_CODES.get(type(kernel))
-    if code is None or gram.n_features > _COMPILED_ROW_FEATURES or sp.issparse(gram.X):
+    if code is None or gram.n_features > max_features or sp.issparse(gram.X):
         return KERNEL_NONE
     return code
 
@@ -1221,7 +1225,8 @@ class _BlockedSolver:
         self.linear_X = _linear_kernel_data(gram)
         float32_rows = getattr(getattr(gram, "kernel", None), "float32_safe", False)
         # thin dense data: rows by compiled loops from the data transposed (no BLAS)
-        code = _compiled_row_code(gram) if float32_rows and self.linear_X is None else KERNEL_NONE
+        code = (_compiled_row_code(gram, _BLOCKED_COMPILED_ROW_FEATURES) if float32_rows and self.linear_X is None
+                else KERNEL_NONE)
         self.compiled_rows = _CompiledRows(gram, code) if code in (KERNEL_POLYNOMIAL, KERNEL_RBF) else None
         # the budget also pays for the float32 copy of the data that rows are computed
         # from, the solver's per-variable arrays, a block of rows being computed and the
