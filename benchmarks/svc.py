@@ -99,6 +99,15 @@ small-shapes   seven noisy two-class problems of make_classification  RBF C=1 ga
                5 ... 1243 x 21 (SMALL_SHAPES), standardised, 10% of
                labels flipped, test a third of n (seed 0); not in
                the default run
+w8a-like       w8a's shape without the file: 49,749 x 300 binary     RBF C=1 gamma='scale' (numeric); linear C=1
+               CSR, 12 nonzeros a row (4%) with Zipf-like feature
+               frequencies, 3% positive by a sparse linear rule, 1%
+               of labels flipped; test 14,951 (seed 0); not in the
+               default run
+covtype-like   covtype.binary's kind without the file: make_classi-  RBF C=1 gamma='scale' (numeric); linear C=1
+               fication, 50,000 x 54 (12 informative), 5% of labels
+               flipped, mapped to [-1, 1] as svm-scale does; test
+               10,000 (seed 0); not in the default run
 synthetic      make_classification, 20 features, flip_y=0.05,        RBF C=1 gamma=0.05
                standardised; n = --synthetic-sizes, test 10% of n
                (at most 10,000 rows); fit time ~ a n^b is fitted
@@ -164,7 +173,8 @@ from _common import (  # noqa: E402
 LIBRARIES = ("svmkit", "sklearn", "sklearnex")
 ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "iris", "wine",
                 "sparse-text", "synthetic")
-KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes", "ijcnn1-like", "mnist-like")  # only when named
+KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes", "ijcnn1-like", "mnist-like",
+                                  "w8a-like", "covtype-like")  # only when named
 SPARSE_DENSITY = 0.25  # a LIBSVM file of other data is kept as CSR up to this fraction of nonzero values
 # (rows, features) of LIBSVM's small binary datasets: liver-disorders, sonar, ionosphere, australian,
 # diabetes, german.numer, svmguide3
@@ -300,6 +310,9 @@ def real_cases(name, data_dir, kernels, cache, file_settings=None):
     if name in ("sparse-text", "many-classes", "wide-linear"):
         X_train, y_train, X_test, y_test = sparse_text_split() if name == "sparse-text" else synthetic_split(name)
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
+    if name in ("w8a-like", "covtype-like"):
+        X_train, y_train, X_test, y_test = w8a_like_split() if name == "w8a-like" else covtype_like_split()
+        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
     if name == "mnist-like":
         X_train, y_train, X_test, y_test = mnist_like_split()
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
@@ -399,24 +412,47 @@ def small_shape_split(n_train, n_features):
     return X_train, y[:n_train], X_test, y[n_train:]
 
 
-def sparse_text_split(n_train=5000, n_test=2500, n_features=20_000, per_row=40, seed=0):
+def sparse_text_split(n_train=5000, n_test=2500, n_features=20_000, per_row=40, seed=0, binary=False,
+                      informative=1000, positive=0.5, flipped=0.05):
     """Synthetic text-like data (no files needed): each row has ``per_row`` distinct features
-    drawn with Zipf-like frequencies (feature k with weight 1 / (k + 10)) and values in (0, 1];
-    the label is the sign of a sparse linear rule (1,000 informative features), 5% flipped."""
+    drawn with Zipf-like frequencies (feature k with weight 1 / (k + 10)) and values in (0, 1]
+    (1 where ``binary``); the label is 1 for the largest ``positive`` fraction of a sparse
+    linear rule (``informative`` features), ``flipped`` of the labels flipped."""
     rng = np.random.default_rng(seed)
     n = n_train + n_test
     weights = 1.0 / (np.arange(n_features) + 10.0)
     indices = np.stack([np.sort(rng.choice(n_features, per_row, replace=False, p=weights / weights.sum()))
                         for _ in range(n)])
     data = rng.uniform(1e-3, 1.0, size=indices.shape)
+    if binary:
+        data[:] = 1.0
     X = sp.csr_matrix((data.ravel(), indices.ravel(), np.arange(0, n * per_row + 1, per_row)), shape=(n, n_features))
     rule = np.zeros(n_features)
-    rule[rng.choice(n_features, 1000, replace=False)] = rng.standard_normal(1000)
+    rule[rng.choice(n_features, informative, replace=False)] = rng.standard_normal(informative)
     score = X @ rule
-    y = (score > np.median(score)).astype(int)
-    flip = rng.random(n) < 0.05
+    y = (score > np.quantile(score, 1.0 - positive)).astype(int)
+    flip = rng.random(n) < flipped
     y[flip] = 1 - y[flip]
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def w8a_like_split():
+    """Data of w8a's shape without the file: 49,749 training and 14,951 test rows of 300 binary
+    features, 12 a row (4% nonzeros) with Zipf-like frequencies, as CSR; 3% positive (a sparse
+    linear rule of 100 features), 1% of the labels flipped (seed 0)."""
+    return sparse_text_split(49_749, 14_951, 300, 12, binary=True, informative=100, positive=0.03, flipped=0.01)
+
+
+def covtype_like_split(n_train=50_000, n_test=10_000, seed=0):
+    """Data of covtype.binary's kind without the file: 54 features (make_classification, 12
+    informative, two clusters a class, 5% of labels flipped), each mapped to [-1, 1] with the
+    training rows' range (svm-scale)."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_train + n_test, 54, n_informative=12, n_redundant=0, flip_y=0.05,
+                               random_state=seed)
+    X_train, X_test = scale_like_svm_scale(X[:n_train], X[n_train:])
+    return X_train, y[:n_train], X_test, y[n_train:]
 
 
 def synthetic_pool(seed=0):
