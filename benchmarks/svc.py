@@ -307,14 +307,8 @@ def real_cases(name, data_dir, kernels, cache, file_settings=None):
             settings = [("rbf", 1.0, "scale"), ("linear", 1.0, None)]
             cases += _cases_for(f"{n_train}x{n_features}", X_train, y_train, X_test, y_test, settings, kernels)
         return cases
-    if name in ("sparse-text", "many-classes", "wide-linear"):
-        X_train, y_train, X_test, y_test = sparse_text_split() if name == "sparse-text" else synthetic_split(name)
-        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
-    if name in ("w8a-like", "covtype-like"):
-        X_train, y_train, X_test, y_test = w8a_like_split() if name == "w8a-like" else covtype_like_split()
-        return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
-    if name == "mnist-like":
-        X_train, y_train, X_test, y_test = mnist_like_split()
+    if name in GENERATED_SPLITS:
+        X_train, y_train, X_test, y_test = GENERATED_SPLITS[name]()
         return _cases_for(name, X_train, y_train, X_test, y_test, [("rbf", 1.0, "scale"), ("linear", 1.0, None)], kernels)
     if name == "ijcnn1-like":
         X_train, y_train, X_test, y_test = ijcnn1_like_split()
@@ -453,6 +447,17 @@ def covtype_like_split(n_train=50_000, n_test=10_000, seed=0):
                                random_state=seed)
     X_train, X_test = scale_like_svm_scale(X[:n_train], X[n_train:])
     return X_train, y[:n_train], X_test, y[n_train:]
+
+
+# the generated datasets (no files) fitted with RBF C=1 gamma='scale' and linear C=1
+GENERATED_SPLITS = {
+    "sparse-text": sparse_text_split,
+    "many-classes": lambda: synthetic_split("many-classes"),
+    "wide-linear": lambda: synthetic_split("wide-linear"),
+    "mnist-like": mnist_like_split,
+    "w8a-like": w8a_like_split,
+    "covtype-like": covtype_like_split,
+}
 
 
 def synthetic_pool(seed=0):
