@@ -423,3 +423,26 @@ def markdown_table(header, rows):
     out = ["| " + " | ".join(str(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
+
+
+# -- results -------------------------------------------------------------------
+def write_json(path, benchmark, command, versions, cases, extra=None):
+    """The results of a run as JSON (``benchmarks/results/``, read by ``benchmarks/report.py``):
+    the command, date, machine and versions, and per case and library the figures measured."""
+    import datetime
+    import json
+
+    records = []
+    for case in cases:
+        records.append({
+            "dataset": case.dataset, "shape": case.shape_text, "params": case.params_text,
+            "results": {library: {key: value for key, value in result.items() if key != "dispatch"}
+                        for library, result in case.results.items()},
+        })
+    document = {
+        "benchmark": benchmark, "command": command, "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "machine": thread_settings()[0], "versions": versions, "cases": records, **(extra or {}),
+    }
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(document, indent=1, default=float) + "\n")
+    print(f"results written to {path}")

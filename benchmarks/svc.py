@@ -154,6 +154,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (  # noqa: E402
     DEFAULT_DATA_DIR,
+    write_json,
     SklearnexDispatch,
     dual_objective,
     fmt,
@@ -170,7 +171,7 @@ from _common import (  # noqa: E402
     with_int32_indices,
 )
 
-LIBRARIES = ("svmkit", "sklearn", "sklearnex")
+LIBRARIES = ("svmkit", "baseline", "sklearn", "sklearnex")
 ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "iris", "wine",
                 "sparse-text", "synthetic")
 KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes", "ijcnn1-like", "mnist-like",
@@ -184,12 +185,19 @@ SYNTHETIC_TOTAL = 200_000 + 10_000  # rows generated once; every size takes a pr
 
 
 # -- estimators ------------------------------------------------------------------
-def estimator_classes(libraries):
-    """``{library: SVC class}`` for the libraries that import; messages for the others."""
+def estimator_classes(libraries, baseline=None):
+    """``{library: SVC class}`` for the libraries that import; messages for the others
+    (``baseline``: the worker of another svmkit install, see ``_baseline.py``)."""
     classes = {}
     for library in libraries:
         try:
-            if library == "svmkit":
+            if library == "baseline":
+                if baseline is None:
+                    continue
+                from _baseline import estimator_class
+
+                SVC = estimator_class(baseline, "SVC")
+            elif library == "svmkit":
                 from svmkit import SVC
             elif library == "sklearn":
                 from sklearn.svm import SVC
@@ -525,7 +533,7 @@ def warm_up(classes, case, args):
     X_test = case.X_test[:50]
     for library, cls in classes.items():
         runs = [(subset(60), {})]
-        if library == "svmkit":
+        if library in ("svmkit", "baseline"):
             runs.append((subset(60), {"cache_size": 0.05}))  # too small for the Gram matrix: blocked decomposition
             runs.append((subset(400), {}))  # (two classes over 724 rows: a float32 Gram matrix)
         for (X, y), overrides in runs:
@@ -585,6 +593,8 @@ def run_case(case, classes, args, skip=None):
                 else:
                     fit_s, memory, _ = timed_with_memory(model.fit, case.X_train, case.y_train)
                     predict_s, decision = timed(model.decision_function, case.X_test)
+                if library == "baseline":  # (the worker's own times, without the pipe)
+                    fit_s, memory, predict_s = model.fit_seconds, model.peak_mb, model.predict_seconds
             except Exception as error:  # noqa: BLE001
                 errors[library] = f"{type(error).__name__}: {error}"
                 print(f"    {library} failed: {errors[library]}")
@@ -765,6 +775,9 @@ def main(argv=None):
                         help="MB of fresh memory written and freed before each dataset's warm-up (0: none)")
     parser.add_argument("--probability", action="store_true",
                         help="fit with probability=True (Platt scaling on 5-fold cross-validation) for all three")
+    parser.add_argument("--baseline", metavar="PYTHON",
+                        help="also time the svmkit installed for this interpreter (another venv), side by side")
+    parser.add_argument("--json", help="also write the results to this JSON file (benchmarks/results/)")
     parser.add_argument("--markdown", help="also write the tables to this Markdown file")
     parser.add_argument("--verbose", action="store_true", help="print every repetition")
     parser.add_argument("--traceback", action="store_true", help="print tracebacks of failed fits")
@@ -792,7 +805,13 @@ def main(argv=None):
     warnings.filterwarnings("ignore", message=".*[Cc]onverge.*")
     warnings.filterwarnings("ignore", message=".*probability.*deprecated.*", category=FutureWarning)
 
-    classes = estimator_classes(libraries)
+    baseline = None
+    if args.baseline:
+        from _baseline import BaselineWorker
+
+        baseline = BaselineWorker(args.baseline)
+        print(f"baseline: svmkit {baseline.version} under {args.baseline}")
+    classes = estimator_classes(libraries, baseline)
     if not classes:
         sys.exit("no library to run")
     command = "python benchmarks/svc.py " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
@@ -861,6 +880,10 @@ def main(argv=None):
     print("\nthread pools at the end:")
     print("\n".join(line for line in final_threads if line.startswith(("threadpoolctl", "numba", "oneDAL"))))
 
+    if args.json:
+        write_json(args.json, "svc", command, versions, cases + synthetic_cases, extra={"small": small})
+    if baseline is not None:
+        baseline.close()
     if args.markdown:
         parts = ["```", *header_lines, *final_threads, "```", "", markdown_table(HEADER, rows)]
         if notes:

@@ -316,20 +316,27 @@ def test_fold_permutation_draws_more_values_when_rejections_use_up_the_first_one
     NuSVC(nu=0.3, probability=True, random_state=0),
 ], ids=["rbf", "linear", "nu"])
 @pytest.mark.parametrize("loader", [load_wine, load_breast_cancer], ids=["wine", "cancer"])
-def test_cross_validation_fits_in_one_call_are_those_solved_one_by_one(monkeypatch, estimator, loader):
-    """The five fits of each pair, solved in one compiled call on the pair's Gram matrix, give
-    the sigmoids of the fits solved one by one on it, bit for bit."""
-    import svmkit.svm._svc as svc_module
+def test_cross_validation_fits_in_one_batch_are_the_fits_of_each_fold(estimator, loader):
+    """The five fits of each pair, solved together as one batch of duals (each fold the pair's
+    problem with its held-out rows bounded at 0), give the sigmoid that the same folds fitted
+    one by one as estimators of their own give (LIBSVM's procedure spelled out with the public
+    API: folds, fits, held-out decisions, sigmoid)."""
+    from svmkit.svm._probability import draw_seed, fold_splits, sigmoid_train
 
     X, y = loader(return_X_y=True)
     X = StandardScaler().fit_transform(X)
-    calls = []
-    original = svc_module.solve_subsets_in_one_call
-    monkeypatch.setattr(svc_module, "_ONE_VS_ONE_ALL_ROWS", 0)  # (counted: the cross-validation fits only)
-    monkeypatch.setattr(svc_module, "solve_subsets_in_one_call", lambda *a: calls.append(1) or original(*a))
-    in_one_call = clone(estimator).fit(X, y)
-    assert len(calls) == len(in_one_call.probA_)
-    monkeypatch.setattr(svc_module, "solve_subsets_in_one_call", lambda *a: None)
-    one_by_one = clone(estimator).fit(X, y)
-    np.testing.assert_array_equal(in_one_call.probA_, one_by_one.probA_)
-    np.testing.assert_array_equal(in_one_call.probB_, one_by_one.probB_)
+    estimator = clone(estimator).set_params(tol=1e-10)  # (both to the optimum: the same decision values)
+    fitted = clone(estimator).fit(X, y)
+    seed = draw_seed(np.random.RandomState(estimator.random_state))
+    gamma = getattr(fitted.kernel_, "gamma", "scale")  # (the fit's gamma, not the folds' own 'scale')
+    n_classes = fitted.classes_.shape[0]
+    for pair, (i, j) in enumerate([(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)][:2]):
+        rows = np.concatenate([np.flatnonzero(y == i), np.flatnonzero(y == j)])
+        labels = np.where(y[rows] == i, 1.0, -1.0)
+        decisions, splits = fold_splits(labels, seed)
+        for train, held in splits:
+            fold_model = clone(estimator).set_params(probability=False, gamma=gamma)
+            fold_model.fit(X[rows[train]], labels[train])
+            decisions[held] = fold_model.decision_function(X[rows[held]])
+        a, b = sigmoid_train(decisions, labels)
+        np.testing.assert_allclose([fitted.probA_[pair], fitted.probB_[pair]], [a, b], rtol=1e-6, atol=1e-6)

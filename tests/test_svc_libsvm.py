@@ -8,7 +8,6 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as LibsvmSVC
 
-import svmkit._solver
 from svmkit import SVC
 from svmkit.datasets import load_heart_scale
 from naive import dual_objective
@@ -97,10 +96,8 @@ def test_one_vs_rest_trains_one_problem_per_class():
     np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(model.decision_function(X), 1)])
 
 
-@pytest.mark.parametrize("ws_block_features", [512, 0])  # the q x q block computed / gathered from rows
 @pytest.mark.parametrize("shrinking", [True, False])
-def test_blocked_solver_with_small_cache_reaches_libsvm_objective(shrinking, ws_block_features, monkeypatch):
-    monkeypatch.setattr(svmkit._solver, "_WS_BLOCK_FEATURES", ws_block_features)
+def test_blocked_solver_with_small_cache_reaches_libsvm_objective(shrinking):
     X, y = make_classification(n_samples=1500, n_features=10, flip_y=0.05, random_state=1)
     ours = SVC(C=10.0, gamma=0.1, cache_size=1.0, shrinking=shrinking).fit(X, y)
     oracle = LibsvmSVC(C=10.0, gamma=0.1).fit(X, y)

@@ -38,9 +38,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._core.kernel_blocks import (
-    rbf_from_products, sparse_row_products, sparse_sparse_products, squared_norms_in_feature_order,
-)
+from ._core.kernels import LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel
 
 __all__ = [
     "Kernel",
@@ -70,10 +68,6 @@ __all__ = [
 KERNEL_NAMES = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 
 _DIAG_CHUNK = 256
-# most bytes of the operand that a sparse x sparse product densifies (_dot_block); wider
-# operands (text with a million features: 1,024 rows would take 8 GB) are multiplied over both
-# sides' nonzeros only (_sparse_sparse_times)
-_DENSIFIED_BYTES = 64 * 2**20
 
 
 def _result_dtype(A, B):
@@ -82,44 +76,17 @@ def _result_dtype(A, B):
 
 
 def _dot_block(A, B):
-    """Dense ``A @ B.T`` for dense or CSR operands."""
-    a_sparse, b_sparse = sp.issparse(A), sp.issparse(B)
-    if a_sparse and b_sparse:
-        # sparse x sparse products are slow and their result is dense anyway: the smaller
-        # operand densified (transposed), the other's rows multiplied with it in compiled code
-        # over their nonzeros (twice as fast as scipy's sparse x dense product)
-        if min(A.shape[0], B.shape[0]) * A.shape[1] * 8 > _DENSIFIED_BYTES:
-            return _sparse_sparse_times(A, B)
-        if A.shape[0] <= B.shape[0]:
-            return _sparse_rows_times(B, A).T
-        return _sparse_rows_times(A, B)
-    if a_sparse:
-        return np.asarray(A @ B.T)
-    if b_sparse:
-        return np.asarray(B @ A.T).T
-    return A @ B.T
-
-
-def _sparse_sparse_times(A, B):
-    """``A @ B.T`` for CSR matrices over the nonzeros of both (:func:`sparse_sparse_products`,
-    ``B`` transposed into CSR): 1,024 text-like rows of 50,000 features (40 nonzeros each)
-    against themselves in 3.7 ms, with scipy's sparse product 16 ms."""
+    """Dense ``A @ B.T`` for dense or CSR operands, in float32 where both are float32."""
     dtype = _result_dtype(A, B)
-    A, BT = A.tocsr(), B.T.tocsr()
-    out = np.empty((A.shape[0], B.shape[0]), dtype=dtype)
-    sparse_sparse_products(A.indptr, A.indices, A.data.astype(dtype, copy=False), 0, A.shape[0], BT.indptr,
-                           BT.indices, BT.data.astype(dtype, copy=False), out)
-    return out
-
-
-def _sparse_rows_times(S, D):
-    """``S @ D.T`` for CSR matrices, ``D`` densified (:func:`sparse_row_products`)."""
-    dtype = _result_dtype(S, D)
-    S = S.tocsr()
-    out = np.empty((S.shape[0], D.shape[0]), dtype=dtype)
-    sparse_row_products(S.indptr, S.indices, S.data.astype(dtype, copy=False), 0, S.shape[0],
-                        D.T.toarray(order="C").astype(dtype, copy=False), out)
-    return out
+    if sp.issparse(A) and sp.issparse(B):
+        products = (A @ B.T).toarray()
+    elif sp.issparse(A):
+        products = np.asarray(A @ B.T)
+    elif sp.issparse(B):
+        products = np.asarray(B @ A.T).T
+    else:
+        products = A @ B.T
+    return np.ascontiguousarray(products, dtype=dtype)
 
 
 def row_sq_norms(A):
@@ -127,16 +94,6 @@ def row_sq_norms(A):
     if sp.issparse(A):
         return np.asarray(A.multiply(A).sum(axis=1)).ravel().astype(A.dtype, copy=False)
     return np.einsum("ij,ij->i", A, A)
-
-
-def _self_products(A):
-    """``x'x`` of every row ``x`` of ``A`` in float64: for dense float64 rows summed one feature
-    after another (:func:`svmkit._core.kernel_blocks.squared_norms_in_feature_order`), as the
-    compiled kernel rows sum them, so that the diagonal equals their ``K[r, r]`` (and costs no
-    ``einsum``: wine, 133 rows, 10 -> 3 us after another library's fit); else :func:`row_sq_norms`."""
-    if isinstance(A, np.ndarray) and A.ndim == 2 and A.dtype == np.float64:
-        return squared_norms_in_feature_order(A)
-    return row_sq_norms(A).astype(np.float64)
 
 
 def _check_positive(name, value, allow_zero=False):
@@ -152,18 +109,22 @@ class Kernel:
 
     Subclasses implement :meth:`__call__` (the block ``K(A, B)``) and may
     override :meth:`diag` (``k(x, x)`` for every row of ``A``) when it is
-    cheaper than the diagonal of the block.
+    cheaper than the diagonal of the block. A kernel whose values compiled code
+    can compute declares it with :meth:`compiled_form`; the solver then computes
+    its rows without calling :meth:`__call__`.
     """
 
     #: Whether the kernel is positive semi-definite for every input.
     is_mercer = True
 
-    #: Whether blocks may be computed from float32 data (the built-in kernels,
-    #: whose rounding error then stays near float32 precision).
-    float32_safe = False
-
     def __call__(self, A, B):
         raise NotImplementedError
+
+    def compiled_form(self):
+        """``(code, gamma, coef0, degree)`` of the compiled kernel (:mod:`svmkit._core.kernels`)
+        whose values equal this kernel's, or None (the default): the solver and predictions
+        then call :meth:`__call__` on blocks."""
+        return None
 
     def diag(self, A):
         """Return ``k(x_i, x_i)`` for every row ``x_i`` of ``A``."""
@@ -234,30 +195,70 @@ def _params_equal(a, b):
     return True
 
 
-class LinearKernel(Kernel):
-    """``k(x, y) = x'y``."""
+class _CompiledKernel(Kernel):
+    """A built-in kernel: a function of ``x'y`` (and, for RBF, the squared norms) that
+    compiled code computes (:func:`svmkit._core.kernels.apply_kernel`); blocks are BLAS
+    products followed by that function, so a value is the same in the solver's rows, in
+    these blocks and in predictions.
 
-    float32_safe = True
+    A subclass keeps the compiled form (and the solver's compiled rows) unless it
+    overrides :meth:`__call__`; one that overrides it and still computes the same values
+    says so by overriding :meth:`compiled_form`.
+    """
+
+    _code = None
+
+    def compiled_form(self):
+        if type(self).__call__ is not _CompiledKernel.__call__:
+            return None
+        return (self._code, float(getattr(self, "gamma", 1.0)), float(getattr(self, "coef0", 0.0)),
+                float(getattr(self, "degree", 1)))
 
     def __call__(self, A, B):
-        return _dot_block(A, B).astype(_result_dtype(A, B), copy=False)
+        return self.from_products(_dot_block(A, B), _norms_if(self._code, A), _norms_if(self._code, B))
 
     def from_products(self, products, A_sq_norms=None, B_sq_norms=None):
-        """The block ``K(A, B)`` from the products ``A B'`` (the products themselves).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> LinearKernel().from_products(np.array([[2.0, -1.0]]))
-        array([[ 2., -1.]])
-        """
-        return products
+        """The block ``K(A, B)`` from the dot products ``A B'`` (overwritten where it is a
+        C-ordered float array) and, for RBF, the squared norms of the rows of ``A`` and ``B``."""
+        code, gamma, coef0, degree = self._code, getattr(self, "gamma", 1.0), getattr(self, "coef0", 0.0), \
+            float(getattr(self, "degree", 1))
+        K = products
+        if K.dtype not in (np.float32, np.float64) or not (K.flags.c_contiguous or K.flags.f_contiguous):
+            K = np.ascontiguousarray(K, dtype=np.float64)
+        no_norms = np.empty(0, dtype=K.dtype)
+        row_norms = no_norms if A_sq_norms is None else np.asarray(A_sq_norms).astype(K.dtype, copy=False)
+        col_norms = no_norms if B_sq_norms is None else np.asarray(B_sq_norms).astype(K.dtype, copy=False)
+        if K.flags.c_contiguous:
+            apply_kernel(K, row_norms, col_norms, code, gamma, coef0, degree)
+        else:  # (F-ordered: the transpose of a product of sparse rows, in place)
+            apply_kernel(K.T, col_norms, row_norms, code, gamma, coef0, degree)
+        return K
 
     def diag(self, A):
-        return _self_products(A)
+        if self._code == RBF:
+            return np.ones(A.shape[0])
+        return self.from_products(row_sq_norms(A).astype(np.float64)[:, np.newaxis].copy())[:, 0]
 
 
-class PolynomialKernel(Kernel):
+def _norms_if(code, A):
+    """The squared norms of ``A``'s rows where the kernel needs them (RBF)."""
+    return row_sq_norms(A) if code == RBF else None
+
+
+class LinearKernel(_CompiledKernel):
+    """``k(x, y) = x'y``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> LinearKernel()(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))
+    array([[11.]])
+    """
+
+    _code = LINEAR
+
+
+class PolynomialKernel(_CompiledKernel):
     """``k(x, y) = (gamma x'y + coef0) ** degree``.
 
     Parameters
@@ -265,39 +266,28 @@ class PolynomialKernel(Kernel):
     degree : int >= 1
     gamma : float > 0
     coef0 : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> PolynomialKernel(degree=2, gamma=0.5, coef0=1.0)(np.array([[2.0]]), np.array([[1.0], [-1.0]]))
+    array([[4., 0.]])
     """
 
-    float32_safe = True
+    _code = POLYNOMIAL
 
     def __init__(self, degree=3, gamma=1.0, coef0=0.0):
         if not isinstance(degree, numbers.Integral) or degree < 1:
             raise ValueError(f"degree must be an integer >= 1, got {degree!r}.")
         _check_positive("gamma", gamma)
+        if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+            raise ValueError(f"coef0 must be a finite real number, got {coef0!r}.")
         self.degree = int(degree)
         self.gamma = float(gamma)
         self.coef0 = float(coef0)
 
-    def __call__(self, A, B):
-        return self.from_products(_dot_block(A, B).astype(_result_dtype(A, B), copy=False))
 
-    def from_products(self, products, A_sq_norms=None, B_sq_norms=None):
-        """The block ``K(A, B)`` from the products ``A B'`` (overwritten).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> PolynomialKernel(degree=2, gamma=0.5, coef0=1.0).from_products(np.array([[2.0, -1.0]]))
-        array([[4.  , 0.25]])
-        """
-        products *= self.gamma
-        products += self.coef0
-        return products**self.degree
-
-    def diag(self, A):
-        return (self.gamma * _self_products(A) + self.coef0) ** self.degree
-
-
-class RBFKernel(Kernel):
+class RBFKernel(_CompiledKernel):
     """``k(x, y) = exp(-gamma ||x - y||^2)``, also written with ``sigma``.
 
     Give either ``gamma`` or ``sigma``; ``gamma = 1 / (2 sigma^2)``.
@@ -306,9 +296,14 @@ class RBFKernel(Kernel):
     --------
     >>> RBFKernel(sigma=2.0).gamma
     0.125
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> RBFKernel(gamma=0.5)(X, X).round(4)
+    array([[1.    , 0.6065],
+           [0.6065, 1.    ]])
     """
 
-    float32_safe = True
+    _code = RBF
 
     def __init__(self, gamma=None, sigma=None):
         if (gamma is None) == (sigma is None):
@@ -324,52 +319,8 @@ class RBFKernel(Kernel):
         """The width ``sqrt(1 / (2 gamma))``."""
         return float(np.sqrt(0.5 / self.gamma))
 
-    def __call__(self, A, B):
-        return self.from_sq_norms(A, B, row_sq_norms(A), row_sq_norms(B))
 
-    def from_sq_norms(self, A, B, A_sq_norms, B_sq_norms):
-        """The block ``K(A, B)`` given the squared norms of the rows of ``A`` and
-        ``B`` (for callers that ask for many blocks of the same data).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
-        >>> norms = (X ** 2).sum(axis=1)
-        >>> RBFKernel(gamma=0.5).from_sq_norms(X, X, norms, norms).round(4)
-        array([[1.    , 0.6065],
-               [0.6065, 1.    ]])
-        """
-        return self.from_products(_dot_block(A, B).astype(_result_dtype(A, B), copy=False), A_sq_norms, B_sq_norms)
-
-    def from_products(self, products, A_sq_norms, B_sq_norms):
-        """The block ``K(A, B)`` from the products ``A B'`` (overwritten where it is
-        contiguous) and the squared norms of the rows of ``A`` and ``B``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
-        >>> norms = (X ** 2).sum(axis=1)
-        >>> RBFKernel(gamma=0.5).from_products(X @ X.T, norms, norms).round(4)
-        array([[1.    , 0.6065],
-               [0.6065, 1.    ]])
-        """
-        K = products
-        row_norms = np.asarray(A_sq_norms).astype(K.dtype, copy=False)
-        col_norms = np.asarray(B_sq_norms).astype(K.dtype, copy=False)
-        if not K.flags.c_contiguous and K.flags.f_contiguous:  # the transpose of a sparse product
-            rbf_from_products(K.T, col_norms, row_norms, self.gamma)
-        else:
-            K = np.ascontiguousarray(K)
-            rbf_from_products(K, row_norms, col_norms, self.gamma)
-        return K
-
-    def diag(self, A):
-        return np.ones(A.shape[0])
-
-
-class SigmoidKernel(Kernel):
+class SigmoidKernel(_CompiledKernel):
     """``k(x, y) = tanh(gamma x'y + coef0)``.
 
     This kernel is **not positive semi-definite in general** (it is not a
@@ -379,21 +330,14 @@ class SigmoidKernel(Kernel):
     """
 
     is_mercer = False
-    float32_safe = True
+    _code = SIGMOID
 
     def __init__(self, gamma=1.0, coef0=0.0):
         _check_positive("gamma", gamma)
+        if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+            raise ValueError(f"coef0 must be a finite real number, got {coef0!r}.")
         self.gamma = float(gamma)
         self.coef0 = float(coef0)
-
-    def __call__(self, A, B):
-        K = _dot_block(A, B).astype(_result_dtype(A, B), copy=False)
-        K *= self.gamma
-        K += self.coef0
-        return np.tanh(K, out=K)
-
-    def diag(self, A):
-        return np.tanh(self.gamma * row_sq_norms(A).astype(np.float64) + self.coef0)
 
 
 class CallableKernel(Kernel):

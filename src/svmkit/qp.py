@@ -344,40 +344,51 @@ def intercept_from_dual(K, y, alpha, upper, *, tol=1e-6):
     return float(0.5 * (low + high))
 
 
-def solve_dual_qp(gram, problem):
-    """Solve a C-SVC :class:`~svmkit._solver.DualProblem` with the QP solver.
+def solve_dual_qp(source, batch):
+    """Solve the C-SVC duals of a :class:`~svmkit._solver.DualBatch` with the QP solver.
 
-    This is ``SVC(solver='qp')``: the seed's dual matrices are formed densely
-    and handed to Clarabel. Interior-point multipliers approach their bounds
-    without reaching them, so values within ``BOUND_SNAP`` (relative) of 0 or
-    of ``U_i`` are put on the bound, which makes the support-vector categories
-    of the KKT report exact. Samples with ``U_i = 0`` (zero weight) keep
-    ``a_i = 0``.
+    This is ``SVC(solver='qp')``: each problem's dual matrices are formed densely and handed
+    to Clarabel. Interior-point multipliers approach their bounds without reaching them, so
+    values within ``BOUND_SNAP`` (relative) of 0 or of ``U_i`` are put on the bound, which
+    makes the support-vector categories of the KKT report exact. Samples with ``U_i = 0``
+    (zero weight) keep ``a_i = 0``.
 
     Parameters
     ----------
-    gram : GramBlocks or PrecomputedGram
-    problem : DualProblem
-        A C-SVC dual (``p = -1``, start at 0), as built by ``c_svc_dual``.
+    source : a row source of :mod:`svmkit._solver.rows`
+    batch : DualBatch
+        C-SVC duals (``p = -1``, start at 0), as :func:`svmkit.svm._formulations.c_svc_batch`
+        builds them.
 
     Returns
     -------
     DualSolution
         With ``n_iter = 0`` (SMO's counter of pair updates does not apply).
     """
-    from ._core.smo import violation_gap
+    from ._core.smo import group_rho
     from ._solver import ITERATION_LIMIT, OPTIMAL, DualSolution
 
-    rows, y, upper = problem.rows, problem.y, problem.upper
-    K = np.asarray(gram.block(rows, rows), dtype=np.float64)
-    alpha = np.zeros(rows.shape[0])
-    movable = np.flatnonzero(upper > 0)
-    solved, status = solve_svm_dual(K[np.ix_(movable, movable)], y[movable], upper[movable])
-    alpha[movable] = solved
-    finite = upper[np.isfinite(upper)]
-    snap = BOUND_SNAP * max(1.0, float(alpha.max()), float(finite.max()) if finite.size else 0.0)
-    alpha[alpha <= snap] = 0.0
-    alpha[upper - alpha <= snap] = upper[upper - alpha <= snap]
-    grad = y * (K @ (y * alpha)) + problem.p
-    gap = violation_gap(y, alpha, grad, upper, False)
-    return DualSolution(alpha, grad, float(gap), 0, OPTIMAL if status == "Solved" else ITERATION_LIMIT, "qp")
+    n_groups = batch.n_groups
+    alpha, grad = np.zeros(batch.y.shape[0]), np.zeros(batch.y.shape[0])
+    status, gap = np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups)
+    for g in range(n_groups):
+        part = batch.group(g)
+        rows, y, upper = batch.rows[part], batch.y[part], batch.upper[part]
+        K = source.block(rows, rows)
+        a = np.zeros(rows.shape[0])
+        movable = np.flatnonzero(upper > 0)
+        solved, outcome = solve_svm_dual(K[np.ix_(movable, movable)], y[movable], upper[movable])
+        a[movable] = solved
+        finite = upper[np.isfinite(upper)]
+        snap = BOUND_SNAP * max(1.0, float(a.max()), float(finite.max()) if finite.size else 0.0)
+        a[a <= snap] = 0.0
+        a[upper - a <= snap] = upper[upper - a <= snap]
+        alpha[part] = a
+        grad[part] = y * (K @ (y * a)) + batch.p[part]
+        v = -y * grad[part]
+        in_up = np.where(y > 0, a < upper, a > 0)
+        in_low = np.where(y > 0, a > 0, a < upper)
+        gap[g] = v[in_up].max(initial=-np.inf) - v[in_low].min(initial=np.inf)
+        status[g] = OPTIMAL if outcome == "Solved" else ITERATION_LIMIT
+    rho1, rho2 = group_rho(batch.compiled(), alpha, grad)
+    return DualSolution(alpha, grad, np.zeros(n_groups, dtype=np.int64), status, gap, rho1, rho2)

@@ -13,10 +13,11 @@ parallel_jit = numba.njit(cache=True, nogil=True, parallel=True, fastmath=False,
 #: Elementwise arithmetic whose multiply-adds may be fused into one instruction (FMA), exactly
 #: rounded once instead of twice; the flag stays with the function's instructions where it is
 #: inlined into ``jit`` code. For functions whose results no other path has to match bit for
-#: bit (:func:`svmkit._core.kernel_blocks.exp_nonpositive`: 7,000 values 12.0 -> 8.5 us, at
-#: most 2 units in the last place from the exact exponential either way).
+#: bit (:func:`svmkit._core._exp.exp_nonpositive`, within 2 units in the last place of the
+#: exact exponential either way).
 contracting_jit = numba.njit(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
 
-#: Functions inlined into their callers in numba's IR, where a call's argument passing (numba
-#: passes each array as some seven words) costs as much as the work of a step.
+
+#: Small helpers inlined into their callers in numba's own representation: each compiled
+#: function otherwise costs a compilation and a link of its own into every caller.
 inlined_jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy", inline="always")

@@ -1,258 +1,378 @@
-"""Sequential minimal optimisation on a (sub-)problem held in memory.
+"""Sequential minimal optimisation of a batch of duals on kernel rows held in memory.
 
-The dual problem is
+Every formulation's dual (DESIGN.md section 1) is
 
-    minimise 1/2 a'Qa + p'a   subject to  y'a = const,  0 <= a_t <= U_t,
+    minimise 1/2 a'Qa + p'a  subject to  y'a = const,  0 <= a_t <= U_t,
 
-with ``Q_ts = y_t y_s K[r_t, r_s]``: variable ``t`` belongs to row ``r_t`` of the
-kernel matrix ``K`` (several variables may share a row, as in epsilon-SVR).
-Working pairs are chosen by second-order selection (Fan, Chen and Lin, JMLR
-2005) and updated as in LIBSVM's ``Solver::Solve``. The gradient ``G = Qa + p``
-is kept up to date in place.
+with ``Q_ts = y_t y_s K[r_t, r_s]``: variable ``t`` belongs to row ``r_t`` of the kernel
+matrix (the two variables of an epsilon-SVR sample share one). A batch holds several such
+problems one after another (group ``g``: the one-vs-one pairs of a multiclass fit, the
+folds of a cross-validation), solved one after the other on one store of kernel rows, so
+that a row computed for one serves the others.
 
-Status codes returned to the Python layer:
+Each step is LIBSVM's (``Solver::Solve``): the second-order working pair (Fan, Chen and
+Lin, JMLR 2005), with ``nu`` within one sign of ``y`` (``Solver_NU``), and the analytic
+two-variable update clipped to the box. Two things make it fast:
 
-* ``SMO_OPTIMAL`` (0): the maximal violating pair gap fell below ``tol``;
-* ``SMO_STEP_LIMIT`` (1): ``max_steps`` pair updates were made first;
-* ``SMO_NEED_ROW`` (2): the next step needs a kernel row that is not computed
-  yet (``slot[r] < 0``); the caller fills it and calls again with the same
-  state.
+* **Runs.** A group's variables lie in at most two runs whose kernel columns are
+  contiguous (variable ``t`` of run ``k`` uses column ``cols[k] + t - first[k]``: a
+  two-class problem one run, a one-vs-one pair on data ordered by class two, epsilon-SVR's
+  ``a`` and ``a*`` two runs over the same columns). Every pass over the variables then reads
+  a kernel row along its length, in chunks of ``_CHUNK`` variables, and compiles to SIMD
+  code: the gradient update fused with the search for the next first variable, then the
+  second-order gains. A maximum with its position does not vectorise, a maximum of integers
+  does: each value's float bits become an integer in the same order whose low bits are
+  replaced by the variable's place in its chunk (values equal but for those 8 of 52 mantissa
+  bits count as ties, which go to the last variable as in LIBSVM).
+* **Shrinking as sub-problems.** Every ``_CHECK_PERIOD`` steps the solver counts the
+  variables LIBSVM's shrinking would keep (``be_shrunk``); when fewer than a fifth are left
+  (or, in a slow solve, fewer than half), those are copied into a problem of their own
+  (their kernel block, one row per variable) and solved there, shrunk again every stretch,
+  and the gradient of every variable is updated from the rows that moved.
 
-Kernel rows are stored in the order they are computed: row ``r`` of the kernel
-matrix is ``K[slot[r]]`` (its columns in data order), so the memory touched is
-that of the rows computed, in one contiguous stretch.
+Where the store lacks a kernel row, the solver computes it (``store.compute``: compiled
+kernels, :func:`svmkit._core.kernels.kernel_rows`) or lists the rows it wants (that one
+first, then those of the strongest violators) in ``work.wanted`` and returns for the caller
+to compute them (BLAS products, kernels computed in Python). A call also returns after
+``budget`` steps. Its position is kept in ``work``: the caller reports progress, lets Ctrl-C
+through and tries steps on the face of the free multipliers between calls.
 """
+
+from collections import namedtuple
 
 import numpy as np
 
-from ._jit import jit
-from .row_cache import add_weighted_rows_serial
+from ._exp import bits_float, float_bits
+from ._jit import inlined_jit, jit
+from .kernels import kernel_rows
 
-SMO_OPTIMAL = 0
-SMO_STEP_LIMIT = 1
-SMO_NEED_ROW = 2
+#: Status of a solved problem: optimal within ``tol``; stopped at ``max_steps`` steps; a
+#: multiplier or gradient that is not finite (kernel values, bounds or weights beyond
+#: floating point).
+OPTIMAL, ITERATION_LIMIT, NOT_FINITE = 0, 1, 3
 
-_TAU = 1e-12
+#: Entries of ``Work.cursor``: the group being solved, whether its start is done, the
+#: number of rows listed in ``Work.wanted``, the steps of the group's stretches on all its
+#: variables since its last sub-problem, and whether a sub-problem came within 10 tol
+#: (LIBSVM's unshrinking: from then on sub-problems are solved to ``tol``).
+GROUP, STARTED, N_WANTED, STEPS_SINCE, UNSHRUNK = range(5)
+
+_TAU = 1e-12  # LIBSVM's TAU: the curvature used where K_ii + K_jj - 2 K_ij <= 0
+_SHRINK_PERIOD = 1000  # LIBSVM: shrink every min(variables, 1000) steps
+_CHECK_PERIOD = 100  # steps between two counts of the variables shrinking would keep
+_HAND_OVER = 5  # a sub-problem once shrinking keeps fewer than 1/5 of the variables ...
+_SLOW_STEPS_PER_VARIABLE = 5  # ... or, after this many steps a variable, fewer than half
+_STEPS_PER_ACTIVE = 4  # most steps of a sub-problem's stretch per variable, before it is shrunk again
+_IN_UP, _IN_LOW = 1, 2  # flags of a variable: it may move up (I_up), down (I_low)
+_CHUNK = 256  # variables of a chunk of the passes (a power of two: its place fits in the key's low bits)
+_INDEX_BITS = np.int64(_CHUNK - 1)
+_VALUE_BITS = ~_INDEX_BITS
+_NO_KEY = np.int64(-(2**63))
+_SIGN_FREE = np.int64(2**63 - 1)
+
+Batch = namedtuple("Batch", "y p upper rows runs nu")
+Batch.__doc__ = """The duals of a batch as compiled code reads them.
+
+y, p, upper : float64 arrays, one value per variable (``upper`` may hold ``inf``)
+rows : int64 array, the kernel row of each variable
+runs : int64 array (n_groups + 1, 4): row ``g`` holds group ``g``'s first variable, the
+    first variable of its second run (its end where it has one run) and the columns where
+    its two runs start; row ``n_groups`` starts with the end of the last group
+nu : bool, also keep ``sum a_t`` fixed within each sign of ``y``
+"""
+
+RowStore = namedtuple("RowStore", "K slot qd compute data")
+RowStore.__doc__ = """Kernel rows held in memory: row ``r`` of the kernel matrix is
+``K[slot[r]]`` over all its columns (``slot[r] < 0``: not stored), the rows stored one after
+another (``Work.filled`` of them; ``K[0]`` holds finite values even before a row is stored
+there); ``qd``: the diagonal; ``compute``: whether missing rows are computed here from
+``data`` (a :class:`svmkit._core.kernels.KernelData`) while ``K`` has room."""
+
+Work = namedtuple("Work", "alpha grad flags qd cursor filled n_iter status gap wanted")
+Work.__doc__ = """The solver's state between calls: the multipliers and the gradient
+``G = Qa + p`` (float64, updated in place), each variable's side flags and kernel diagonal,
+the ``cursor`` (int64, ``GROUP`` ... ``UNSHRUNK``), the number of rows stored (int64, one
+value), per group the steps made, the status and the gap reached, and the rows wanted
+(int64, one place per variable)."""
+
+Variables = namedtuple("Variables", "y upper qd alpha grad flags rows")
+Variables.__doc__ = """The arrays of the variables a stretch of SMO works on: a batch's (with its work's
+multipliers, gradient, flags and diagonal) or a sub-problem's."""
+
+Span = namedtuple("Span", "start split stop col0 col1")
+Span.__doc__ = """Variables ``start:stop`` in two runs: ``start:split`` on the kernel columns from
+``col0``, ``split:stop`` on those from ``col1``."""
+
+Settings = namedtuple("Settings", "tol max_steps shrinking prefetch")
+Settings.__doc__ = """tol: the gap at which a problem is solved; max_steps: steps of a problem
+before ITERATION_LIMIT; shrinking: whether shrunk sub-problems are solved; prefetch: most
+rows wanted at once."""
+
+
+def new_work(batch, filled=0):
+    """A :class:`Work` for ``batch`` at its first group, the multipliers zero; ``filled``
+    rows of the store taken already."""
+    m = batch.y.shape[0]
+    n_groups = batch.runs.shape[0] - 1
+    return Work(np.zeros(m), np.zeros(m), np.zeros(m, dtype=np.int8), np.zeros(m), np.zeros(5, dtype=np.int64),
+                np.array([filled], dtype=np.int64), np.zeros(n_groups, dtype=np.int64),
+                np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups), np.empty(m, dtype=np.int64))
 
 
 @jit
-def membership(y_t, alpha_t, upper_t):
-    """Whether a variable is in I_up (it may move in the direction that
-    increases y_t a_t) and in I_low (the other direction). For the cold loops
-    only: in the per-step selection the tests are written out, since numba
-    does not inline there and a call per element costs a factor of ten."""
+def solve_batch(batch, store, work, settings, budget):
+    """Solve the batch's groups in order from ``work.cursor[GROUP]``; returns the steps made.
+
+    The call returns when every group is solved (``work.cursor[GROUP]`` equals the number
+    of groups), when about ``budget`` steps were made, or when it needs kernel rows the
+    store lacks and may not compute (``work.cursor[N_WANTED] > 0``, the rows in
+    ``work.wanted``). A solved group has its ``work.status`` (``OPTIMAL``,
+    ``ITERATION_LIMIT`` after ``settings.max_steps`` steps, ``NOT_FINITE``), ``work.gap``
+    and ``work.n_iter``, and an exact gradient.
+
+    Examples
+    --------
+    Two points of each class on a line, the linear kernel's rows all stored:
+
+    >>> import numpy as np
+    >>> from svmkit._core.kernels import precomputed_kernel_data
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> K = X @ X.T
+    >>> batch = Batch(np.array([-1.0, -1.0, 1.0, 1.0]), -np.ones(4), np.full(4, 10.0), np.arange(4),
+    ...               np.array([[0, 4, 0, 0], [4, 0, 0, 0]]), False)
+    >>> store = RowStore(K, np.arange(4), np.diagonal(K).copy(), False, precomputed_kernel_data(K))
+    >>> work = new_work(batch, 4)
+    >>> steps = solve_batch(batch, store, work, Settings(1e-6, 1000, True, 16), 1000)
+    >>> work.alpha.round(6), work.status  # the margin 1 <= x <= 3
+    (array([0. , 0.5, 0.5, 0. ]), array([0]))
+    """
+    n_groups = batch.runs.shape[0] - 1
+    y, upper, rows, runs = batch.y, batch.upper, batch.rows, batch.runs
+    alpha, grad, cursor = work.alpha, work.grad, work.cursor
+    cursor[N_WANTED] = 0
+    used = 0
+    while cursor[GROUP] < n_groups:
+        g = cursor[GROUP]
+        start, stop = runs[g, 0], runs[g + 1, 0]
+        if cursor[STARTED] == 0:
+            # G = p + Q a at the start point: the rows of the nonzero multipliers first
+            for t in range(start, stop):
+                if alpha[t] != 0:
+                    _want(store, work, rows[t])
+            if not _get_wanted(store, work):
+                return used
+            for t in range(start, stop):
+                grad[t] = batch.p[t]
+                work.flags[t] = _side(y[t], alpha[t], upper[t])
+                work.qd[t] = store.qd[rows[t]]
+            for s in range(start, stop):
+                if alpha[s] != 0:
+                    row = store.K[store.slot[rows[s]]]
+                    for t in range(start, stop):
+                        grad[t] += y[t] * y[s] * alpha[s] * row[rows[t]]
+            cursor[STARTED] = 1
+            cursor[STEPS_SINCE] = 0
+            cursor[UNSHRUNK] = 0
+        variables = Variables(y, upper, work.qd, alpha, grad, work.flags, rows)
+        span = Span(start, runs[g, 1], stop, runs[g, 2], runs[g, 3])
+        status = -1
+        while status < 0:
+            limit = min(settings.max_steps - work.n_iter[g], budget - used)
+            status, gap, steps, missing, hand_over = _smo_stretch(
+                variables, store.K, store.slot, span, batch.nu, settings, limit,
+                stop - start if settings.shrinking else 0, cursor[STEPS_SINCE],
+            )
+            used += steps
+            work.n_iter[g] += steps
+            cursor[STEPS_SINCE] += steps
+            work.gap[g] = gap
+            if missing >= 0:
+                _want(store, work, missing)
+                _want_rows(store, work, variables, start, stop, settings.prefetch)
+                if not _get_wanted(store, work):
+                    return used
+            elif hand_over:
+                # shrinking as sub-problems: the rows of the variables it keeps first
+                kept = np.empty(stop - start, dtype=np.bool_)
+                _kept(y, upper, alpha, grad, start, stop, batch.nu, kept)
+                for t in range(start, stop):
+                    if kept[t - start]:
+                        _want(store, work, rows[t])
+                if not _get_wanted(store, work):
+                    return used
+                sub_steps = _solve_shrunk(batch, store, work, settings, start, stop,
+                                          min(settings.max_steps - work.n_iter[g], budget - used))
+                used += sub_steps
+                work.n_iter[g] += sub_steps
+                cursor[STEPS_SINCE] = 0
+            elif status < 0:
+                if work.n_iter[g] < settings.max_steps:
+                    return used  # (budget spent: the position kept in work, the next call goes on)
+                status = ITERATION_LIMIT
+        work.status[g] = status
+        cursor[GROUP] = g + 1
+        cursor[STARTED] = 0
+    return used
+
+
+@inlined_jit
+def _side(y_t, alpha_t, upper_t):
+    """The flags of a variable: ``_IN_UP`` where ``y a`` may grow, ``_IN_LOW`` where it may shrink."""
     if y_t > 0:
-        return alpha_t < upper_t, alpha_t > 0
-    return alpha_t > 0, alpha_t < upper_t
+        return (_IN_UP if alpha_t < upper_t else 0) | (_IN_LOW if alpha_t > 0 else 0)
+    return (_IN_UP if alpha_t > 0 else 0) | (_IN_LOW if alpha_t < upper_t else 0)
+
+
+@inlined_jit
+def _order_key(v):
+    """An int64 in the order of the float64 ``v`` (-0.0 and +0.0 get the same key)."""
+    bits = float_bits(v + 0.0)
+    return bits ^ ((bits >> 63) & _SIGN_FREE)
+
+
+@inlined_jit
+def _key_value(key):
+    """The float64 of an :func:`_order_key` (``-inf`` for ``_NO_KEY``)."""
+    if key == _NO_KEY:
+        return -np.inf
+    return bits_float(key ^ ((key >> 63) & _SIGN_FREE))
 
 
 @jit
-def violation_extremes(y, upper, alpha, grad, variables, nu_mode):
-    """``m(a)`` (largest ``-y G`` over I_up) and ``M(a)`` (smallest over I_low) of
-    the given variables, per sign of ``y`` in nu mode (else at index 0), and the
-    gap ``m(a) - M(a)`` (nu mode: the larger of the per-sign gaps)."""
-    up_0, up_1, low_0, low_1 = -np.inf, -np.inf, np.inf, np.inf
-    for t in variables:
-        # (the tests of membership written out with no branches: with the variables' sides in no
-        # order, mispredicted branches took 230 us instead of 40 us for 32,561 variables)
-        v = -y[t] * grad[t]
-        positive = y[t] > 0
-        below, above = alpha[t] < upper[t], alpha[t] > 0
-        v_up = v if (positive & below) | ((not positive) & above) else -np.inf
-        v_low = v if (positive & above) | ((not positive) & below) else np.inf
-        second = nu_mode & (not positive)
-        up_0 = max(up_0, -np.inf if second else v_up)
-        low_0 = min(low_0, np.inf if second else v_low)
-        up_1 = max(up_1, v_up if second else -np.inf)
-        low_1 = min(low_1, v_low if second else np.inf)
-    m_up, m_low = np.array([up_0, up_1]), np.array([low_0, low_1])
-    return m_up, m_low, max(up_0 - low_0, up_1 - low_1)
+def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, steps_before):
+    """SMO on the variables of ``span`` (kernel row ``r`` of the store is ``K[slot[r]]``)
+    until the gap is below ``settings.tol`` (``OPTIMAL``), ``limit`` steps were made, a
+    kernel row is missing or a value is not finite (``NOT_FINITE``); with
+    ``hand_over_size`` (the group's number of variables; 0: never) it also stops where
+    shrinking would keep fewer than a fifth of them, or after ``_SLOW_STEPS_PER_VARIABLE``
+    steps a variable (counting ``steps_before``) fewer than half. Returns ``(status, gap,
+    steps, missing, hand_over)``: status -1 where not solved, ``missing`` the row needed
+    (else -1)."""
+    y, upper, qd, alpha, grad, flags, rows = variables
+    start, split, stop = span.start, span.split, span.stop
+    n_chunks = (split - start + _CHUNK - 1) // _CHUNK + (stop - split + _CHUNK - 1) // _CHUNK
+    keys_pos = np.empty(n_chunks, dtype=np.int64)
+    keys_neg = np.empty(n_chunks, dtype=np.int64)
+    lows_pos = np.empty(n_chunks, dtype=np.int64)
+    lows_neg = np.empty(n_chunks, dtype=np.int64)
+    gains = np.empty(n_chunks, dtype=np.int64)
+    first = np.empty(n_chunks, dtype=np.int64)  # first variable of each chunk
+    column = np.empty(n_chunks, dtype=np.int64)  # its column
+    count = np.empty(n_chunks, dtype=np.int64)
+    c = 0
+    for run_start, run_stop, run_col in ((start, split, span.col0), (split, stop, span.col1)):
+        for t0 in range(run_start, run_stop, _CHUNK):
+            first[c], column[c], count[c] = t0, run_col + t0 - run_start, min(_CHUNK, run_stop - t0)
+            c += 1
+    m = stop - start
+    steps = 0
+    c_i = c_j = 0.0
+    s_i = s_j = 0  # (no step yet: a zero update along row 0 of the store, zeros where not filled)
+    while True:
+        # the gradient update of the last step fused with the search for the first variables
+        # (the largest -y G over I_up, per sign with nu) and the smallest -y G over I_low
+        for c in range(n_chunks):
+            t0, k0 = np.uint64(first[c]), np.uint64(column[c])
+            best_pos = best_neg = low_pos = low_neg = _NO_KEY
+            for k in range(count[c]):
+                t = t0 + np.uint64(k)
+                col = k0 + np.uint64(k)
+                grad_t = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
+                grad[t] = grad_t
+                key = _order_key(-y[t] * grad_t)
+                packed = (key & _VALUE_BITS) | np.int64(k)
+                up = (flags[t] & _IN_UP) != 0
+                low = (flags[t] & _IN_LOW) != 0
+                negative = nu & (y[t] < 0)
+                best_pos = max(best_pos, packed if up & (not negative) else _NO_KEY)
+                best_neg = max(best_neg, packed if up & negative else _NO_KEY)
+                low_pos = max(low_pos, ~key if low & (not negative) else _NO_KEY)  # (~key: the key of y G)
+                low_neg = max(low_neg, ~key if low & negative else _NO_KEY)
+            keys_pos[c], keys_neg[c], lows_pos[c], lows_neg[c] = best_pos, best_neg, low_pos, low_neg
+        if not (np.isfinite(grad[start]) and np.isfinite(c_i) and np.isfinite(c_j)):
+            return NOT_FINITE, np.inf, steps, -1, False
+        i_pos = _winner(keys_pos, first, _NO_KEY)
+        i_neg = _winner(keys_neg, first, _NO_KEY) if nu else i_pos
+        g_pos = -y[i_pos] * grad[i_pos] if i_pos >= 0 else -np.inf
+        g_neg = -y[i_neg] * grad[i_neg] if i_neg >= 0 else -np.inf
+        low_max_pos = low_max_neg = _NO_KEY
+        for c in range(n_chunks):
+            low_max_pos = max(low_max_pos, lows_pos[c])
+            low_max_neg = max(low_max_neg, lows_neg[c])
+        gap = max(g_pos + _key_value(low_max_pos), g_neg + _key_value(low_max_neg))
+        if gap < settings.tol:
+            return OPTIMAL, gap, steps, -1, False
+        if steps >= limit:
+            return -1, gap, steps, -1, False
+        if hand_over_size > 0 and steps > 0 and (steps_before + steps) % _CHECK_PERIOD == 0:
+            kept = _kept(y, upper, alpha, grad, start, stop, nu, np.empty(m, dtype=np.bool_))
+            slow = steps_before + steps >= _SLOW_STEPS_PER_VARIABLE * m and 2 * kept < m
+            if kept * _HAND_OVER < m or slow:
+                return -1, gap, steps, -1, True
+        for i in (i_pos, i_neg):
+            if i >= 0 and slot[rows[i]] < 0:
+                return -1, gap, steps, rows[i], False
+        # a sign without a first variable: the other's row stands in (its gains are -inf)
+        stand_pos = i_pos if i_pos >= 0 else i_neg
+        stand_neg = i_neg if i_neg >= 0 else i_pos
+        r_pos, r_neg = slot[rows[stand_pos]], slot[rows[stand_neg]]
+        qd_pos, qd_neg = qd[stand_pos], qd[stand_neg]
+        # the second-order gains b^2 / a of the second variable (b = -inf outside I_low)
+        for c in range(n_chunks):
+            t0, k0 = np.uint64(first[c]), np.uint64(column[c])
+            best = np.int64(-1)
+            for k in range(count[c]):
+                t = t0 + np.uint64(k)
+                col = k0 + np.uint64(k)
+                positive = (not nu) | (y[t] > 0)
+                b = (g_pos if positive else g_neg) + y[t] * grad[t]
+                k_it = K[r_pos, col] if positive else K[r_neg, col]
+                quad = (qd_pos if positive else qd_neg) + qd[t] - 2.0 * k_it
+                b = b if ((flags[t] & _IN_LOW) != 0) & (b > 0) else -1.0
+                gain = float_bits((b * abs(b)) / (quad if quad > 0 else _TAU))
+                best = max(best, (gain & _VALUE_BITS) | np.int64(k))
+            gains[c] = best
+        j = _winner(gains, first, np.int64(-1))
+        if j < 0:
+            return OPTIMAL, gap, steps, -1, False
+        if slot[rows[j]] < 0:
+            return -1, gap, steps, rows[j], False
+        steps += 1
+        i = i_neg if (nu and y[j] < 0) else i_pos
+        s_i = slot[rows[i]]
+        s_j = slot[rows[j]]
+        old_i, old_j = alpha[i], alpha[j]
+        a_i, a_j = _pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, upper[i], upper[j],
+                                qd[i] + qd[j] - 2.0 * K[s_i, rows[j]])
+        alpha[i] = a_i
+        alpha[j] = a_j
+        flags[i] = _side(y[i], a_i, upper[i])
+        flags[j] = _side(y[j], a_j, upper[j])
+        c_i = y[i] * (a_i - old_i)
+        c_j = y[j] * (a_j - old_j)
+
+
+@inlined_jit
+def _winner(keys, first, none):
+    """The variable of the largest packed key (one per chunk, ``none`` where a chunk has
+    none; ties of the value to the last chunk), or -1 where no chunk has one."""
+    best = keys[0]
+    chunk = 0
+    for c in range(1, keys.shape[0]):
+        if (keys[c] & _VALUE_BITS) >= (best & _VALUE_BITS):
+            best = keys[c]
+            chunk = c
+    if best == none:
+        return -1
+    return first[chunk] + (best & _INDEX_BITS)
 
 
 @jit
-def violation_gap(y, alpha, grad, upper, nu_mode=False):
-    """Return ``m(a) - M(a)``, the maximal violation of the KKT conditions.
-
-    In ``nu_mode`` (two equality constraints, one per sign of ``y``) the
-    larger of the two per-sign gaps.
-    """
-    return violation_extremes(y, upper, alpha, grad, range(alpha.shape[0]), nu_mode)[2]
-
-
-@jit
-def _select_pair(K, rows, y, upper, alpha, grad, qd, slot, active, n_active):
-    """Second-order working pair among the active variables (Fan, Chen and Lin 2005).
-
-    Returns ``(i, j, gap, needed_row)``: ``j < 0`` when no pair can improve;
-    ``needed_row >= 0`` when the kernel row of ``i`` must be computed first.
-    (Membership tests are written out in the loops: numba does not inline
-    small helper functions there, which costs a factor of ten.)
-    """
-    g_max = -np.inf
-    i = -1
-    for k in range(n_active):
-        t = active[k]
-        if y[t] > 0:
-            if alpha[t] < upper[t] and -grad[t] >= g_max:
-                g_max = -grad[t]
-                i = t
-        elif alpha[t] > 0 and grad[t] >= g_max:
-            g_max = grad[t]
-            i = t
-    g_max2 = -np.inf
-    j = -1
-    obj_diff_min = np.inf
-    ri = rows[i] if i >= 0 else 0
-    if i >= 0 and slot[ri] < 0:
-        return i, -1, np.inf, ri
-    row_i = K[slot[ri] if i >= 0 else 0]
-    for k in range(n_active):
-        t = active[k]
-        if y[t] > 0:
-            if alpha[t] <= 0:
-                continue
-        elif alpha[t] >= upper[t]:
-            continue
-        yg = y[t] * grad[t]
-        if yg >= g_max2:
-            g_max2 = yg
-        grad_diff = g_max + yg
-        if i >= 0 and grad_diff > 0:
-            quad = qd[i] + qd[t] - 2.0 * row_i[rows[t]]
-            if quad <= 0:
-                quad = _TAU
-            obj_diff = -(grad_diff * grad_diff) / quad
-            if obj_diff <= obj_diff_min:
-                obj_diff_min = obj_diff
-                j = t
-    return i, j, g_max + g_max2, -1
-
-
-@jit
-def _select_pair_nu(K, rows, y, upper, alpha, grad, qd, slot, active, n_active):
-    """Second-order working pair within one sign of ``y`` (LIBSVM's
-    ``Solver_NU::select_working_set``): both signs in the same two passes.
-
-    Returns ``(i, j, gap, needed_row)``: ``j < 0`` when no pair can improve;
-    ``needed_row >= 0`` when the kernel row of a candidate ``i`` must be
-    computed first; ``gap`` is the larger of the two per-sign gaps.
-    """
-    g_max_pos = -np.inf
-    g_max_neg = -np.inf
-    i_pos = -1
-    i_neg = -1
-    for k in range(n_active):
-        t = active[k]
-        if y[t] > 0:
-            if alpha[t] < upper[t] and -grad[t] >= g_max_pos:
-                g_max_pos = -grad[t]
-                i_pos = t
-        elif alpha[t] > 0 and grad[t] >= g_max_neg:
-            g_max_neg = grad[t]
-            i_neg = t
-    if i_pos >= 0 and slot[rows[i_pos]] < 0:
-        return i_pos, -1, np.inf, rows[i_pos]
-    if i_neg >= 0 and slot[rows[i_neg]] < 0:
-        return i_neg, -1, np.inf, rows[i_neg]
-    row_pos = K[slot[rows[i_pos]] if i_pos >= 0 else 0]
-    row_neg = K[slot[rows[i_neg]] if i_neg >= 0 else 0]
-    g_max2_pos = -np.inf
-    g_max2_neg = -np.inf
-    j = -1
-    obj_diff_min = np.inf
-    for k in range(n_active):
-        t = active[k]
-        if y[t] > 0:
-            if alpha[t] <= 0:
-                continue
-            yg = grad[t]
-            if yg >= g_max2_pos:
-                g_max2_pos = yg
-            grad_diff = g_max_pos + yg
-            if i_pos < 0 or grad_diff <= 0:
-                continue
-            quad = qd[i_pos] + qd[t] - 2.0 * row_pos[rows[t]]
-        else:
-            if alpha[t] >= upper[t]:
-                continue
-            yg = -grad[t]
-            if yg >= g_max2_neg:
-                g_max2_neg = yg
-            grad_diff = g_max_neg + yg
-            if i_neg < 0 or grad_diff <= 0:
-                continue
-            quad = qd[i_neg] + qd[t] - 2.0 * row_neg[rows[t]]
-        if quad <= 0:
-            quad = _TAU
-        obj_diff = -(grad_diff * grad_diff) / quad
-        if obj_diff <= obj_diff_min:
-            obj_diff_min = obj_diff
-            j = t
-    gap = max(g_max_pos + g_max2_pos, g_max_neg + g_max2_neg)
-    i = i_pos if (j >= 0 and y[j] > 0) else i_neg
-    return i, j, gap, -1
-
-
-@jit
-def _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active, n_active):
-    """Bring the gradients of the inactive variables ``active[n_active:]`` up to date.
-
-    They are exact for ``alpha_synced``, and since then only active variables
-    moved, each with its kernel row computed (it was in a working pair): so
-    ``G_t += y_t sum_s y_s (a_s - a_synced_s) K[r_s, r_t]`` over the moved ones,
-    whole rows at a time (contiguous SIMD passes, four rows at once). LIBSVM
-    rebuilds from all free support vectors instead, keeping those at the upper
-    bound in ``G_bar``; svmguide1, linear: 96 or fewer moved rows instead of
-    489 support vectors, 1.2 ms each time on this machine.
-    """
-    candidates = active[:n_active]
-    moved = candidates[alpha[candidates] != alpha_synced[candidates]]
-    if n_active < alpha.shape[0] and moved.shape[0] > 0:
-        column_sum = np.zeros(K.shape[1])
-        change = y[moved] * (alpha[moved] - alpha_synced[moved])
-        add_weighted_rows_serial(K, slot[rows[moved]], change, column_sum)
-        for t in active[n_active:]:
-            grad[t] += y[t] * column_sum[rows[t]]
-    alpha_synced[moved] = alpha[moved]
-
-
-@jit
-def _shrink(y, upper, alpha, grad, active, n_active, nu_mode, m_up, m_low):
-    """Move bounded variables that cannot enter a violating pair behind the active
-    ones and return the new active size.
-
-    A variable only in I_up is dropped when ``-y G < M`` of its group, one only
-    in I_low when ``-y G > m`` (LIBSVM's ``be_shrunk``, with the extremes
-    ``m_up``, ``m_low`` of :func:`violation_extremes`).
-    """
-    # stable partition: kept variables stay in ascending order for sequential row access
-    dropped = np.empty(n_active, dtype=active.dtype)
-    n_kept = 0
-    n_dropped = 0
-    for k in range(n_active):
-        t = active[k]
-        g = 1 if (nu_mode and y[t] < 0) else 0
-        v = -y[t] * grad[t]
-        in_up, in_low = membership(y[t], alpha[t], upper[t])
-        if can_be_shrunk(in_up, in_low, v, m_up[g], m_low[g]):
-            dropped[n_dropped] = t
-            n_dropped += 1
-        else:
-            active[n_kept] = t
-            n_kept += 1
-    active[n_kept:n_active] = dropped[:n_dropped]
-    return n_kept
-
-
-@jit
-def pair_update(opposite_signs, grad_i, grad_j, old_i, old_j, upper_i, upper_j, quad):
-    """The new ``(a_i, a_j)`` of one SMO step (LIBSVM's ``Solver::Solve``): the
-    unconstrained minimiser along the pair's feasible line, clipped to the box.
-    ``quad = K_ii + K_jj - 2 K_ij`` (replaced by a tiny positive value when not positive)."""
+def _pair_update(opposite_signs, grad_i, grad_j, old_i, old_j, upper_i, upper_j, quad):
+    """The new ``(a_i, a_j)`` of one step (LIBSVM's ``Solver::Solve``): the minimiser along
+    the pair's feasible line, clipped to the box; ``quad = K_ii + K_jj - 2 K_ij``."""
     if quad <= 0:
         quad = _TAU
-    ai = old_i
-    aj = old_j
     if opposite_signs:
         delta = (-grad_i - grad_j) / quad
         diff = old_i - old_j
@@ -295,241 +415,230 @@ def pair_update(opposite_signs, grad_i, grad_j, old_i, old_j, upper_i, upper_j, 
 
 
 @jit
-def can_be_shrunk(in_up, in_low, v, m_up, m_low):
-    """LIBSVM's ``be_shrunk``: a variable with ``-y G = v`` that cannot enter a
-    violating pair of its group (``m_up``, ``m_low``: the group's extremes)."""
-    if not (in_up or in_low):
-        return True
-    return (in_up and not in_low and v < m_low) or (in_low and not in_up and v > m_up)
-
-
-@jit
-def kept_by_shrinking(y, upper, alpha, grad, nu_mode):
-    """Mask of the variables that LIBSVM's shrinking would keep (:func:`can_be_shrunk` false,
-    with the extremes of all the given variables)."""
-    m_up, m_low, _ = violation_extremes(y, upper, alpha, grad, np.arange(y.shape[0]), nu_mode)
-    kept = np.empty(y.shape[0], dtype=np.bool_)
-    for t in range(y.shape[0]):
-        g = 1 if (nu_mode and y[t] < 0) else 0
-        in_up, in_low = membership(y[t], alpha[t], upper[t])
-        kept[t] = not can_be_shrunk(in_up, in_low, -y[t] * grad[t], m_up[g], m_low[g])
-    return kept
-
-
-@jit
-def smo(K, slot, rows, y, upper, alpha_synced, qd, alpha, grad, active, state, tol, max_steps, nu_mode, shrinking):
-    """Run SMO until the gap is below ``tol``, ``max_steps`` updates were made,
-    or a kernel row that is not computed yet is needed.
-
-    Parameters
-    ----------
-    K : 2-D float array
-        Computed kernel rows: row ``r`` of the kernel matrix is ``K[slot[r]]``.
-    slot : int64 array, one per kernel row
-        Where each row is stored in ``K``; -1: not computed yet.
-    rows : int64 array of shape (m,)
-        Variable ``t`` uses kernel row and column ``rows[t]``.
-    y : float64 array of +1/-1, shape (m,)
-    upper : float64 array, shape (m,); may hold ``inf`` (hard margin)
-    alpha_synced : float64 array, shape (m,), updated in place
-        The multipliers for which the gradients of the inactive variables are
-        exact (they are brought up to date when variables are shrunk or come
-        back). Start with a copy of ``alpha``.
-    qd : float64 array, shape (m,)
-        ``K[rows[t], rows[t]]``.
-    alpha, grad : float64 arrays, shape (m,), updated in place
-    active : int64 array, shape (m,)
-        Variable order; the first ``state[0]`` are active. Start with ``arange(m)``.
-    state : int64 array ``[n_active, countdown, unshrunk]``
-        Shrinking state kept between calls. Start with ``[m, min(m, 1000), 0]``.
-    tol : float
-    max_steps : int
-    nu_mode : bool
-        Keep ``sum a_t`` fixed within each sign of ``y`` as well (nu-SVC,
-        nu-SVR): pairs are chosen within one sign (LIBSVM's ``Solver_NU``).
-    shrinking : bool
-        Every ``min(m, 1000)`` steps set aside bounded variables that cannot
-        move (LIBSVM's shrinking); the whole gradient is up to date again before
-        ``SMO_OPTIMAL`` or ``SMO_STEP_LIMIT`` is returned.
-
-    Returns
-    -------
-    steps : int
-    status : int
-    gap : float
-    needed_row : int
-        The row to compute when ``status == SMO_NEED_ROW``, else -1.
-    """
-    m = alpha.shape[0]
-    n_active = state[0]
-    period = min(m, 1000)
-    steps = 0
-    while True:
-        if shrinking:
-            state[1] -= 1
-            if state[1] <= 0:
-                # LIBSVM's do_shrinking: the first time the gap is within 10 tol, all
-                # variables come back (their gradients brought up to date) before shrinking again
-                m_up, m_low, gap = violation_extremes(y, upper, alpha, grad, active[:n_active], nu_mode)
-                # the variables set aside keep gradients exact for one ``alpha_synced``: the
-                # earlier ones are brought up to date before more join them
-                _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active, n_active)
-                if state[2] == 0 and gap <= 10 * tol:
-                    state[2] = 1
-                    active[:] = np.arange(m)
-                    n_active = m
-                state[1] = period
-                n_active = _shrink(y, upper, alpha, grad, active, n_active, nu_mode, m_up, m_low)
-        state[0] = n_active
-        if nu_mode:
-            i, j, gap, needed = _select_pair_nu(K, rows, y, upper, alpha, grad, qd, slot, active, n_active)
-        else:
-            i, j, gap, needed = _select_pair(K, rows, y, upper, alpha, grad, qd, slot, active, n_active)
-        if needed >= 0:
-            return steps, SMO_NEED_ROW, gap, needed
-        done = gap < tol or j < 0
-        if done and n_active < m:
-            # optimal on the active set: update the other gradients and check all variables; if
-            # they are not optimal, take that step and shrink at the next (LIBSVM's
-            # ``counter = 1``; the countdown is decremented once more before the check)
-            _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active, n_active)
-            active[:] = np.arange(m)
-            n_active = m
-            state[0] = m
-            state[1] = 2
-            continue
-        if done:
-            return steps, SMO_OPTIMAL, gap, -1
-        if slot[rows[j]] < 0:
-            return steps, SMO_NEED_ROW, gap, rows[j]
-        if steps >= max_steps:
-            _sync_inactive_gradient(K, slot, rows, y, alpha, alpha_synced, grad, active, n_active)
-            active[:] = np.arange(m)
-            state[0] = m
-            return steps, SMO_STEP_LIMIT, gap, -1
-        steps += 1
-
-        row_i = K[slot[rows[i]]]
-        row_j = K[slot[rows[j]]]
-        k_ij = row_i[rows[j]]
-        old_i = alpha[i]
-        old_j = alpha[j]
-        ui = upper[i]
-        uj = upper[j]
-        ai, aj = pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, ui, uj, qd[i] + qd[j] - 2.0 * k_ij)
-        alpha[i] = ai
-        alpha[j] = aj
-        # G_t += Q_ti (ai - old_i) + Q_tj (aj - old_j), Q_ts = y_t y_s K, on the active set
-        ci = y[i] * (ai - old_i)
-        cj = y[j] * (aj - old_j)
-        for k in range(n_active):
-            t = active[k]
-            rt = rows[t]
-            grad[t] += y[t] * (ci * row_i[rt] + cj * row_j[rt])
-
-
-@jit
-def rows_to_prefetch(needed, rows, y, upper, alpha, grad, slot, n_rows):
-    """Row ``needed`` and the rows of the strongest violators whose kernel rows
-    are not computed yet: at most ``n_rows`` distinct rows, ascending.
-
-    A variable's score is ``-y G`` when it is in I_up and ``y G`` when it is in
-    I_low (the larger of the two): the variables that SMO picks next. The best
-    ``n_rows - 1`` are kept in a small array while scanning (no sort).
-    """
-    room = n_rows - 1
-    top_score = np.empty(max(room, 1))
-    top_row = np.empty(max(room, 1), dtype=np.int64)
-    count = 0
-    weakest = 0  # position of the smallest kept score once the array is full
-    for t in range(alpha.shape[0]):
-        r = rows[t]
-        if slot[r] >= 0 or r == needed:
-            continue
-        in_up, in_low = membership(y[t], alpha[t], upper[t])
+def _kept(y, upper, alpha, grad, start, stop, nu, out):
+    """Mark in ``out`` (from 0) the variables ``start:stop`` that LIBSVM's shrinking would
+    keep: all but those that cannot enter a violating pair of their sign group
+    (``be_shrunk``: only in I_up and ``-y G`` below ``M``, or only in I_low and above ``m``).
+    Returns how many are kept."""
+    m_up = np.full(2, -np.inf)
+    m_low = np.full(2, np.inf)
+    for t in range(start, stop):
+        side = 1 if (nu and y[t] < 0) else 0
+        flag = _side(y[t], alpha[t], upper[t])
         v = -y[t] * grad[t]
-        score = -np.inf
-        if in_up:
-            score = v
-        if in_low and -v > score:
-            score = -v
-        if score == -np.inf:
-            continue
-        if count < room:
-            top_score[count] = score
-            top_row[count] = r
-            count += 1
-            if count == room:
-                weakest = np.argmin(top_score[:count])
-        elif room > 0 and score > top_score[weakest]:
-            top_score[weakest] = score
-            top_row[weakest] = r
-            weakest = np.argmin(top_score[:count])
-    picked = np.zeros(slot.shape[0], dtype=np.bool_)
-    picked[needed] = True
-    picked[top_row[:count]] = True
-    return np.flatnonzero(picked)
+        if flag & _IN_UP:
+            m_up[side] = max(m_up[side], v)
+        if flag & _IN_LOW:
+            m_low[side] = min(m_low[side], v)
+    n_kept = 0
+    for t in range(start, stop):
+        side = 1 if (nu and y[t] < 0) else 0
+        flag = _side(y[t], alpha[t], upper[t])
+        v = -y[t] * grad[t]
+        shrunk = flag == 0 or (flag == _IN_UP and v < m_low[side]) or (flag == _IN_LOW and v > m_up[side])
+        out[t - start] = not shrunk
+        n_kept += not shrunk
+    return n_kept
 
 
 @jit
-def c_svc_biases_and_margins(bounds, y, alpha, grad, upper):
-    """The biases (:func:`bias_from_gradient`) of several C-SVC problems whose variables are
-    concatenated (problem ``k``: ``bounds[k]:bounds[k + 1]``), and the functional margin
-    ``y_t f(x_t) = G_t + 1 + y_t b_k`` of every variable, in one call.
+def _solve_shrunk(batch, store, work, settings, start, stop, limit):
+    """LIBSVM's shrinking as sub-problems: the variables shrinking keeps (their rows stored)
+    copied into a problem of their own (their kernel block, one row per variable), solved
+    by stretches of :func:`_smo_stretch` of at most ``min(1000, _STEPS_PER_ACTIVE k)`` steps,
+    each followed by the gradient update of every variable and shrinking again, until they
+    are optimal (the first time: within 10 tol, when LIBSVM brings every variable back) or
+    ``limit`` steps were made. Returns the steps made."""
+    y, upper, rows = batch.y, batch.upper, batch.rows
+    alpha, grad = work.alpha, work.grad
+    m = stop - start
+    kept = np.empty(m, dtype=np.bool_)
+    target = settings.tol if work.cursor[UNSHRUNK] else 10 * settings.tol
+    steps = 0
+    n_kept = _kept(y, upper, alpha, grad, start, stop, batch.nu, kept)
+    while n_kept > 0 and steps < limit:
+        active = np.empty(n_kept, dtype=np.int64)
+        a = 0
+        for t in range(start, stop):
+            if kept[t - start]:
+                active[a] = t
+                a += 1
+        block = np.empty((n_kept, n_kept), dtype=store.K.dtype)
+        sub_y, sub_upper, sub_alpha = np.empty(n_kept), np.empty(n_kept), np.empty(n_kept)
+        sub_grad, sub_flags, sub_qd = np.empty(n_kept), np.empty(n_kept, dtype=np.int8), np.empty(n_kept)
+        for a in range(n_kept):
+            t = active[a]
+            row = store.K[store.slot[rows[t]]]
+            for b in range(n_kept):
+                block[a, b] = row[rows[active[b]]]
+            sub_y[a], sub_upper[a], sub_alpha[a], sub_grad[a] = y[t], upper[t], alpha[t], grad[t]
+            sub_flags[a], sub_qd[a] = work.flags[t], work.qd[t]
+        sub = Variables(sub_y, sub_upper, sub_qd, sub_alpha, sub_grad, sub_flags, np.arange(n_kept))
+        zero = np.int64(0)
+        status, gap, stretch, _, _ = _smo_stretch(
+            sub, block, np.arange(n_kept), Span(zero, n_kept, n_kept, zero, zero), batch.nu,
+            Settings(target, settings.max_steps, settings.shrinking, settings.prefetch),
+            min(_SHRINK_PERIOD, _STEPS_PER_ACTIVE * n_kept, limit - steps), zero, zero,
+        )
+        steps += stretch
+        _commit(batch, store, work, active, sub_alpha, start, stop)
+        if status == NOT_FINITE:
+            return steps
+        if status == OPTIMAL:
+            if not work.cursor[UNSHRUNK]:
+                work.cursor[UNSHRUNK] = 1
+            return steps
+        n_kept_now = _kept(sub_y, sub_upper, sub_alpha, sub_grad, np.int64(0), n_kept, batch.nu, kept)
+        if n_kept_now == 0:
+            return steps
+        survivors = np.empty(n_kept_now, dtype=np.int64)
+        a2 = 0
+        for a in range(n_kept):
+            if kept[a]:
+                survivors[a2] = active[a]
+                a2 += 1
+        for t in range(start, stop):
+            kept[t - start] = False
+        for a in range(n_kept_now):
+            kept[survivors[a] - start] = True
+        n_kept = n_kept_now
+    return steps
+
+
+@jit
+def _commit(batch, store, work, active, sub_alpha, start, stop):
+    """Write a sub-problem's multipliers back and update the gradient (and side flags) of
+    every variable of the group with the kernel rows of those that moved."""
+    y, rows, alpha = batch.y, batch.rows, work.alpha
+    n_columns = store.K.shape[1]
+    column_sum = np.zeros(n_columns)
+    for a in range(active.shape[0]):
+        t = active[a]
+        change = sub_alpha[a] - alpha[t]
+        if change != 0:
+            alpha[t] = sub_alpha[a]
+            work.flags[t] = _side(y[t], alpha[t], batch.upper[t])
+            row = store.K[store.slot[rows[t]]]
+            weight = y[t] * change
+            for c in range(n_columns):
+                column_sum[c] += weight * row[c]
+    for t in range(start, stop):
+        work.grad[t] += y[t] * column_sum[rows[t]]
+
+
+@jit
+def _get_wanted(store, work):
+    """Compute the rows listed in ``work.wanted`` into the next free rows of the store, where
+    it computes its rows and has room (True, the list emptied); else leave them listed for
+    the caller (False). Either way their slots are unmarked."""
+    count = work.cursor[N_WANTED]
+    for k in range(count):
+        store.slot[work.wanted[k]] = -1
+    place = work.filled[0]
+    if count and (not store.compute or place + count > store.K.shape[0]):
+        return False
+    if count:
+        kernel_rows(store.data, work.wanted[:count], store.K[place:place + count])
+        for k in range(count):
+            store.slot[work.wanted[k]] = place + k
+        work.filled[0] = place + count
+        work.cursor[N_WANTED] = 0
+    return True
+
+
+@inlined_jit
+def _want(store, work, r):
+    """List row ``r`` in ``work.wanted`` where it is not stored, once (its slot marked -2
+    until the list is taken)."""
+    if store.slot[r] == -1:
+        work.wanted[work.cursor[N_WANTED]] = r
+        work.cursor[N_WANTED] += 1
+        store.slot[r] = -2
+
+
+@jit
+def _want_rows(store, work, variables, start, stop, prefetch):
+    """After the row SMO needs (listed already), list the missing rows of the strongest
+    violators (``-y G`` in I_up, ``y G`` in I_low, the larger), up to ``prefetch`` rows in
+    all: those SMO asks for next."""
+    y, rows, grad, flags = variables.y, variables.rows, variables.grad, variables.flags
+    room = min(prefetch, stop - start) - work.cursor[N_WANTED]
+    if room > 0:
+        best_score = np.full(room, -np.inf)
+        best_row = np.full(room, -1)
+        weakest = 0
+        for t in range(start, stop):
+            if store.slot[rows[t]] != -1:
+                continue
+            v = -y[t] * grad[t]
+            score = max(v if flags[t] & _IN_UP else -np.inf, -v if flags[t] & _IN_LOW else -np.inf)
+            if score > best_score[weakest]:
+                if best_row[weakest] >= 0:
+                    store.slot[best_row[weakest]] = -1
+                best_score[weakest] = score
+                best_row[weakest] = rows[t]
+                store.slot[rows[t]] = -2
+                for c in range(room):
+                    if best_score[c] < best_score[weakest]:
+                        weakest = c
+        for k in range(room):
+            if best_row[k] >= 0:
+                store.slot[best_row[k]] = -1
+                _want(store, work, best_row[k])
+
+
+@jit
+def group_rho(batch, alpha, grad):
+    """LIBSVM's ``rho`` of each group from the gradient at the solution: ``(r1, r2)``, the
+    average of ``y G`` over the free variables or, with none, the middle of the interval the
+    KKT conditions leave (``Solver::calculate_rho``); with ``nu`` per sign of ``y``, ``r1``
+    over ``y = +1`` and ``r2`` over ``y = -1`` of ``G`` (``Solver_NU::calculate_rho``), else
+    ``r1 = r2``. Variables of bound 0 (samples of weight 0) do not count. Where one side of
+    the interval is unbounded, the other; 0 where both are.
 
     Examples
     --------
     >>> import numpy as np
-    >>> y = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
-    >>> alpha, grad = np.array([0.5, 0.5, 0.0, 0.5, 0.5]), np.array([-1.0, -3.0, 2.0, 0.0, -2.0])
-    >>> c_svc_biases_and_margins(np.array([0, 3, 5]), y, alpha, grad, np.ones(5))
-    (array([-1., -1.]), array([-1., -1.,  2.,  0.,  0.]))
+    >>> batch = Batch(np.array([1.0, -1.0, 1.0]), -np.ones(3), np.ones(3), np.arange(3),
+    ...               np.array([[0, 3, 0, 0], [3, 0, 0, 0]]), False)
+    >>> group_rho(batch, np.array([0.5, 0.5, 0.0]), np.array([-1.0, -3.0, 2.0]))
+    (array([1.]), array([1.]))
     """
-    biases = np.empty(bounds.shape[0] - 1)
-    margins = np.empty(grad.shape[0])
-    for k in range(biases.shape[0]):
-        part = slice(bounds[k], bounds[k + 1])
-        b = bias_from_gradient(y[part], alpha[part], grad[part], upper[part])
-        biases[k] = b
-        for t in range(bounds[k], bounds[k + 1]):
-            margins[t] = grad[t] + 1.0 + y[t] * b
-    return biases, margins
-
-
-@jit
-def bias_from_gradient(y, alpha, grad, upper):
-    """LIBSVM's ``-rho`` from the gradient ``G`` at the solution, in one pass: the average
-    of ``-y_t G_t`` over the free multipliers (``0 < a_t < U_t``); with none, minus the
-    midpoint of the interval of ``rho`` that the KKT conditions allow (``rho >= y G`` for
-    multipliers outside I_up: at the upper bound with ``y = +1``, at zero with ``y = -1``;
-    ``rho <= y G`` outside I_low); 0 when nothing bounds it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.array([1.0, -1.0, 1.0])
-    >>> float(bias_from_gradient(y, np.array([0.5, 0.5, 0.0]), np.array([-1.0, -3.0, 2.0]), np.ones(3)))
-    -1.0
-    """
-    total = 0.0
-    n_free = 0
-    lower = -np.inf
-    higher = np.inf
-    for t in range(y.shape[0]):
-        yg = y[t] * grad[t]
-        in_up, in_low = membership(y[t], alpha[t], upper[t])
-        if in_up and in_low:  # free
-            total += yg
-            n_free += 1
-            continue
-        if not in_up:
-            lower = max(lower, yg)
-        if not in_low:  # (both where U_t = 0)
-            higher = min(higher, yg)
-    if n_free:
-        return -total / n_free
-    if not np.isfinite(lower):
-        lower = higher
-    if not np.isfinite(higher):
-        higher = lower
-    return -0.5 * (lower + higher) if np.isfinite(lower) else 0.0
+    n_groups = batch.runs.shape[0] - 1
+    r1 = np.empty(n_groups)
+    r2 = np.empty(n_groups)
+    for g in range(n_groups):
+        for side in range(2 if batch.nu else 1):
+            total = 0.0
+            n_free = 0
+            lower = -np.inf
+            higher = np.inf
+            for t in range(batch.runs[g, 0], batch.runs[g + 1, 0]):
+                y_t = batch.y[t]
+                if (batch.nu and (y_t < 0) != (side == 1)) or batch.upper[t] == 0:
+                    continue
+                value = grad[t] if batch.nu else y_t * grad[t]
+                # (nu: G, not y G, so that y = -1 counts its bounds the other way round)
+                flag = _side(1.0 if batch.nu else y_t, alpha[t], batch.upper[t])
+                if flag == _IN_UP | _IN_LOW:
+                    total += value
+                    n_free += 1
+                    continue
+                if not flag & _IN_UP:
+                    lower = max(lower, value)
+                if not flag & _IN_LOW:
+                    higher = min(higher, value)
+            if n_free:
+                rho = total / n_free
+            elif np.isfinite(lower) and np.isfinite(higher):
+                rho = 0.5 * (lower + higher)
+            elif np.isfinite(lower):
+                rho = lower
+            elif np.isfinite(higher):
+                rho = higher
+            else:
+                rho = 0.0
+            r2[g] = rho
+            if side == 0:
+                r1[g] = rho
+    return r1, r2

@@ -3,14 +3,12 @@ the solver call and chunked kernel evaluation at prediction time."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import numbers
 import os
 import sys
 import warnings
-import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,130 +17,21 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import kernels as kernel_module
-from .._solver import (
-    ITERATION_LIMIT,
-    OPTIMAL,
-    STALLED,
-    GramBlocks,
-    PrecomputedGram,
-    gathered,
-    solve_dual,
-)
-from .._core.checks import all_finite
-from .._parallel import map_in_threads, on_pool_thread, single_threaded_blas, usable_cores
-from .._core.kernel_blocks import KERNEL_LINEAR, KERNEL_RBF, sparse_row_products, sparse_sparse_products
-from .._core.small_decisions import linear_weights, small_decisions, support_sq_norms
-from ..kernels import LinearKernel, RBFKernel, _result_dtype, resolve_gamma, row_sq_norms
+from .._parallel import map_in_threads, on_pool_thread, usable_cores
+from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
+from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 
-# Per block of test rows: each block passes through the kernel's steps and the product with
-# the coefficients while it stays in a core's 2 MB L2 cache (splice: 5.2 ms instead of 7.5 ms
-# with 16 MB blocks, svmguide1 3.6 instead of 4.7 ms; 256 kB blocks cost more in per-block calls)
+#: Test rows per block of kernel values at prediction: a block of kernel values and its
+#: product with the coefficients stay within a core's cache (2 MB).
 _PREDICT_BLOCK_BYTES = 2 * 2**20
-_PREDICT_MIN_ROWS = 64  # but blocks of at least this many rows, for efficient BLAS products
-_DENSE_SV_BYTES = 256 * 2**20  # largest dense copy of sparse support vectors made for prediction
-# fewer kernel values than this are computed by one worker, with BLAS on one thread: a product of
-# a few million values on two BLAS threads waits for the second core, which on a shared machine
-# may be away for milliseconds (synthetic n = 10,000, 3.1 million values, median of 15: 190 ms with
-# two BLAS threads, 21-24 ms with one); two workers, each with one BLAS thread, win from about a
-# million values (alternating, medians of 31-41: splice 1.5 million values 6.3-6.8 ms against 8.0
-# with one worker, synthetic n = 10,000 8.2 against 10.1 ms; digits, 0.3 million: 2.9 against 2.1).
-# Measured again with the workers' threads started once per process and each fit followed by
-# scikit-learn's and oneDAL's as in the benchmark, digits right after its fit, median of 15: 2.48 ms
-# with two workers against 2.96 ms with one in one run, 3.92 against 3.57 ms in another (with
-# time stolen by the host), and 7.05 ms (0.23x LIBSVM) in a benchmark run with two: left at a
-# million.
+#: Kernel values from which a prediction's blocks are spread over ``n_jobs`` threads (fewer
+#: cost more in thread hand-overs than they save).
 _PARALLEL_PREDICT_VALUES = 2**20
-# Predictions with one column of coefficients (two classes, SVR, one class) on dense data with at
-# least this many features and products of at least _SHARED_PRODUCT_WORK multiply-adds: each
-# block's products run on all of BLAS's threads in the calling thread (one product on two threads
-# ran twice as fast, where two single-threaded products on the workers ran 1.0-1.4x as fast as
-# one), the kernel's remaining steps (exp) and the product with the coefficients on the workers
-# where there are enough kernel values (_PARALLEL_PREDICT_VALUES), else in the calling thread.
-# Synthetic two-class data, some 2,200-2,900 support vectors, same process, alternating, median of
-# 7-25, ms, each worker with its own products / this / oneDAL: 1,500 test rows of 32 features 5.1
-# / 5.8 / 9.3; 64: 10.1 / 10.3 / 17.9; 100: 13.2 / 12.9 / 23.6 (another run 15.5 / 12.4); 128:
-# 17.5 / 14.4 / 24.5; 256: 41.3 / 23.9 / 40.1; 400: 57.6 / 37.3 / 53.9; benchmarks' wide-linear
-# (500) 25.3 / 16.1 / 25.6; 300 test rows of 784 features (one worker) 28.7 / 17.5 / 26.2, 100
-# rows 12.1 / 7.2 / 11.3; 300 rows of 200 6.9 / 5.0 / 8.9. Interleaved with oneDAL's predictions
-# as in the benchmark, median of 20: 2,000 x 500 24.2 / 15.6, 128 features 22.8 / 18.4, 784
-# features 75.1 / 76.5. Several columns (multiclass) stay with the workers' own products: there,
-# this way took usps 39.5 against 34.4 ms, 10 classes x 300 features 43.0 against 35.9 ms;
-# but where they have too few kernel values for two workers, their one worker computes its
-# products on all of BLAS's threads, as every lone worker does (interleaved with oneDAL's calls, median of 25, ms, BLAS
-# on one thread / on both / oneDAL: usps 400 test rows 9.43 / 6.12 / 26.3, 150 rows 4.22 / 2.60
-# / 12.86; 10 classes, 300 test rows x 3,000 support vectors x 300 features 11.35 / 6.82 / 80.1).
-_SHARED_PRODUCT_FEATURES = 100
-_SHARED_PRODUCT_WORK = 2**25
-# Those products are computed in blocks of up to this many bytes: BLAS runs faster on taller
-# blocks (2,000 rows x 3,873 support vectors x 784 features, two threads, ms: blocks of 134 rows
-# 148, 268 rows 126, 536 rows 116, 1,072 rows 86, one product 85; 1,932 x 500: 35 / 31 / 29 / 28
-# / 27; 2,200 x 256: 21 / 17 / 17 / 16 / 16)
-_SHARED_PRODUCT_BLOCK_BYTES = 32 * 2**20
-# Kernel products of fewer multiply-adds than this take a few microseconds: setting BLAS to one
-# thread and back (13 us) would cost more than it could save, and is left out (heart_scale, 68
-# test rows x 104 support vectors x 13 features: decision_function 0.095 -> 0.077 ms, and 0.134
-# -> 0.108 ms right after the fit). OpenBLAS runs them on one thread anyway: it gives a GEMM one
-# thread per 2^18 multiply-adds (GEMM_MULTITHREAD_THRESHOLD 4 x 65,536). Breast cancer's 143 test
-# rows x 104 support vectors x 30 features (446,160) in the benchmark's order: 73 against 82-89 us
-# with the limit at 2^18.
-_TINY_PREDICT_WORK = 2**19
-# The linear kernel's weights are added up by compiled loops up to this many multiply-adds
-# (support vectors x problems x features), by BLAS above. Warm, the loops take 0.8 us against
-# BLAS's 1.0 at 858 (wine), and 3.0-6.5 us against 2.4-3.6 at 2^15; right after another
-# library's fit BLAS took 9.5 us at 858 (its code out of the caches), the loops 3.1. One-vs-one
-# weights take the loops whatever their size: a support vector has nonzero coefficients in its
-# own class's problems only, whose products alone the loops add (digits, 404 support vectors x 64
-# features x 45 problems, 966 of them nonzero: 27 against 71 us; 3,000 x 256 x 45, 366 against
-# 2,241 us), while BLAS multiplies every zero too.
-_LOOP_WEIGHTS_WORK = 2**15
-# RBF decisions on dense data take one compiled call (small_decisions) up to this many
-# multiply-adds of their products (test rows x support vectors x features), as do linear
-# decisions of fewer than _TINY_PREDICT_WORK: NumPy's dozen calls cost more than their arithmetic
-# there (heart_scale, 7,072 kernel values: 65 -> 42 us, and 120 -> 67 us right after the fit;
-# breast cancer, 14,872 values: 118 -> 87 us), while NumPy's exp, twice as fast as the compiled
-# one, and BLAS's products on both cores win on larger blocks. With the input check and the
-# one-vs-rest scores in the same call, wine's 45 test rows (RBF, 60 support vectors, 3 classes)
-# took 26 us instead of 48 in the benchmark's order (each fit followed by scikit-learn's and
-# oneDAL's, median of 38), iris's 22 instead of 31 us. The limit was 2^15 kernel values at any
-# width. Two-class RBF problems of make_classification, each prediction after oneDAL's and
-# LIBSVM's, median of 61, compiled / NumPy's blocks, us (shape: test rows x support vectors x
-# features, millions of multiply-adds): 117 x 294 x 34, 1.2: 151 / 240 (0.095 / 0.150 of LIBSVM's
-# time); 150 x 354 x 40, 2.1: 239 / 356 (0.089 / 0.133); 100 x 288 x 100, 2.9: 248 / 292; 40 x 120
-# x 784, 3.8: 326 / 388; 200 x 470 x 40, 3.8: 380 / 369; 166 x 438 x 60, 4.4: 378 / 433; 200 x 490
-# x 60, 5.9: 507 / 446; 266 x 642 x 50, 8.5: 753 / 680; 100 x 300 x 784, 23.5: 1,472 / 1,149.
-_COMPILED_DECISION_WORK = 2**22
-# ... and on data of at most this many features, those of fewer kernel values than two workers
-# take (_PARALLEL_PREDICT_VALUES): there the exponentials dominate, and the compiled call's
-# (since fused multiply-adds) in the same pass as the distances beat NumPy's passes. Same order,
-# median of 31, two runs: benchmarks' small shapes 768 x 8 (256 test rows x 334 support vectors)
-# 186 / 257 -> 163 / 150 us, 690 x 14 198 / 290 -> 205 / 193 us, 1243 x 21 709 / 557 -> 564 / 582
-# us; but with the products of wider rows on one BLAS thread, 600 x 40 229 / 234 -> 244 / 232 us,
-# 600 x 60 279 / 265 -> 318 / 314 us, 1500 x 30 799 / 752 -> 922 / 878 us.
-_COMPILED_DECISION_FEATURES = 24
-# The arrays of each fitted estimator's compiled decision path (BaseKernelSVM._decision_model),
-# made at the end of its fit (or at its first prediction, after a load): kept out of the
-# estimator's attributes (which persistence saves) and made again where those they were made
-# from are no longer the estimator's (a new fit, a new intercept_)
-_DECISION_MODELS = weakref.WeakKeyDictionary()
-_NO_PAIRS = np.empty(0, dtype=np.int64)
-# Sparse test rows with at most this fraction of nonzeros are multiplied with the support vectors
-# in compiled code (RBF), not densified for BLAS (4,000 random rows against some 2,950 support
-# vectors, time against the densified path: 200 features, density 0.05 / 0.10 / 0.15 / 0.20 /
-# 0.30: 0.46 / 0.60 / 0.70 / 0.95 / 1.18; 1,000 features, 0.01 / 0.05 / 0.10: 0.14 / 0.36 / 0.60;
-# a9a's 16,281 test rows, 123 features, 0.11, against 11,579 support vectors: 0.5 against 0.9 s;
-# the same rows as a dense matrix, turned into sparse rows: 0.58 against 0.85 s)
-_SPARSE_PRODUCTS_DENSITY = 0.15
-# Sparse support vectors with at most this fraction of nonzeros stay sparse for those products:
-# each nonzero of a test row adds its feature's nonzeros only (2,000 random test rows against
-# 3,000 support vectors of the same density, time against the dense transposed support vectors
-# (or, where these would not fit, sparse blocks): 20,000 features at 0.2% nonzeros 0.16; 2,000 at
-# 1% 0.26; 1,000 at 2% 0.47; 300 at 4% 0.62; 500 at 8% 0.63; 123 at 11% 1.06)
-_SPARSE_SUPPORT_DENSITY = 0.08
 
 
 def is_real(value):
-    """``isinstance(value, numbers.Real)``, Python's float and int first: the abstract class's
-    check costs 0.2 us a parameter (SVC's checks of its parameters, warm: 2.4 -> 0.4 us)."""
+    """``isinstance(value, numbers.Real)``, Python's float and int first (the abstract class's
+    check is slower)."""
     return type(value) is float or type(value) is int or isinstance(value, numbers.Real)
 
 
@@ -171,7 +60,7 @@ def _is_plain_matrix(X, check_finite=True):
         and X.ndim == 2
         and X.flags.c_contiguous
         and X.shape[0] > 0
-        and (not check_finite or all_finite(X))  # (compiled, no temporary array: 38 x 4, 1.7 -> 0.35 us)
+        and (not check_finite or bool(np.isfinite(X).all()))
     )
 
 
@@ -199,34 +88,6 @@ def enable_logging():
         logger.addHandler(handler)
     if logger.getEffectiveLevel() > logging.INFO:
         logger.setLevel(logging.INFO)
-
-
-def _equal_block_rows(n_rows, n_columns, min_rows, n_workers):
-    """Rows per block of ``n_rows`` rows of ``n_columns`` float64 kernel values: blocks of at
-    most ``_PREDICT_BLOCK_BYTES`` (but at least ``min_rows`` rows, for BLAS's products), as many
-    as a multiple of the workers and of equal size, so that no worker is left with a larger share.
-
-    Examples
-    --------
-    >>> _equal_block_rows(1000, 1000, 64, 2)  # 8 MB of values: 4 blocks of 2 MB
-    250
-    """
-    n_blocks = min(-(-n_rows * 8 * max(1, n_columns) // _PREDICT_BLOCK_BYTES), -(-n_rows // min_rows))
-    n_blocks = min(n_rows, -(-n_blocks // n_workers) * n_workers) or 1
-    return -(-n_rows // n_blocks) or 1
-
-
-def _sparse_row_multiplier(X, support_vectors, support_sparse):
-    """``multiply(start, stop, out)``: ``out = X[start:stop] @ support_vectors.T`` in compiled
-    code over the nonzeros of the CSR rows of ``X``; against the support vectors transposed and
-    kept sparse where ``support_sparse`` (:func:`sparse_sparse_products`), else transposed and
-    dense (:func:`sparse_row_products`)."""
-    if support_sparse:
-        BT = support_vectors.T.tocsr()
-        return lambda start, stop, out: sparse_sparse_products(
-            X.indptr, X.indices, X.data, start, stop, BT.indptr, BT.indices, BT.data, out)
-    BT = support_vectors.T.toarray(order="C") if sp.issparse(support_vectors) else np.ascontiguousarray(support_vectors.T)
-    return lambda start, stop, out: sparse_row_products(X.indptr, X.indices, X.data, start, stop, BT, out)
 
 
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -329,87 +190,77 @@ class BaseKernelSVM(BaseEstimator):
             raise ValueError("sample_weight must be non-negative.")
         return sample_weight
 
-    def _build_kernel(self, X):
-        """The kernel object and the Gram-matrix access for the training data."""
+    def _row_source(self, X):
+        """``(kernel_, source)``: the kernel object (None when precomputed) and the row source
+        of the training data (:mod:`svmkit._solver.rows`)."""
         if self._precomputed:
-            return None, PrecomputedGram(X.toarray() if sp.issparse(X) else X)
+            return None, PrecomputedRows(X.toarray() if sp.issparse(X) else X)
         gamma = resolve_gamma(self.gamma, X) if self.kernel in ("rbf", "poly", "sigmoid") else None
         kernel = kernel_module.make_kernel(self.kernel, degree=self.degree, gamma=gamma or 1.0, coef0=self.coef0)
-        self._gamma = gamma
-        return kernel, GramBlocks(kernel, X)
+        return kernel, KernelRows(kernel, X)
 
-    def _solve(self, gram, problem, cache_size=None):
+    def _solver_settings(self):
+        return SolverSettings(
+            tol=float(self.tol), max_iter=int(self.max_iter), shrinking=bool(self.shrinking),
+            cache_size=float(self.cache_size), n_jobs=resolve_n_jobs(getattr(self, "n_jobs", 1)),
+            verbose=bool(self.verbose), callback=self.callback,
+        )
+
+    def _solve(self, batch, source):
+        """The solution of the duals of ``batch`` on the rows of ``source``; a warning for each
+        problem stopped above ``tol``, an error where one met values that are not finite."""
         if self.verbose:
             enable_logging()
-        solution = solve_dual(
-            gram,
-            problem,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            shrinking=self.shrinking,
-            cache_size=self.cache_size if cache_size is None else cache_size,
-            verbose=bool(self.verbose),
-            callback=self.callback,
-        )
-        self._warn_unless_optimal(solution)
+        solution = solve(batch, source, self._solver_settings())
+        if np.any(solution.status == NOT_FINITE):
+            raise ValueError(
+                "The solver met kernel values, multipliers or gradients that are not finite: the kernel's "
+                "parameters (gamma, coef0, degree), C or the sample weights are too large for floating point. "
+                "Scale the data or use smaller parameters."
+            )
+        for k in np.flatnonzero(solution.status):
+            self._warn_unless_optimal(int(solution.status[k]), float(solution.gap[k]))
         return solution
 
-    def _warn_unless_optimal(self, solution):
+    def _warn_unless_optimal(self, status, gap):
         """A ConvergenceWarning where the solver stopped above ``tol``."""
-        if solution.status == ITERATION_LIMIT:
+        if status == ITERATION_LIMIT:
+            limit = f"max_iter={self.max_iter}" if self.max_iter > 0 else "its default step limit"
             warn_at_caller(
-                f"The solver stopped at max_iter={self.max_iter} with the KKT gap {solution.gap:.3e} "
-                f"above tol={self.tol:g}; the solution is not optimal.",
+                f"The solver stopped at {limit} with the KKT gap {gap:.3e} above tol={self.tol:g}; "
+                "the solution is not optimal.",
                 ConvergenceWarning,
             )
-        elif solution.status == STALLED:
+        elif status == STALLED:
             warn_at_caller(
-                f"The solver stopped improving at the KKT gap {solution.gap:.3e} > tol={self.tol:g} "
+                f"The solver stopped improving at the KKT gap {gap:.3e} > tol={self.tol:g} "
                 "(round-off limits the accuracy); try a larger tol or scaled features.",
                 ConvergenceWarning,
             )
-
-    def _pair_classes(self):
-        """The first and second class of each one-vs-one problem (int64 arrays; none here)."""
-        return _NO_PAIRS, _NO_PAIRS
 
     def _decision_coef(self):
         """The coefficients (n_SV, k) of the support vectors in the ``k`` decision functions."""
         return self.dual_coef_.T
 
-    def _decision_model(self):
-        """The arguments of the compiled decision path (:func:`small_decisions`) but the test
-        rows and the number of classes: ``(kernel code, arrays, squared norms, gamma, coef,
-        intercept, first, second)``; None for kernels other than RBF (on dense support vectors)
-        and linear. Linear: the weights ``SV' coef`` (d, k), which every linear prediction uses.
-        Made once per fit."""
+    def _prediction_model(self):
+        """What predictions need beyond the fitted attributes: the linear kernel's weights
+        ``w = SV' coef`` (n_features, k), or the support vectors' squared norms (RBF). Made at
+        the end of a fit and kept while the support vectors and coefficients are those it was
+        made from; else made anew and not kept (a prediction leaves the estimator as it was)."""
         coef = self._decision_coef()
-        source = coef if coef.base is None else coef.base  # (an attribute, or a view of one)
-        kept = _DECISION_MODELS.get(self)
-        if kept is not None and kept[0] is self.support_vectors_ and kept[1] is self.intercept_ and kept[2] is source:
-            return kept[3]
-        support_vectors = self.support_vectors_
-        first, second = self._pair_classes()
+        kept = self.__dict__.get("_kept_prediction")
+        if kept is not None and kept[0] is self.support_vectors_ and np.array_equal(kept[1], coef):
+            return kept[2]
         if isinstance(self.kernel_, LinearKernel):
-            # (compiled loops where few or one-vs-one, see _LOOP_WEIGHTS_WORK: wine, 22 support vectors
-            # x 13 features x 3 problems, each fit after a oneDAL fit, 9.5 -> 3 us; else BLAS on one
-            # thread, see _PARALLEL_PREDICT_VALUES: on two, digits' weights of 45 problems, when BLAS
-            # made them at the end of each fit, added 3 ms to fits of 5 ms)
-            few = coef.size * support_vectors.shape[1] <= _LOOP_WEIGHTS_WORK
-            if (few or first.shape[0] > 1) and isinstance(support_vectors, np.ndarray):  # (> 1: not two classes)
-                weights = linear_weights(np.ascontiguousarray(support_vectors), np.ascontiguousarray(coef))
-            else:
-                with single_threaded_blas():
-                    weights = np.ascontiguousarray(support_vectors.T @ coef, dtype=np.float64)
-            model = (KERNEL_LINEAR, weights, np.empty(0), 0.0, np.empty((0, coef.shape[1])), self.intercept_, first, second)
-        elif type(self.kernel_) is RBFKernel and isinstance(support_vectors, np.ndarray):
-            support_vectors = np.ascontiguousarray(support_vectors, dtype=np.float64)
-            model = (KERNEL_RBF, support_vectors, support_sq_norms(support_vectors), float(self.kernel_.gamma),
-                     np.ascontiguousarray(coef, dtype=np.float64), self.intercept_, first, second)
-        else:
-            model = None
-        _DECISION_MODELS[self] = (self.support_vectors_, self.intercept_, source, model)
-        return model
+            return np.ascontiguousarray(np.asarray(self.support_vectors_.T @ coef), dtype=np.float64)
+        if self.kernel_ is not None and self.kernel_.compiled_form() is not None:
+            return row_sq_norms(self.support_vectors_)
+        return None
+
+    def _keep_prediction_model(self):
+        """Make :meth:`_prediction_model` once, at the end of a fit."""
+        self.__dict__.pop("_kept_prediction", None)
+        self._kept_prediction = (self.support_vectors_, self._decision_coef().copy(), self._prediction_model())
 
     @property
     def coef_(self):
@@ -418,145 +269,46 @@ class BaseKernelSVM(BaseEstimator):
         check_is_fitted(self)
         if not isinstance(self.kernel_, LinearKernel):
             raise AttributeError("coef_ is only available with the linear kernel.")
-        return self._decision_model()[1].T.copy()  # (the weights that predictions use, made once per fit)
+        return self._prediction_model().T.copy()
 
-    def _small_decisions(self, X, n_classes=0):
-        """The decision values ``K(X, SV) @ coef + intercept_`` of a small test set in one compiled
-        call (with ``n_classes``: the one-vs-rest scores of one-vs-one problems), or None where
-        that path does not apply: ``X`` not a C-ordered float64 matrix of the fitted width, or
-        holding a NaN or infinity (left for :meth:`_validate_test_X` to report), too much work
-        for it (kernel values on narrow data, multiply-adds on wider data: ``_COMPILED_DECISION_WORK``),
-        a kernel other than RBF and linear, sparse support vectors (RBF), an estimator fitted with
-        feature names, or not fitted."""
-        # (finiteness is checked in the compiled call's own pass)
-        if not (self.__sklearn_is_fitted__() and self._is_valid_test_array(X, check_finite=False)):
-            return None
-        model = self._decision_model()
-        if model is None:
-            return None
-        kernel_code, arrays = model[0], model[1]
-        if kernel_code == KERNEL_RBF:
-            n_values = X.shape[0] * arrays.shape[0]
-            if X.shape[1] <= _COMPILED_DECISION_FEATURES:
-                if n_values >= _PARALLEL_PREDICT_VALUES:
-                    return None
-            elif n_values * X.shape[1] > _COMPILED_DECISION_WORK:
-                return None
-        elif X.shape[0] * arrays.size >= _TINY_PREDICT_WORK:
-            return None
-        # (BLAS on one thread where the products are not tiny, see _PARALLEL_PREDICT_VALUES)
-        with contextlib.nullcontext() if X.shape[0] * arrays.size < _TINY_PREDICT_WORK else single_threaded_blas():
-            finite, decisions = small_decisions(X, *model, n_classes)
-        return decisions if finite else None
-
-    def _kernel_decision(self, X, coef, intercept, make_combine=None):
-        """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k).
-
-        Rows are taken in memory-bounded blocks, spread over the cores (the
-        kernel's BLAS products and ``exp`` release the GIL). ``make_combine``, if
-        given, returns a function that computes ``block @ coef`` from a block of
-        kernel rows in its own way. (Small predictions take :meth:`_small_decisions`.)
-        """
+    def _kernel_decision(self, X, coef, intercept):
+        """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k): the linear kernel
+        through ``w``; a precomputed kernel from the support vectors' columns; others in blocks
+        of test rows that stay in cache (BLAS products and the compiled kernel), spread over
+        ``n_jobs`` threads where they are many."""
+        model = self._prediction_model()
         if isinstance(self.kernel_, LinearKernel):
-            # sum_s c_s <x, x_s> = <x, w> with w = sum_s c_s x_s: O(d) per row, not O(n_SV d);
-            # BLAS on one thread (see _PARALLEL_PREDICT_VALUES: digits, 45 problems, 2.5 million
-            # multiply-adds, took 4.4 ms instead of 0.8 in 3 of 5 benchmark repetitions on two)
-            weights = self._decision_model()[1]
-            with contextlib.nullcontext() if X.shape[0] * weights.size < _TINY_PREDICT_WORK else single_threaded_blas():
-                return np.asarray(X @ weights) + intercept
-        n_sv = self.support_.shape[0]
-        n_rows = X.shape[0]
-        combine = None if make_combine is None else make_combine()
-        cores = resolve_n_jobs(getattr(self, "n_jobs", None))
-        n_workers = cores if n_rows * n_sv >= _PARALLEL_PREDICT_VALUES else 1
+            if sp.issparse(X):
+                return np.asarray(X @ model) + intercept
+            # (row by row in a fixed order: a row's decision does not depend on the other rows)
+            return np.einsum("ij,jk->ik", X, model) + intercept
+        if self._precomputed:
+            return np.asarray(X[:, self.support_] @ coef) + intercept
         support_vectors = self.support_vectors_
-        n_features = support_vectors.shape[1]
-        densify = getattr(self.kernel_, "float32_safe", False) and n_sv * n_features * 8 <= _DENSE_SV_BYTES
-        # the squared norms of the support vectors once, not per block (RBF)
-        from_sq_norms = None if self._precomputed else getattr(self.kernel_, "from_sq_norms", None)
-        sv_norms = row_sq_norms(support_vectors) if from_sq_norms is not None else None
-        # RBF: sparse rows with few nonzeros multiply the support vectors in compiled code, where
-        # only their nonzeros count: against the support vectors transposed, dense, or where these
-        # are sparse with few nonzeros too (text-like data), sparse; other built-in kernels:
-        # sparse rows are densified where that stays small (once for the support vectors, per
-        # block for X), so that the products run in BLAS
-        if (from_sq_norms is not None and densify and isinstance(X, np.ndarray) and n_rows * n_sv >= _PARALLEL_PREDICT_VALUES
-                and np.count_nonzero(X) <= _SPARSE_PRODUCTS_DENSITY * X.size):
-            X = sp.csr_matrix(X)  # a dense matrix of few nonzeros (one-hot columns): as sparse rows
-        sparse_rows = from_sq_norms is not None and sp.issparse(X) and X.nnz <= _SPARSE_PRODUCTS_DENSITY * n_rows * n_features
-        sparse_support = sp.issparse(support_vectors) and support_vectors.nnz <= _SPARSE_SUPPORT_DENSITY * n_sv * n_features
-        sparse_products = sparse_rows and (densify or sparse_support)
-        if sparse_products:
-            multiply_rows = _sparse_row_multiplier(X, support_vectors, sparse_support)
-            X_norms = row_sq_norms(X)
-        elif sp.issparse(support_vectors) and densify:
-            support_vectors = support_vectors.toarray()
-        step = _equal_block_rows(n_rows, n_sv, 1 if sparse_products else _PREDICT_MIN_ROWS, n_workers)
-        densify_rows = densify and step * n_features * 8 <= _PREDICT_BLOCK_BYTES
-        out = np.empty((X.shape[0], coef.shape[1]))
-        wide_products = n_features >= _SHARED_PRODUCT_FEATURES and n_rows * n_sv * n_features >= _SHARED_PRODUCT_WORK
-        if (cores > 1 and combine is None and coef.shape[1] == 1 and wide_products and not self._precomputed
-                and hasattr(self.kernel_, "from_products")
-                and not sparse_products and (isinstance(X, np.ndarray) or densify_rows)
-                and isinstance(support_vectors, np.ndarray)):
-            self._decide_with_shared_products(X, support_vectors, sv_norms, coef, n_workers, out)
+        n_rows, n_sv = X.shape[0], support_vectors.shape[0]
+        if n_sv == 0:
+            return np.broadcast_to(intercept, (n_rows, coef.shape[1])).copy()
+        kernel = self.kernel_
+
+        def block_decisions(rows):
+            if model is None:
+                return kernel(rows, support_vectors) @ coef
+            products = kernel_module._dot_block(rows, support_vectors)
+            return kernel.from_products(products, row_sq_norms(rows), model) @ coef
+
+        if n_rows * n_sv < _PARALLEL_PREDICT_VALUES:
+            out = block_decisions(X)
             out += intercept
             return out
-
-        support_columns = self.support_.astype(np.int64) if self._precomputed else None
+        out = np.empty((n_rows, coef.shape[1]))
+        step = max(1, _PREDICT_BLOCK_BYTES // (8 * n_sv))
 
         def decide_block(start):
-            rows = slice(start, start + step)
-            if self._precomputed and sp.issparse(X):
-                block = X[rows][:, self.support_].toarray()
-            elif self._precomputed:  # (the support vectors' columns in one compiled pass: digits' 450
-                # test rows, 705 of 1,347 columns, 0.18 ms instead of NumPy's 0.25)
-                block = gathered(X, np.arange(start, min(start + step, n_rows)), support_columns)
-            elif sparse_products:
-                products = np.empty((min(start + step, n_rows) - start, n_sv))
-                multiply_rows(start, start + products.shape[0], products)
-                block = self.kernel_.from_products(products, X_norms[rows], sv_norms)
-            else:
-                X_rows = X[rows].toarray() if sp.issparse(X) and densify_rows else X[rows]
-                if from_sq_norms is None:
-                    block = self.kernel_(X_rows, support_vectors)
-                else:
-                    block = from_sq_norms(X_rows, support_vectors, row_sq_norms(X_rows), sv_norms)
-            out[rows] = block @ coef if combine is None else combine(block)
+            out[start:start + step] = block_decisions(X[start:start + step])
 
-        # Two workers run BLAS on one thread each (see _PARALLEL_PREDICT_VALUES); one worker on all
-        # of BLAS's threads (digits' one-vs-one problems, 450 test rows x 702 support vectors x 64
-        # features, each fit followed by scikit-learn's and oneDAL's, median of 15: 1.21 against
-        # 1.50 ms with BLAS on one thread; 225 rows 0.75 / 0.84, 112 rows 0.49 / 0.53, 56 rows
-        # 0.42 / 0.41; 450 rows of 6 features 1.33 / 1.34; usps, see _SHARED_PRODUCT_FEATURES),
-        # unless n_jobs=1 asks for one thread
-        with single_threaded_blas() if n_workers > 1 or cores == 1 else contextlib.nullcontext():
-            map_in_threads(decide_block, range(0, n_rows, step), n_workers)
+        map_in_threads(decide_block, range(0, n_rows, step), resolve_n_jobs(getattr(self, "n_jobs", None)))
         out += intercept
         return out
-
-    def _decide_with_shared_products(self, X, support_vectors, sv_norms, coef, n_workers, out):
-        """``K(X, SV) @ coef`` into ``out`` for one column of coefficients and dense data (or
-        sparse rows densified a block at a time) with many features: each block's products
-        ``X_rows SV'`` on all of BLAS's threads, then the kernel's remaining steps and the
-        product with the coefficients in equal parts on ``n_workers`` threads."""
-        n_rows, n_sv = X.shape[0], support_vectors.shape[0]
-        dtype = _result_dtype(X, support_vectors)
-        part_rows = max(_PREDICT_MIN_ROWS, _PREDICT_BLOCK_BYTES // (8 * n_sv))  # a worker's part
-        block_rows = max(part_rows * n_workers, _SHARED_PRODUCT_BLOCK_BYTES // (8 * n_sv))
-        for start in range(0, n_rows, block_rows):
-            X_rows = X[start:start + block_rows]
-            X_rows = X_rows.toarray() if sp.issparse(X_rows) else X_rows
-            products = (X_rows @ support_vectors.T).astype(dtype, copy=False)
-            X_norms = row_sq_norms(X_rows) if sv_norms is not None else None
-            part_rows_here = _equal_block_rows(X_rows.shape[0], n_sv, _PREDICT_MIN_ROWS, n_workers)
-
-            def finish_part(part_start):
-                part = slice(part_start, part_start + part_rows_here)
-                block = self.kernel_.from_products(products[part], None if X_norms is None else X_norms[part], sv_norms)
-                out[start + part_start:start + part_start + block.shape[0]] = block @ coef
-
-            map_in_threads(finish_part, range(0, X_rows.shape[0], part_rows_here), n_workers)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -590,13 +342,10 @@ class SingleProblemSVM(BaseKernelSVM):
         self.dual_coef_ = coef[keep][np.newaxis, :]
         self.intercept_ = np.array([intercept])
         self.n_support_ = np.array([support.shape[0]], dtype=np.int32)
-        self.n_iter_ = int(solution.n_iter)
-        self.fit_status_ = int(solution.status != OPTIMAL)
-        self._decision_model()  # (now, as SVC does)
+        self.n_iter_ = int(solution.n_iter[0])
+        self.fit_status_ = int(solution.status[0] != 0)
+        self._keep_prediction_model()
 
     def _decision_values(self, X):
-        decisions = self._small_decisions(X)
-        if decisions is None:
-            X = self._validate_test_X(X)
-            decisions = self._kernel_decision(X, self._decision_coef(), self.intercept_)
-        return decisions[:, 0]
+        X = self._validate_test_X(X)
+        return self._kernel_decision(X, self._decision_coef(), self.intercept_)[:, 0]

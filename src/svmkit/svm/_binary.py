@@ -14,8 +14,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core.objectives import objectives_per_problem
-from .._stacked import joined_arrays, starts_and_stops
 
 #: KKT categories of a training point (C-SVC).
 NOT_SUPPORT_VECTOR = "not a support vector"
@@ -256,13 +254,7 @@ class StackedVariables(NamedTuple):
     n_iter: np.ndarray
     gap: np.ndarray
     status: np.ndarray
-
-    @classmethod
-    def of(cls, models):
-        """The variables of ``models`` (one model: its own arrays, not copies)."""
-        bounds, arrays = joined_arrays(models, ["indices", "y", "alpha", "upper", "yf"])
-        per_problem = ("intercept", "n_iter", "gap", "status")
-        return cls(bounds, *arrays, *(np.array([getattr(model, name) for model in models]) for name in per_problem))
+    r: np.ndarray = None  # (nu-SVC: the scale r of each problem)
 
     def models(self, problems):
         """The :class:`BinaryModel` of each problem, its ``(positive_class, negative_class)``
@@ -283,5 +275,81 @@ class StackedVariables(NamedTuple):
                 gap=gaps[k],
                 status=statuses[k],
             )
-            for k, ((positive, negative), (start, stop)) in enumerate(zip(problems, starts_and_stops(self.bounds)))
+            for k, ((positive, negative), start, stop) in enumerate(zip(problems, self.bounds[:-1], self.bounds[1:]))
         ]
+
+
+def objectives_per_problem(bounds, alpha, y, yf, upper, intercept):
+    """Per problem ``k`` (variables ``bounds[k]:bounds[k + 1]``, intercept ``b_k``): the
+    margin ``2 / ||w||`` (inf where ``w = 0``), the dual objective ``sum a_t - ||w||^2 / 2``,
+    the primal objective ``||w||^2 / 2 + sum C_t max(0, 1 - y_t f(x_t))`` (over the variables
+    of finite bound ``C_t``) and the duality gap, with ``||w||^2 = sum a_t (y_t f(x_t) - y_t
+    b_k)``. Returns four float64 arrays of one value per problem.
+
+    Examples
+    --------
+    >>> objectives_per_problem(np.array([0, 2]), np.array([0.5, 0.5]), np.array([1.0, -1.0]),
+    ...                        np.array([1.0, 1.0]), np.array([np.inf, np.inf]), np.array([0.0]))
+    (array([2.]), array([0.5]), array([0.5]), array([0.]))
+    """
+    starts = bounds[:-1]
+    sizes = np.diff(bounds)
+    b = np.repeat(np.asarray(intercept, dtype=np.float64), sizes)
+    finite = np.isfinite(upper)
+    slack_cost = np.where(finite, np.where(finite, upper, 0.0) * np.maximum(0.0, 1.0 - yf), 0.0)
+    per_variable = np.stack([alpha, alpha * (yf - y * b), slack_cost])
+    sums = np.zeros((3, sizes.shape[0]))
+    nonempty = sizes > 0
+    if nonempty.any():
+        sums[:, nonempty] = np.add.reduceat(per_variable, starts[nonempty], axis=1)
+    alpha_sum, w_norm_squared, slack = sums
+    with np.errstate(divide="ignore"):
+        margin = np.where(w_norm_squared > 0, 2.0 / np.sqrt(np.maximum(w_norm_squared, 0.0)), np.inf)
+    dual = alpha_sum - 0.5 * w_norm_squared
+    primal = 0.5 * w_norm_squared + slack
+    return margin, dual, primal, primal - dual
+
+
+def libsvm_layout(bounds, rows, coef, y_index, n_classes, first=None, second=None):
+    """The support vectors and coefficients of fitted problems in LIBSVM's layout.
+
+    Problem ``p`` has the variables ``bounds[p]:bounds[p + 1]``; variable ``t`` is on data
+    row ``rows[t]`` with coefficient ``coef[t] = alpha_t y_t`` (0: not a support vector);
+    ``y_index`` is the class of every data row; ``first`` and ``second`` are the classes of
+    each one-vs-one problem (None: one problem, or one-vs-rest).
+
+    Returns ``(support, n_support, problem_coef, dual_coef)``: the rows that are a support
+    vector of some problem, by class then row; their number per class; the coefficient of
+    support vector ``s`` in problem ``p`` (``problem_coef[s, p]``); and for one-vs-one
+    problems LIBSVM's ``dual_coef_`` (a support vector of class ``i`` has its coefficient of
+    pair ``(i, j)`` in row ``j - 1`` if ``i < j``, else ``j``), else None.
+
+    Examples
+    --------
+    >>> rows, coef = np.array([0, 1, 2, 0, 3, 2]), np.array([0.5, 0.25, 0.0, -0.5, 0.0, 0.0])
+    >>> support, n_support, problem_coef, dual_coef = libsvm_layout(
+    ...     np.array([0, 3, 6]), rows, coef, np.array([0, 1, 0, 2]), 3, np.array([0, 0]), np.array([1, 2]))
+    >>> support, n_support
+    (array([0, 1]), array([1, 1, 0]))
+    >>> problem_coef
+    array([[ 0.5 , -0.5 ],
+           [ 0.25,  0.  ]])
+    """
+    n_problems = bounds.shape[0] - 1
+    nonzero = np.flatnonzero(coef)
+    is_support = np.zeros(y_index.shape[0], dtype=bool)
+    is_support[rows[nonzero]] = True
+    candidates = np.flatnonzero(is_support)
+    support = candidates[np.argsort(y_index[candidates], kind="stable")]
+    n_support = np.bincount(y_index[support], minlength=n_classes)
+    position = np.full(y_index.shape[0], -1, dtype=np.int64)
+    position[support] = np.arange(support.shape[0])
+    problem_of = np.repeat(np.arange(n_problems), np.diff(bounds))[nonzero]
+    problem_coef = np.zeros((support.shape[0], n_problems))
+    problem_coef[position[rows[nonzero]], problem_of] = coef[nonzero]
+    if first is None:
+        return support, n_support, problem_coef, None
+    dual_coef = np.zeros((n_classes - 1, support.shape[0]))
+    in_first = y_index[rows[nonzero]] == first[problem_of]
+    dual_coef[np.where(in_first, second[problem_of] - 1, first[problem_of]), position[rows[nonzero]]] = coef[nonzero]
+    return support, n_support, problem_coef, dual_coef

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import warn_at_caller
-from ._binary import BinaryModel
-from ._formulations import nu_svc_dual, nu_svc_solution
+from ._binary import BinaryModel, StackedVariables
+from ._formulations import nu_svc_batch, nu_svc_read
 from ._svc import SVC
 
 
@@ -208,47 +209,43 @@ class NuSVC(SVC):
             )
         return weights
 
-    def _uses_qp(self):
+    def _is_hard_margin(self):
         return False
 
-    def _c_svc_in_compiled_code(self):
-        return False
+    def _batch(self, problem_data):
+        # (samples of weight 0 stay, at the bound 0: LIBSVM leaves them out, which is the same dual)
+        return nu_svc_batch(problem_data, self.nu)
 
-    def _binary_dual(self, gram, X, indices, labels, upper):
-        keep = upper > 0  # (LIBSVM's nu-SVC leaves out samples of weight 0)
-        return nu_svc_dual(indices[keep], labels[keep], upper[keep], self.nu)
-
-    def _binary_model(self, problem, solution, positive, negative):
-        alpha, b, yf, r = nu_svc_solution(problem, solution)
-        if not r > self.tol:
+    def _read(self, batch, solution, problems):
+        """The solved duals as the C-SVC problems they equal (upper bounds ``w_i / r``), with
+        ``r`` of each problem (:attr:`effective_C_`); a warning for each degenerate problem
+        of the fit (``problems``; None for cross-validation folds)."""
+        alpha, b, yf, r = nu_svc_read(batch, solution)
+        for k in np.flatnonzero(~(r > self.tol)) if problems is not None else ():
+            positive, negative = problems[k]
             other = "the rest" if negative is None else _label(self.classes_[negative])
             warn_at_caller(
                 f"nu={self.nu:g} is about the smallest useful nu or below it for {_label(self.classes_[positive])} "
-                f"against {other}: the margin parameter r = {r:.3g} is zero within tol={self.tol:g}, i.e. the "
+                f"against {other}: the margin parameter r = {r[k]:.3g} is zero within tol={self.tol:g}, i.e. the "
                 "nu-SVC optimum has w = 0 (the classes' reduced convex hulls intersect) and the decision function "
                 "is arbitrary, as in LIBSVM. Use a larger nu (or a smaller tol).",
                 DegenerateNuWarning,
             )
-        return NuBinaryModel(
-            positive_class=positive,
-            negative_class=negative,
-            indices=problem.rows,
-            y=problem.y,
-            alpha=alpha,
-            upper=problem.upper / r if r > 0 else problem.upper,
-            intercept=b,
-            yf=yf,
-            n_iter=solution.n_iter,
-            gap=solution.gap,
-            status=solution.status,
-            r=r,
-        )
+        upper = batch.upper / np.repeat(np.where(r > 0, r, 1.0), np.diff(batch.bounds))
+        return StackedVariables(batch.bounds, batch.rows, batch.y, alpha, upper, yf, b,
+                                solution.n_iter.astype(np.int64), solution.gap, solution.status, r)
+
+    @cached_property
+    def binary_models_(self):
+        """The fitted two-class problems (:class:`NuBinaryModel`), each as its equivalent C-SVC."""
+        models = SVC.binary_models_.func(self)
+        return [NuBinaryModel(**vars(model), r=float(r)) for model, r in zip(models, self._variables.r)]
 
     @property
     def effective_C_(self):
         """``1 / r`` of each problem: nu-SVC's solution is the C-SVC solution for this C."""
         check_is_fitted(self)
-        values = np.array([1.0 / model.r for model in self.binary_models_])
+        values = 1.0 / np.asarray(self._variables.r, dtype=np.float64)
         return float(values[0]) if values.shape[0] == 1 else values
 
 

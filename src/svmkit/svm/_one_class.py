@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import SingleProblemSVM
 from ._binary import NOT_SUPPORT_VECTOR, KKTReport
-from ._formulations import one_class_dual, one_class_solution
+from ._formulations import one_class_batch, one_class_read
 
 #: KKT categories of a training point (one-class).
 ON_BOUNDARY = "on the boundary"
@@ -130,10 +130,10 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         X, _ = self._validate_train_X(X, None)
         weights = self._check_weights(sample_weight, X)
         rows = np.flatnonzero(weights > 0)
-        self.kernel_, gram = self._build_kernel(X)
-        problem = one_class_dual(rows, weights[rows], self.nu)
-        solution = self._solve(gram, problem)
-        alpha, b, f = one_class_solution(problem, solution)
+        self.kernel_, source = self._row_source(X)
+        batch = one_class_batch(rows, weights[rows], self.nu)
+        solution = self._solve(batch, source)
+        alpha, b, f = one_class_read(batch, solution)
         self._set_solution(X, rows, alpha, b, solution)
         self.offset_ = -self.intercept_
         self._set_theory(rows, weights[rows], alpha, f, b)

@@ -49,15 +49,11 @@ def fold_permutation(n, seed):
         extra *= 16
 
 
-def cross_validated_decisions(fit_and_decide, labels, seed):
-    """Decision values of every sample from a model fitted without its fold.
+def fold_splits(labels, seed):
+    """LIBSVM's cross-validation folds of a two-class problem for Platt scaling.
 
     Parameters
     ----------
-    fit_and_decide : callable
-        ``fit_and_decide(trains, helds)`` fits the two-class problem on each array of
-        positions in ``trains`` and returns the decision values at the matching array of
-        ``helds`` (all folds at once, so that they may be solved together).
     labels : float array
         +1/-1 labels of the problem's samples.
     seed : int
@@ -65,14 +61,23 @@ def cross_validated_decisions(fit_and_decide, labels, seed):
 
     Returns
     -------
-    float array
-        As LIBSVM: a fold whose training part holds one class only gets
-        +1 or -1 (0 when empty).
+    decisions : float array
+        One decision value per sample, set already for the folds whose training part holds
+        one class only (+1 or -1, 0 when empty), as LIBSVM.
+    splits : list of (train, held) int arrays
+        The other folds: positions to train on and positions whose decision values the
+        fitted model gives.
+
+    Examples
+    --------
+    >>> decisions, splits = fold_splits(np.array([1.0, -1.0] * 5), seed=0)
+    >>> len(splits), sorted(np.concatenate([held for _, held in splits]).tolist()) == list(range(10))
+    (5, True)
     """
     n = labels.shape[0]
     perm = fold_permutation(n, seed)
     decisions = np.empty(n)
-    trains, helds = [], []
+    splits = []
     for k in range(N_FOLDS):
         begin, end = k * n // N_FOLDS, (k + 1) * n // N_FOLDS
         held = perm[begin:end]
@@ -80,14 +85,10 @@ def cross_validated_decisions(fit_and_decide, labels, seed):
         n_positive = int(np.sum(labels[train] > 0))
         n_negative = train.shape[0] - n_positive
         if n_positive and n_negative:
-            trains.append(train)
-            helds.append(held)
+            splits.append((train, held))
         else:
             decisions[held] = np.sign(n_positive - n_negative)
-    if trains:
-        for held, values in zip(helds, fit_and_decide(trains, helds)):
-            decisions[held] = values
-    return decisions
+    return decisions, splits
 
 
 def sigmoid_train(decisions, labels, max_iter=100, min_step=1e-10, sigma=1e-12, eps=1e-5):

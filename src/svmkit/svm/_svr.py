@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import SingleProblemSVM
 from ._binary import KKTReport
-from ._formulations import epsilon_svr_dual, nu_svr_dual, svr_solution
+from ._formulations import epsilon_svr_batch, nu_svr_batch, svr_read
 
 #: KKT categories of a training point (SVR).
 INSIDE_TUBE = "inside the tube"
@@ -47,13 +47,13 @@ class _BaseSVR(RegressorMixin, SingleProblemSVM):
         z = np.asarray(y, dtype=np.float64)
         weights = self._check_weights(sample_weight, X)
         rows = np.flatnonzero(weights > 0)
-        self.kernel_, gram = self._build_kernel(X)
+        self.kernel_, source = self._row_source(X)
         upper = self.C * weights[rows]
-        problem = self._dual(rows, z[rows], upper)
-        solution = self._solve(gram, problem)
-        a, a_star, b, f, epsilon = svr_solution(problem, solution)
+        batch = self._dual(rows, z[rows], upper)
+        solution = self._solve(batch, source)
+        a, a_star, b, f, epsilon = svr_read(batch, solution)
         self._set_solution(X, rows, a - a_star, b, solution)
-        self._set_theory(rows, z[rows], upper, a, a_star, f, b, epsilon, float(problem.p @ solution.alpha))
+        self._set_theory(rows, z[rows], upper, a, a_star, f, b, epsilon, float(batch.p @ solution.alpha))
         return self
 
     def _set_theory(self, rows, z, upper, a, a_star, f, b, epsilon, linear_term):
@@ -210,7 +210,7 @@ class SVR(_BaseSVR):
             raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}.")
 
     def _dual(self, rows, z, upper):
-        return epsilon_svr_dual(rows, z, upper, float(self.epsilon))
+        return epsilon_svr_batch(rows, z, upper, float(self.epsilon))
 
     @staticmethod
     def _tube_cost(upper, epsilon):
@@ -303,7 +303,7 @@ class NuSVR(_BaseSVR):
             raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
 
     def _dual(self, rows, z, upper):
-        return nu_svr_dual(rows, z, upper, self.nu)
+        return nu_svr_batch(rows, z, upper, self.nu)
 
     def _tube_cost(self, upper, epsilon):
         return self.nu * epsilon * upper.sum()

@@ -1,0 +1,107 @@
+"""The exponential of non-positive numbers in arithmetic that vectorises.
+
+A call to the C library's ``exp`` per value keeps compiled loops from using SIMD
+instructions; RBF kernel values are mostly exponentials. ``x = k ln 2 + r`` with
+``|r| <= ln(2) / 2``; ``exp(r)`` by its Taylor polynomial in Estrin's scheme, ``2^k``
+written straight into a float's exponent bits.
+"""
+
+import math
+
+import numba
+from numba.core import types
+from numba.extending import intrinsic
+
+from ._jit import contracting_jit
+
+_LOG2_E = 1.4426950408889634
+_LN2_HIGH = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm): k * _LN2_HIGH is exact
+_LN2_LOW = 1.90821492927058770002e-10
+_EXP_MIN = -708.0  # exp(x) of smaller x is taken as 0 (below 3.3e-308)
+# k = round(x / ln 2) as the float x log2(e) + 1.5 2^52, whose low bits are k: 2^k without a
+# float-to-integer conversion, which AVX2 lacks for four float64 at once
+_ROUNDING_SHIFT = 6755399441055744.0
+_TAYLOR = tuple(1.0 / math.factorial(i) for i in range(14))  # exp(r) to degree 13
+
+
+if numba.config.DISABLE_JIT:
+    import struct
+
+    def float_bits(value):
+        return struct.unpack("<q", struct.pack("<d", value))[0]
+
+    def bits_float(bits):
+        return struct.unpack("<d", struct.pack("<q", bits))[0]
+else:
+    from llvmlite import ir
+
+    @intrinsic
+    def float_bits(typingctx, value):
+        """The IEEE-754 bits of a float64 as an int64."""
+        if value != types.float64:
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], ir.IntType(64))
+
+        return types.int64(types.float64), codegen
+
+    @intrinsic
+    def bits_float(typingctx, bits):
+        """The float64 with the given IEEE-754 bits."""
+        if bits != types.int64:
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], ir.DoubleType())
+
+        return types.float64(types.int64), codegen
+
+
+@contracting_jit
+def _range_reduction(x):
+    """``(shifted, r)`` with ``max(x, _EXP_MIN) = k ln 2 + r``, ``|r| <= ln(2) / 2``, ``k`` held
+    in the low bits of the float ``shifted``."""
+    x = max(x, _EXP_MIN)
+    shifted = x * _LOG2_E + _ROUNDING_SHIFT
+    k = shifted - _ROUNDING_SHIFT
+    return shifted, (x - k * _LN2_HIGH) - k * _LN2_LOW
+
+
+@contracting_jit
+def _power_of_two(shifted):
+    """``2^k`` from the bits of ``shifted`` (:func:`_range_reduction`)."""
+    return bits_float((float_bits(shifted) + 1023) << 52)
+
+
+@contracting_jit
+def exp_nonpositive(x):
+    """``exp(x)`` for ``x <= 0``, within two units in the last place.
+
+    Examples
+    --------
+    >>> import math
+    >>> abs(exp_nonpositive(-1.5) - math.exp(-1.5)) < 1e-15
+    True
+    >>> exp_nonpositive(-1000.0)
+    0.0
+    """
+    c = _TAYLOR
+    shifted, r = _range_reduction(x)
+    r2 = r * r
+    r4 = r2 * r2
+    low = ((c[0] + c[1] * r) + (c[2] + c[3] * r) * r2) + ((c[4] + c[5] * r) + (c[6] + c[7] * r) * r2) * r4
+    high = ((c[8] + c[9] * r) + (c[10] + c[11] * r) * r2) + (c[12] + c[13] * r) * r4
+    return (low + high * (r4 * r4)) * _power_of_two(shifted) if x >= _EXP_MIN else 0.0
+
+
+@contracting_jit
+def exp_nonpositive_single(x):
+    """:func:`exp_nonpositive` to single precision (relative error below 1e-8, Taylor degree
+    7), for values stored as float32."""
+    c = _TAYLOR
+    shifted, r = _range_reduction(x)
+    r2 = r * r
+    low = (c[0] + c[1] * r) + (c[2] + c[3] * r) * r2
+    high = (c[4] + c[5] * r) + (c[6] + c[7] * r) * r2
+    return (low + high * (r2 * r2)) * _power_of_two(shifted) if x >= _EXP_MIN else 0.0

@@ -1,0 +1,208 @@
+"""Kernel values in compiled code: one implementation per built-in kernel.
+
+Every kernel value (the solver's rows, the kernel objects' blocks, predictions) is made
+by :func:`apply_kernel` from a dot product and, for RBF, two squared norms, with LIBSVM's
+formulas; so a value is the same however it was asked for, up to the rounding of the dot
+products themselves (BLAS sums in its own order). :func:`kernel_rows` computes whole rows
+of thin dense, sparse or precomputed data with compiled loops; wider dense data take BLAS
+products (in Python) followed by :func:`apply_kernel`.
+
+Data travel as one :class:`KernelData` bundle. Unused arrays are empty, so every kind of
+data compiles to one type per precision.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from ._exp import exp_nonpositive, exp_nonpositive_single
+from ._jit import jit
+
+#: Kernel codes of the compiled kernels.
+LINEAR, POLYNOMIAL, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
+
+KernelData = namedtuple("KernelData", "code gamma coef0 degree XT sq_norms indptr indices values gram")
+KernelData.__doc__ = """The rows of a kernel's data as compiled code reads them.
+
+code, gamma, coef0, degree : the kernel (``LINEAR`` ... ``PRECOMPUTED``) and its parameters
+XT : 2-D array, dense rows transposed (features by rows); for sparse rows an empty array of
+    ``n_features`` rows; else empty
+sq_norms : 1-D array, the squared norm of every row (empty for ``PRECOMPUTED``)
+indptr, indices, values : CSR arrays of sparse rows (int64, int64, the values' type), or empty
+gram : 2-D float64 array, the Gram matrix for ``PRECOMPUTED``, else empty
+"""
+
+
+@jit
+def apply_kernel(products, row_norms, col_norms, code, gamma, coef0, degree):
+    """In place: ``products[i, j] <- k`` from the dot products of a block (LIBSVM's
+    formulas), ``row_norms`` and ``col_norms`` the squared norms of the rows and columns
+    (RBF only: ``exp(-gamma max(|a|^2 + |b|^2 - 2 a'b, 0))``). Polynomial powers are
+    products (exact for whole degrees). A float32 block gets its exponentials to single
+    precision.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> block = X @ X.T
+    >>> apply_kernel(block, np.array([0.0, 1.0]), np.array([0.0, 1.0]), RBF, 0.5, 0.0, 3.0)
+    >>> block.round(4)
+    array([[1.    , 0.6065],
+           [0.6065, 1.    ]])
+    """
+    if code == LINEAR:
+        return
+    single = products.itemsize == 4
+    power = int(degree)
+    for i in range(products.shape[0]):
+        row = products[i]
+        if code == RBF:
+            a = row_norms[i]
+            if single:
+                for j in range(row.shape[0]):
+                    distance = a + col_norms[j] - 2.0 * row[j]
+                    row[j] = exp_nonpositive_single(-gamma * np.float64(distance if distance > 0.0 else 0.0))
+            else:
+                for j in range(row.shape[0]):
+                    distance = a + col_norms[j] - 2.0 * row[j]
+                    row[j] = exp_nonpositive(-gamma * (distance if distance > 0.0 else 0.0))
+        elif code == POLYNOMIAL:
+            for j in range(row.shape[0]):
+                base = gamma * row[j] + coef0
+                value = 1.0
+                exponent = power
+                while exponent > 0:  # (repeated squaring)
+                    if exponent & 1:
+                        value *= base
+                    base *= base
+                    exponent >>= 1
+                row[j] = value
+        elif code == SIGMOID:
+            for j in range(row.shape[0]):
+                row[j] = np.tanh(gamma * row[j] + coef0)
+
+
+@jit
+def kernel_rows(data, rows, out):
+    """``out[k, c] = k(x_{rows[k]}, x_c)`` for every row ``c`` of ``data`` (a
+    :class:`KernelData`): copied from the Gram matrix (``PRECOMPUTED``), or dot products
+    by compiled loops followed by :func:`apply_kernel`. Dense rows are read from their
+    transpose, four features at a time, so that each pass runs along contiguous memory and
+    every sum adds its features in order; sparse rows over their nonzeros, the row scattered
+    into a dense scratch row first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    >>> out = np.empty((1, 3))
+    >>> kernel_rows(dense_kernel_data(X, RBF, 0.5, 0.0, 3.0), np.array([1]), out)
+    >>> out.round(4)  # exp(-0.5), 1, exp(-2.5)
+    array([[0.6065, 1.    , 0.0821]])
+    """
+    if data.code == PRECOMPUTED:
+        for k in range(rows.shape[0]):
+            source = data.gram[rows[k]]
+            for c in range(out.shape[1]):
+                out[k, c] = source[c]
+        return
+    XT = data.XT
+    n_features = XT.shape[0]
+    n = out.shape[1]
+    sparse = data.indptr.shape[0] > 0
+    scratch = np.zeros(n_features if sparse else 0, dtype=out.dtype)
+    indptr, indices, values = data.indptr, data.indices, data.values
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        acc = out[k]
+        if sparse:
+            for p in range(indptr[r], indptr[r + 1]):
+                scratch[indices[p]] = values[p]
+            for c in range(n):
+                total = 0.0
+                for p in range(indptr[c], indptr[c + 1]):
+                    total += values[p] * scratch[indices[p]]
+                acc[c] = total
+            for p in range(indptr[r], indptr[r + 1]):
+                scratch[indices[p]] = 0.0
+            continue
+        for c in range(n):
+            acc[c] = 0.0
+        f = 0
+        while f + 4 <= n_features:
+            x0, x1, x2, x3 = XT[f, r], XT[f + 1, r], XT[f + 2, r], XT[f + 3, r]
+            c0, c1, c2, c3 = XT[f], XT[f + 1], XT[f + 2], XT[f + 3]
+            for c in range(n):
+                acc[c] = acc[c] + x0 * c0[c] + x1 * c1[c] + x2 * c2[c] + x3 * c3[c]
+            f += 4
+        for f in range(f, n_features):
+            x = XT[f, r]
+            column = XT[f]
+            for c in range(n):
+                acc[c] += x * column[c]
+    if data.code != LINEAR:
+        row_norms = np.empty(rows.shape[0], dtype=data.sq_norms.dtype)
+        for k in range(rows.shape[0]):
+            row_norms[k] = data.sq_norms[rows[k]]
+        apply_kernel(out, row_norms, data.sq_norms, data.code, data.gamma, data.coef0, data.degree)
+
+
+@jit
+def squared_norms(XT):
+    """The squared norm of each row of dense data from their transpose ``XT``, in its type,
+    the features summed in order (as :func:`kernel_rows` sums a row's product with itself,
+    so that the diagonal equals the rows' ``K[r, r]``)."""
+    n_features, n = XT.shape
+    out = np.zeros(n, dtype=XT.dtype)
+    for f in range(n_features):
+        column = XT[f]
+        for c in range(n):
+            out[c] = out[c] + column[c] * column[c]
+    return out
+
+
+def dense_kernel_data(X, code, gamma, coef0, degree):
+    """The :class:`KernelData` of dense rows ``X`` (float32 or float64), kept as their
+    transpose (features by rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dense_kernel_data(np.array([[3.0, 4.0]]), LINEAR, 1.0, 0.0, 1.0).sq_norms
+    array([25.])
+    """
+    XT = np.ascontiguousarray(np.asarray(X).T)
+    no_index = np.empty(0, dtype=np.int64)
+    return KernelData(int(code), float(gamma), float(coef0), float(degree), XT, squared_norms(XT), no_index,
+                      no_index, np.empty(0, dtype=XT.dtype), np.empty((0, 0)))
+
+
+def sparse_kernel_data(X, code, gamma, coef0, degree, dtype=np.float64):
+    """The :class:`KernelData` of CSR rows ``X`` (canonical: sorted, no duplicate entries),
+    their values in ``dtype``."""
+    values = X.data.astype(dtype, copy=False)
+    indptr = X.indptr.astype(np.int64)
+    row_of_value = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
+    sq_norms = np.bincount(row_of_value, weights=values.astype(np.float64) ** 2, minlength=X.shape[0])
+    return KernelData(int(code), float(gamma), float(coef0), float(degree), np.empty((X.shape[1], 0), dtype=dtype),
+                      sq_norms.astype(dtype), indptr, X.indices.astype(np.int64), values, np.empty((0, 0)))
+
+
+def precomputed_kernel_data(K):
+    """The :class:`KernelData` of a float64 Gram matrix ``K`` (C-ordered, writeable)."""
+    no_index = np.empty(0, dtype=np.int64)
+    return KernelData(PRECOMPUTED, 0.0, 0.0, 1.0, np.empty((0, 0)), np.empty(0), no_index, no_index, np.empty(0), K)
+
+
+def kernel_diagonal(data):
+    """``k(x_r, x_r)`` of every row of ``data``, as :func:`apply_kernel` makes the value
+    from the row's squared norm (RBF: 1 exactly, as ``|x|^2 + |x|^2 - 2 x'x = 0``)."""
+    if data.code == PRECOMPUTED:
+        return np.array(np.diagonal(data.gram), dtype=np.float64)
+    if data.code == RBF:
+        return np.ones(data.sq_norms.shape[0])
+    sq_norms = data.sq_norms.astype(np.float64)
+    diagonal = sq_norms[:, np.newaxis].copy()
+    apply_kernel(diagonal, sq_norms, sq_norms, data.code, data.gamma, data.coef0, data.degree)
+    return diagonal[:, 0]

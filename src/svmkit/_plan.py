@@ -1,0 +1,222 @@
+"""How a dual is solved: every threshold of the solver, and the one function that applies them.
+
+:func:`plan` looks only at the problem's shape, the kernel's compiled form, the memory
+budget and the threads allowed, and returns a :class:`Plan`; it computes nothing, so that
+tests ask it what a fit will do for given shapes. The solver (:mod:`svmkit._solver`) does
+what the plan says. ``SVC(verbose=True)`` logs the plan.
+
+There are two strategies (DESIGN.md sections 2 and 3):
+
+* ``"gram"``: the kernel rows a problem needs are computed once, as SMO asks for them, and
+  kept; used where the Gram matrix fits in the budget. The problems of a batch (one-vs-one
+  pairs, cross-validation folds) share one store of rows of all the data where that fits,
+  else each problem has its own.
+* ``"blocked"``: working sets of ``working_set`` variables, their kernel rows computed in
+  blocks (BLAS) through a row cache bounded by the budget; used where the Gram matrix does
+  not fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+# -- thresholds, each with its reason ------------------------------------------------------
+#: Kernel rows of dense data of at most this many features are computed by compiled loops in
+#: the Gram strategy, one row as SMO asks for it; wider rows by a BLAS product, whose blocking
+#: pays from about here on (docs/performance.md).
+LOOP_ROWS_MAX_FEATURES = 32
+#: A Gram matrix is held in float64 up to this many bytes and in float32 above: beyond it the
+#: rows' memory traffic, not their precision, limits SMO, and float32 keeps the solution within
+#: the tolerance of float64's (docs/performance.md).
+FLOAT64_GRAM_BYTES = 32 * 2**20
+#: The Gram strategy computes every row before SMO starts where they cost at most this many
+#: multiply-adds (rows^2 x features): one compiled call or BLAS product instead of many
+#: returns to Python for rows, at a price of microseconds.
+ALL_ROWS_WORK = 2**24
+#: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
+#: for and those of the strongest violators, which SMO asks for next. BLAS blocks of 64 rows run
+#: near peak; rows by compiled loops cost as much one by one, and 8 at a time save most of the
+#: solver's passes over its variables that each return for rows costs.
+PREFETCH_ROWS = {"blas": 64, "python": 64, "loops": 1, "sparse": 1, "precomputed": 1}
+#: Room for this many kernel rows at first in the Gram strategy's store, doubled as rows come:
+#: a fit needs the rows of its support vectors and violators, often far fewer than all.
+FIRST_ROWS_STORED = 256
+#: The blocked strategy's working set: LIBSVM-like problems of many rows converge in fewer
+#: rounds with large sets, and a set's block (1024^2 values) stays small next to its rows.
+WORKING_SET = 1024
+#: The linear kernel's working set in the blocked strategy: its rounds cost O(n d) whatever
+#: the set, so smaller sets that SMO settles quickly win.
+LINEAR_WORKING_SET = 256
+#: Rounds without a decrease of the dual objective after which the blocked strategy stops
+#: with status STALLED (round-off limits the accuracy).
+STALL_ROUNDS = 50
+#: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
+#: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products.
+SPARSE_ROWS_DENSITY = 0.08
+#: The largest dense float32 copy of the data made for the blocked strategy's BLAS rows.
+FLOAT32_COPY_BYTES = 512 * 2**20
+#: Problems of a batch are solved on worker threads where each has its own rows (the shared
+#: store does not fit) and the batch holds at least this many Gram values in all: below it
+#: thread start-up and the interpreter's lock cost more than the work.
+PARALLEL_BATCH_VALUES = 2**20
+#: A compiled call of the solver makes at most this many SMO steps, then returns, so that
+#: progress reports, callbacks and Ctrl-C are served (a step of the Gram strategy takes at most
+#: some tens of microseconds). A count, not a time: the solution does not depend on the
+#: machine's speed.
+STEPS_PER_CALL = 20_000
+#: The Gram strategy tries Newton steps on the face of the free multipliers (where SMO
+#: zig-zags on a badly conditioned face) after this many SMO steps per variable at first ...
+FACE_STEPS_PER_VARIABLE = 2
+#: ... then after SMO steps whose work (m a step, for m variables) is this many times a try's
+#: (k^3 + k m for k free multipliers), so that the tries cost a small share of the time.
+FACE_WORK_RATIO = 2
+#: Steps of one problem by default (``max_iter=-1``): LIBSVM's limit, 10 million, or 100 per
+#: variable where that is more. Reaching it warns with the gap attained.
+DEFAULT_MAX_STEPS = 10_000_000
+STEPS_PER_VARIABLE = 100
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the solver will do for one batch of duals.
+
+    Attributes
+    ----------
+    strategy : {'gram', 'blocked'}
+    shared_rows : bool
+        Gram strategy: one store of kernel rows of all the data for every problem of the
+        batch (else each problem its own).
+    gram_dtype : numpy dtype
+        Type of the stored kernel values (Gram strategy) or cached rows (blocked: float32
+        for the built-in kernels).
+    dots : {'loops', 'blas', 'sparse', 'precomputed', 'python'}
+        How kernel rows are computed: compiled loops, BLAS products, compiled loops over
+        sparse rows' nonzeros, copies from a precomputed Gram matrix, or the kernel object
+        in Python (kernels without a compiled form).
+    working_set : int
+        Blocked strategy: variables per working set.
+    cache_rows : int
+        Blocked strategy: kernel rows the row cache holds.
+    all_rows_first : bool
+        Gram strategy: every kernel row computed before SMO starts.
+    prefetch : int
+        Gram strategy: most rows computed at once where SMO asks for one.
+    threads : int
+        Problems solved at once on worker threads.
+    max_steps : int
+        Steps of one problem before it stops with ITERATION_LIMIT.
+    """
+
+    strategy: str
+    shared_rows: bool
+    gram_dtype: np.dtype
+    dots: str
+    working_set: int
+    cache_rows: int
+    all_rows_first: bool
+    prefetch: int
+    threads: int
+    max_steps: int
+
+    def __str__(self):
+        where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
+        if self.strategy == "gram":
+            detail = f"Gram matrix in {np.dtype(self.gram_dtype).name}, {where}"
+        else:
+            detail = f"working sets of {self.working_set}, a cache of {self.cache_rows} rows"
+        return f"plan: {self.strategy} strategy ({detail}), rows by {self.dots}, {self.threads} thread(s)"
+
+
+def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, budget_bytes, n_jobs=1,
+         max_iter=-1, linear=False):
+    """The :class:`Plan` of a batch of duals.
+
+    Parameters
+    ----------
+    n_data : int
+        Rows of the data (or of the precomputed Gram matrix) the batch refers to.
+    group_rows : sequence of int
+        Distinct data rows of each problem of the batch.
+    n_features : int
+        Columns of the data (0 for a precomputed kernel).
+    kernel_code : int or None
+        The kernel's compiled code (:mod:`svmkit._core.kernels`), ``PRECOMPUTED``, or None
+        (a kernel computed in Python).
+    sparse_density : float or None
+        Fraction of nonzeros of sparse data (None: dense).
+    budget_bytes : float
+        ``cache_size`` in bytes.
+    n_jobs : int
+        Threads allowed.
+    max_iter : int
+        The estimator's ``max_iter`` (-1: the default limit).
+    linear : bool
+        Whether the kernel is the linear kernel (the blocked strategy then follows ``w``).
+
+    Examples
+    --------
+    >>> from svmkit._core.kernels import RBF
+    >>> str(plan(270, [270], n_features=13, kernel_code=RBF, budget_bytes=200 * 2**20))
+    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems), rows by loops, 1 thread(s)'
+    >>> plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * 2**20).strategy
+    'blocked'
+    """
+    from ._core.kernels import PRECOMPUTED
+
+    largest = max(group_rows)
+    n_variables = 2 * largest  # (SVR: two variables per row, the most there can be)
+    max_steps = max_iter if max_iter > 0 else max(DEFAULT_MAX_STEPS, STEPS_PER_VARIABLE * n_variables)
+    if kernel_code == PRECOMPUTED:
+        dots = "precomputed"
+    elif kernel_code is None:
+        dots = "python"
+    elif sparse_density is not None:
+        dots = "sparse"
+    else:
+        dots = "loops" if n_features <= LOOP_ROWS_MAX_FEATURES else "blas"
+    shared_dtype = gram_dtype(n_data, budget_bytes)
+    if shared_dtype is not None:
+        all_first = n_data * n_data * max(n_features, 1) <= ALL_ROWS_WORK
+        return Plan("gram", True, shared_dtype, dots, 0, 0, all_first, PREFETCH_ROWS[dots], 1, max_steps)
+    own_dtypes = [gram_dtype(rows, budget_bytes) for rows in group_rows]
+    if all(dtype is not None for dtype in own_dtypes):
+        values = sum(rows * rows for rows in group_rows)
+        threads = max(1, min(n_jobs, len(group_rows))) if values >= PARALLEL_BATCH_VALUES else 1
+        # the problems solved at once share the budget
+        while threads > 1 and sum(sorted(rows * rows for rows in group_rows)[-threads:]) * 8 > budget_bytes:
+            threads -= 1
+        widest = np.float64 if all(d == np.float64 for d in own_dtypes) else np.float32
+        all_first = largest * largest * max(n_features, 1) <= ALL_ROWS_WORK
+        return Plan("gram", False, np.dtype(widest), dots, 0, 0, all_first, PREFETCH_ROWS[dots], threads, max_steps)
+    if dots == "sparse" and sparse_density > SPARSE_ROWS_DENSITY and n_data * n_features * 4 <= FLOAT32_COPY_BYTES:
+        dots = "blas"  # (a dense float32 copy for BLAS products)
+    working_set = LINEAR_WORKING_SET if linear else WORKING_SET
+    working_set = int(min(working_set, 2 ** int(np.floor(np.log2(max(n_variables // 2, 2))))))
+    # the budget holds the cached rows (float32) and a working set's float64 block
+    cache_rows = 0 if linear else int(max(working_set, (budget_bytes - 8 * working_set**2) // (4 * n_data)))
+    return Plan("blocked", False, np.dtype(np.float32), dots, working_set, cache_rows, False, 0, 1, max_steps)
+
+
+def with_rows_per_problem(plan):
+    """``plan`` with a store of rows per problem instead of one shared store (for a batch whose
+    problems' rows are not runs of consecutive rows of the data)."""
+    return replace(plan, shared_rows=False)
+
+
+def gram_dtype(n_rows, budget_bytes):
+    """The type of a Gram matrix of ``n_rows`` rows within ``budget_bytes``: float64 up to
+    ``FLOAT64_GRAM_BYTES``, float32 above; None where it does not fit.
+
+    Examples
+    --------
+    >>> gram_dtype(1000, 200 * 2**20), gram_dtype(5000, 200 * 2**20), gram_dtype(8000, 200 * 2**20)
+    (dtype('float64'), dtype('float32'), None)
+    """
+    values = n_rows * n_rows
+    if values * 8 <= min(budget_bytes, FLOAT64_GRAM_BYTES):
+        return np.dtype(np.float64)
+    if values * 4 <= budget_bytes:
+        return np.dtype(np.float32)
+    return None

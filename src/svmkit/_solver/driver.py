@@ -1,0 +1,443 @@
+"""The solver: one selection-and-update loop (:mod:`svmkit._core.smo`) driven by the plan.
+
+:func:`solve` plans (:func:`svmkit._plan.plan`), then runs the Gram strategy (SMO on kernel
+rows kept as they are computed) or the blocked strategy (working sets whose blocks SMO
+solves, every gradient updated from cached rows). Compiled calls are bounded in time, so
+progress is reported about once a second and Ctrl-C stops a fit within a fraction of a
+second; between calls where SMO zig-zags, steps on the face of the free multipliers
+(:mod:`svmkit._solver.face`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _plan
+from .._core.kernels import precomputed_kernel_data
+from .._core.smo import GROUP, N_WANTED, STARTED, Batch, RowStore, Settings, group_rho, new_work, solve_batch
+from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
+from .._parallel import map_in_threads, on_all_cores
+from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualSolution, runs_of
+from .face import face_steps
+
+logger = logging.getLogger("svmkit")
+
+#: Seconds between two progress reports.
+PROGRESS_INTERVAL_S = 1.0
+#: Stretches of SMO on a working set's block, with steps on the face of its free multipliers
+#: between them, at most (where SMO zig-zags).
+_LOCAL_FACE_TRIES = 10
+_EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (precision of kernel values)
+_FLOAT32_EPS = _EPS[np.dtype(np.float32)]  # (the blocked strategy's)
+
+
+@dataclass
+class SolverSettings:
+    """The estimator's settings the solver needs."""
+
+    tol: float = 1e-3
+    max_iter: int = -1
+    shrinking: bool = True
+    cache_size: float = 200.0
+    n_jobs: int = 1
+    verbose: bool = False
+    callback: object = None
+
+
+@dataclass
+class SolverProgress:
+    """A progress report, passed to the callback and logged when verbose."""
+
+    n_iter: int
+    gap: float
+    active_size: int
+    n_variables: int
+    elapsed: float
+
+    def __str__(self):
+        return (
+            f"iter {self.n_iter:>9d}  gap {self.gap:11.4e}  active {self.active_size:>8d}/{self.n_variables}"
+            f"  {self.elapsed:8.2f} s"
+        )
+
+
+class _Progress:
+    """Reports at most every ``PROGRESS_INTERVAL_S`` seconds (and at the end), and carries
+    the stop request of an interrupted fit to the worker threads."""
+
+    def __init__(self, settings, n_variables):
+        self.verbose = settings.verbose
+        self.callback = settings.callback
+        self.n_variables = n_variables
+        self.start = time.perf_counter()
+        self.last = self.start
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+
+    @property
+    def wanted(self):
+        return bool(self.verbose or self.callback)
+
+    def report(self, n_iter, gap, active_size, force=False):
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+        if not self.wanted:
+            return
+        now = time.perf_counter()
+        if not force and now - self.last < PROGRESS_INTERVAL_S:
+            return
+        with self.lock:
+            self.last = now
+            info = SolverProgress(int(n_iter), float(gap), int(active_size), self.n_variables, now - self.start)
+            if self.verbose:
+                logger.info("%s", info)
+            if self.callback is not None:
+                self.callback(info)
+
+
+def solve(batch, source, settings):
+    """Solve every problem of ``batch`` (a :class:`svmkit._solver.dual.DualBatch`) on the
+    kernel rows of ``source`` (:mod:`svmkit._solver.rows`); returns a
+    :class:`svmkit._solver.dual.DualSolution`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit.kernels import LinearKernel
+    >>> from svmkit._solver.rows import KernelRows
+    >>> from svmkit._solver.dual import DualBatch
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> batch = DualBatch.single(np.array([-1.0, -1.0, 1.0, 1.0]), -np.ones(4), np.full(4, 10.0), np.zeros(4),
+    ...                          np.arange(4))
+    >>> solution = solve(batch, KernelRows(LinearKernel(), X), SolverSettings(tol=1e-6))
+    >>> solution.alpha.round(6), solution.status  # the margin 1 <= x <= 3
+    (array([0. , 0.5, 0.5, 0. ]), array([0]))
+    """
+    plan = _plan.plan(
+        source.n_rows, batch.rows_per_group(), n_features=source.n_features, kernel_code=source.kernel_code,
+        sparse_density=source.sparse_density, budget_bytes=settings.cache_size * 2**20,
+        n_jobs=settings.n_jobs, max_iter=settings.max_iter, linear=source.is_linear,
+    )
+    runs = batch.runs()
+    if plan.strategy == "gram" and plan.shared_rows and runs is None:
+        plan = _plan.with_rows_per_problem(plan)
+    if settings.verbose:
+        logger.info("%s", plan)
+    progress = _Progress(settings, batch.y.shape[0])
+    if plan.strategy == "gram" and plan.shared_rows:
+        compiled = batch.compiled(runs)
+        store = _GramStore(source, plan, plan.gram_dtype)
+        work = new_work(compiled, store.filled)
+        work.alpha[:] = batch.alpha0
+        _solve_groups(compiled, store, work, plan, settings, progress)
+        alpha, grad, n_iter, status, gap = work.alpha, work.grad, work.n_iter, work.status, work.gap
+    else:
+        alpha, grad = np.array(batch.alpha0, dtype=np.float64), np.zeros(batch.y.shape[0])
+        n_iter = np.zeros(batch.n_groups, dtype=np.int64)
+        status = np.zeros(batch.n_groups, dtype=np.int64)
+        gap = np.zeros(batch.n_groups)
+        solve_group = _blocked_group if plan.strategy == "blocked" else _own_rows_group
+
+        def solve_one(g):
+            part = batch.group(g)
+            outcome = solve_group(batch, g, source, plan, settings, progress)
+            alpha[part], grad[part], n_iter[g], status[g], gap[g] = outcome
+
+        try:
+            map_in_threads(solve_one, range(batch.n_groups), plan.threads)
+        except KeyboardInterrupt:
+            progress.stop.set()
+            raise
+        bounds_only = np.zeros((batch.n_groups + 1, 4), dtype=np.int64)
+        bounds_only[:, 0] = batch.bounds
+        compiled = batch.compiled(bounds_only)
+    rho1, rho2 = group_rho(compiled, alpha, grad)
+    if progress.wanted:
+        progress.report(int(n_iter.sum()), float(gap.max(initial=0.0)), batch.y.shape[0], force=True)
+    return DualSolution(alpha, grad, n_iter, status, gap, rho1, rho2, plan)
+
+
+class _GramStore:
+    """The kernel rows of the Gram strategy: the user's Gram matrix as it is, or rows stored
+    as they are computed, by the compiled solver itself (compiled loops) or here between its
+    calls (BLAS products, Python kernels; all at once where they are cheap,
+    ``plan.all_rows_first``). The room for rows grows as they come (memory for the rows a
+    fit needs, not for the whole Gram matrix)."""
+
+    def __init__(self, source, plan, dtype):
+        n = source.n_rows
+        self.source = source
+        self.dots = plan.dots
+        if plan.dots == "precomputed":
+            data = source.compiled()
+            self.store = RowStore(data.gram, np.arange(n), np.ascontiguousarray(np.diagonal(data.gram)), False, data)
+            self.filled = n
+            return
+        compute = plan.dots in ("loops", "sparse")
+        data = source.compiled(dtype) if source.kernel_code is not None else precomputed_kernel_data(
+            np.empty((0, 0)))
+        every_row = plan.all_rows_first or plan.dots == "python"
+        K = np.empty((n if every_row else min(n, _plan.FIRST_ROWS_STORED), n), dtype=dtype)
+        K[0] = 0.0  # (finite values for the solver's first pass)
+        self.store = RowStore(K, np.full(n, -1), source.diagonal(), compute, data)
+        self.filled = 0
+        if every_row:
+            self.fill(np.arange(n))
+
+    def fill(self, rows, work=None):
+        """Compute the kernel rows ``rows`` into the next free places (``work.filled``),
+        making room first where the store is full."""
+        place = self.filled if work is None else int(work.filled[0])
+        K = self.store.K
+        if place + rows.shape[0] > K.shape[0]:
+            grown = np.empty((min(K.shape[1], max(2 * K.shape[0], place + rows.shape[0])), K.shape[1]), dtype=K.dtype)
+            grown[:place] = K[:place]
+            self.store = self.store._replace(K=grown)
+        self.source.rows_into(rows, self.store.K[place:place + rows.shape[0]], self.dots)
+        self.store.slot[rows] = np.arange(place, place + rows.shape[0])
+        self.filled = place + rows.shape[0]
+        if work is not None:
+            work.filled[0] = self.filled
+
+
+def _solve_groups(compiled, gram_store, work, plan, settings, progress):
+    """Compiled calls of :func:`svmkit._core.smo.solve_batch` until every group of
+    ``compiled`` (from ``work.cursor[GROUP]``) is solved: the rows it asks for computed
+    between calls, each call at most ``STEPS_PER_CALL`` steps, and where SMO makes long
+    stretches, steps on the face of the free multipliers (all of it counted in steps, so that
+    the solution does not depend on the machine's speed)."""
+    n_groups = compiled.runs.shape[0] - 1
+    core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), plan.prefetch)
+    eps = _EPS[gram_store.store.K.dtype]
+    face = _FaceSchedule()
+    while work.cursor[GROUP] < n_groups:
+        g = work.cursor[GROUP]
+        start, stop = compiled.runs[g, 0], compiled.runs[g + 1, 0]
+        budget = min(_plan.STEPS_PER_CALL, face.steps_before_try(g, stop - start))
+        steps = solve_batch(compiled, gram_store.store, work, core_settings, budget)
+        face.made(steps)
+        if work.cursor[N_WANTED]:
+            gram_store.fill(work.wanted[:work.cursor[N_WANTED]].copy(), work)
+        elif face.due() and work.cursor[GROUP] == g and work.cursor[STARTED]:
+            alpha = work.alpha[start:stop]
+            n_free = int(np.count_nonzero((alpha > 0) & (alpha < compiled.upper[start:stop])))
+            face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
+        if progress.wanted or progress.stop.is_set():
+            progress.report(work.n_iter.sum(), work.gap[min(work.cursor[GROUP], n_groups - 1)], stop - start)
+
+
+class _FaceSchedule:
+    """When the Gram strategy tries steps on the face (:mod:`svmkit._solver.face`): after
+    ``FACE_STEPS_PER_VARIABLE`` SMO steps per variable of a problem at first, then after SMO
+    steps whose work is ``FACE_WORK_RATIO`` times a try's, twice as long after a try that took
+    no step."""
+
+    def __init__(self):
+        self.group = None
+        self.spacing = 0
+        self.to_go = 0
+
+    def steps_before_try(self, group, n_variables):
+        if group != self.group:
+            self.group = group
+            self.spacing = self.to_go = max(_plan.FACE_STEPS_PER_VARIABLE * n_variables, 1_000)
+        return max(self.to_go, 1)
+
+    def made(self, steps):
+        self.to_go -= steps
+
+    def due(self):
+        return self.to_go <= 0
+
+    def tried(self, taken, n_free, n_variables):
+        work = (n_free**3 + n_free * n_variables) / max(n_variables, 1)
+        self.spacing = max(self.spacing, int(_plan.FACE_WORK_RATIO * work)) * (1 if taken else 2)
+        self.to_go = self.spacing
+
+
+def _group_batch(batch, g, rows):
+    """Problem ``g`` alone, its variables on the kernel rows ``rows`` (positions in a source of
+    the problem's own rows), as compiled code reads it."""
+    part = batch.group(g)
+    m = part.stop - part.start
+    split, col0, col1 = runs_of(rows)
+    runs = np.array([[0, split, col0, col1], [m, 0, 0, 0]], dtype=np.int64)
+    return Batch(_f64(batch.y[part]), _f64(batch.p[part]), _f64(batch.upper[part]), rows, runs, bool(batch.nu))
+
+
+def _f64(values):
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
+def _own_rows_group(batch, g, source, plan, settings, progress):
+    """Problem ``g`` by the Gram strategy on a store of its own rows, gathered once in the
+    order of its variables (so that they are runs). Returns ``(alpha, grad, steps, status,
+    gap)``."""
+    part = batch.group(g)
+    rows, first_place = np.unique(batch.rows[part], return_index=True)
+    in_order = rows[np.argsort(first_place, kind="stable")]
+    position = np.empty(source.n_rows, dtype=np.int64)
+    position[in_order] = np.arange(in_order.shape[0])
+    compiled = _group_batch(batch, g, position[batch.rows[part]])
+    dtype = _plan.gram_dtype(in_order.shape[0], settings.cache_size * 2**20 / max(plan.threads, 1))
+    store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else plan.gram_dtype)
+    work = new_work(compiled, store.filled)
+    work.alpha[:] = batch.alpha0[part]
+    _solve_groups(compiled, store, work, plan, settings, progress)
+    return work.alpha, work.grad, work.n_iter[0], work.status[0], work.gap[0]
+
+
+class _RowCache:
+    """Whole kernel rows (over every data row) in float32, least recently used out, for the
+    blocked strategy; at least one working set's rows."""
+
+    def __init__(self, source, n_slots, dots):
+        self.source = source
+        self.dots = dots
+        self.buffer = np.empty((n_slots, source.n_rows), dtype=np.float32)
+        self.slot_of = np.full(source.n_rows, -1, dtype=np.int64)
+        self.row_of = np.full(n_slots, -1, dtype=np.int64)
+        self.last_used = np.zeros(n_slots, dtype=np.int64)
+        self.round = 0
+        self.rows_computed = 0
+
+    def slots(self, rows):
+        """The slots of ``rows`` (distinct), computing the missing ones."""
+        self.round += 1
+        slots = self.slot_of[rows]
+        present = slots >= 0
+        self.last_used[slots[present]] = self.round
+        missing = np.flatnonzero(~present)
+        if missing.size:
+            free = np.argpartition(self.last_used, missing.size - 1)[:missing.size]
+            evicted = self.row_of[free]
+            self.slot_of[evicted[evicted >= 0]] = -1
+            block = np.empty((missing.size, self.buffer.shape[1]), dtype=np.float32)
+            self.source.rows_into(rows[missing], block, self.dots)
+            self.buffer[free] = block
+            self.rows_computed += missing.size
+            self.slot_of[rows[missing]] = free
+            self.row_of[free] = rows[missing]
+            self.last_used[free] = self.round
+            slots[missing] = free
+        return slots
+
+
+def _blocked_group(batch, g, source, plan, settings, progress):
+    """Problem ``g`` by the blocked strategy (DESIGN.md section 3): rounds of a working set
+    of the largest violators, its block solved by SMO (one row per variable, so the set is
+    one run), every gradient updated with the kernel columns of the multipliers that moved
+    (the linear kernel: through the change of ``w``). Returns ``(alpha, grad, steps,
+    status, gap)``."""
+    part = batch.group(g)
+    y, p, upper = _f64(batch.y[part]), _f64(batch.p[part]), _f64(batch.upper[part])
+    rows = np.ascontiguousarray(batch.rows[part], dtype=np.int64)
+    m = y.shape[0]
+    problem = Batch(y, p, upper, rows, np.array([[0, m, 0, 0], [m, 0, 0, 0]], dtype=np.int64), bool(batch.nu))
+    alpha = np.array(batch.alpha0[part], dtype=np.float64)
+    cache = None if source.is_linear else _RowCache(source, plan.cache_rows, plan.dots)
+    grad = p.copy()
+    _add_columns(source, cache, rows, y, alpha, grad)
+    q = plan.working_set
+    kept = np.empty(0, dtype=np.int64)
+    objective = 0.5 * alpha @ (grad + p)
+    best, since_best, steps, status = np.inf, 0, 0, OPTIMAL
+    no_data = precomputed_kernel_data(np.empty((0, 0)))
+    while True:
+        ws, gap = select_working_set(problem, alpha, grad, kept, q)
+        progress.report(steps, gap, m)
+        if gap < settings.tol:
+            status = OPTIMAL
+            break
+        if steps >= plan.max_steps:
+            status = ITERATION_LIMIT
+            break
+        if not np.isfinite(gap):
+            status = NOT_FINITE
+            break
+        if objective < best - 1e-12 * max(1.0, abs(objective)):
+            best, since_best = objective, 0
+        else:
+            since_best += 1
+            if since_best > _plan.STALL_ROUNDS:
+                status = STALLED
+                break
+        block_rows, local = np.unique(rows[ws], return_inverse=True)
+        if cache is None:
+            distinct = source.block(block_rows, block_rows)
+        else:
+            slots = cache.slots(block_rows)
+            distinct = np.empty((block_rows.shape[0], block_rows.shape[0]))
+            gather_block(cache.buffer, slots, block_rows, distinct)
+        n_ws = ws.shape[0]
+        K = np.ascontiguousarray(distinct[np.ix_(local, local)])  # (one row per variable: one run)
+        local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
+                            np.array([[0, n_ws, 0, 0], [n_ws, 0, 0, 0]]), bool(batch.nu))
+        local_work = new_work(local_batch, n_ws)
+        local_work.alpha[:] = alpha[ws]
+        local_work.grad[:] = grad[ws]
+        local_work.qd[:] = np.diagonal(K)
+        local_work.flags[:] = _side_flags(y[ws], alpha[ws], upper[ws])
+        local_work.cursor[STARTED] = 1
+        store = RowStore(K, np.arange(n_ws), np.ascontiguousarray(np.diagonal(K)), False, no_data)
+        local_settings = Settings(max(settings.tol, 0.1 * gap), min(max(20 * n_ws, 1000), plan.max_steps - steps),
+                                  False, 1)
+        for _ in range(_LOCAL_FACE_TRIES):
+            solve_batch(local_batch, store, local_work, local_settings, 2**62)
+            steps += max(int(local_work.n_iter[0]), 1)
+            if local_work.status[0] != ITERATION_LIMIT or steps >= plan.max_steps:
+                break
+            # SMO zig-zags on the block: steps on the face of its free multipliers, then SMO again
+            if face_steps(local_batch, store, local_work, 0, n_ws, _FLOAT32_EPS) == 0:
+                break
+            local_work.cursor[GROUP], local_work.cursor[STARTED], local_work.n_iter[0] = 0, 1, 0
+        delta = local_work.alpha - alpha[ws]
+        moved = np.flatnonzero(delta)
+        if moved.size:
+            objective += float(delta[moved] @ (0.5 * (local_work.grad[moved] + grad[ws][moved])))
+            coef = np.zeros(block_rows.shape[0])
+            np.add.at(coef, local[moved], y[ws][moved] * delta[moved])
+            alpha[ws] = local_work.alpha
+            used = np.flatnonzero(coef)
+            if cache is None:
+                change = source.weighted_columns(block_rows[used], coef[used])
+            else:
+                change = np.zeros(source.n_rows)
+                add = column_sum_parallel if on_all_cores(used.size * source.n_rows) else column_sum
+                add(cache.buffer, slots[used], coef[used], change)
+            add_by_rows(grad, y, rows, change)
+        new = ws[kept.shape[0]:]
+        kept = new[:q // 2] if m > q else np.empty(0, dtype=np.int64)
+    progress.report(steps, gap, m, force=progress.wanted)
+    return alpha, grad, steps, status, gap
+
+
+def _side_flags(y, alpha, upper):
+    """The side flags of :mod:`svmkit._core.smo` (1: in I_up, 2: in I_low)."""
+    in_up = np.where(y > 0, alpha < upper, alpha > 0)
+    in_low = np.where(y > 0, alpha > 0, alpha < upper)
+    return (in_up.astype(np.int8) | (2 * in_low).astype(np.int8)).astype(np.int8)
+
+
+def _add_columns(source, cache, rows, y, alpha, grad):
+    """``grad += Q alpha`` for a start point (the kernel columns of its nonzero multipliers)."""
+    moved = np.flatnonzero(alpha)
+    if moved.size == 0:
+        return
+    data_rows, inverse = np.unique(rows[moved], return_inverse=True)
+    coef = np.zeros(data_rows.shape[0])
+    np.add.at(coef, inverse, y[moved] * alpha[moved])
+    if cache is None:
+        change = source.weighted_columns(data_rows, coef)
+    else:
+        change = np.zeros(source.n_rows)
+        step = max(1, cache.buffer.shape[0] // 2)
+        for start in range(0, data_rows.shape[0], step):
+            part = slice(start, start + step)
+            column_sum(cache.buffer, cache.slots(data_rows[part]), coef[part], change)
+    add_by_rows(grad, y, rows, change)

@@ -1,0 +1,171 @@
+"""Where kernel rows come from: the row sources the solver asks, without knowing which.
+
+* :class:`KernelRows`: a kernel on dense or CSR data; a built-in kernel (one that declares
+  its compiled form, :meth:`svmkit.kernels.Kernel.compiled_form`) has its rows computed in
+  compiled code, any other kernel object in Python, block by block.
+* :class:`PrecomputedRows`: a Gram matrix in memory (``kernel='precomputed'``).
+
+Each gives the solver what it needs: its compiled form for the Gram strategy
+(:meth:`gram_store_data`), rows for the blocked strategy's cache (:meth:`rows32`),
+blocks, the diagonal, and for the linear kernel the change of ``K a`` through ``w``
+(:meth:`weighted_columns`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._core.kernels import (
+    LINEAR, PRECOMPUTED, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_rows, precomputed_kernel_data,
+    sparse_kernel_data,
+)
+
+_BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
+
+
+class KernelRows:
+    """The kernel rows of ``kernel`` on the training rows ``X`` (a C-ordered float64 array or
+    a canonical CSR matrix).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit.kernels import RBFKernel
+    >>> source = KernelRows(RBFKernel(gamma=0.5), np.array([[0.0], [1.0]]))
+    >>> source.block(np.array([0]), np.array([0, 1])).round(4)
+    array([[1.    , 0.6065]])
+    """
+
+    def __init__(self, kernel, X):
+        self.kernel = kernel
+        self.X = X
+        self.form = kernel.compiled_form()
+        self._data = {}
+
+    @property
+    def n_rows(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    @property
+    def kernel_code(self):
+        """The compiled kernel's code, or None for a kernel computed in Python."""
+        return None if self.form is None else self.form[0]
+
+    @property
+    def is_linear(self):
+        return self.kernel_code == LINEAR
+
+    @property
+    def sparse_density(self):
+        """The fraction of nonzeros of sparse data (None for dense data)."""
+        if not sp.issparse(self.X):
+            return None
+        return self.X.nnz / max(1, self.X.shape[0] * self.X.shape[1])
+
+    def compiled(self, dtype):
+        """The :class:`svmkit._core.kernels.KernelData` of the rows in ``dtype``, made once:
+        the dense rows transposed, or the CSR arrays."""
+        key = np.dtype(dtype)
+        if key not in self._data:
+            code, gamma, coef0, degree = self.form
+            if sp.issparse(self.X):
+                self._data[key] = sparse_kernel_data(self.X, code, gamma, coef0, degree, dtype)
+            else:
+                self._data[key] = dense_kernel_data(self.X.astype(dtype, copy=False), code, gamma, coef0, degree)
+        return self._data[key]
+
+    def dense(self, dtype):
+        """The rows as a dense C-ordered array of ``dtype`` (for BLAS products), made once."""
+        key = ("dense", np.dtype(dtype))
+        if key not in self._data:
+            X = self.X.toarray() if sp.issparse(self.X) else self.X
+            self._data[key] = np.ascontiguousarray(X, dtype=dtype)
+        return self._data[key]
+
+    def diagonal(self):
+        """``k(x, x)`` of every row (float64), as the compiled rows compute it."""
+        if self.form is None:
+            return np.asarray(self.kernel.diag(self.X), dtype=np.float64)
+        return kernel_diagonal(self.compiled(np.float64))
+
+    def subset(self, rows):
+        """The source of the rows ``rows`` only (gathered once)."""
+        return KernelRows(self.kernel, self.X[rows])
+
+    def rows_into(self, rows, out, dots):
+        """``out[k] =`` the kernel row ``rows[k]`` over every row of the data, in ``out``'s
+        type: by compiled loops (``dots``: ``'loops'``, ``'sparse'``), by one BLAS product and
+        :func:`svmkit._core.kernels.apply_kernel` (``'blas'``), or by the kernel object
+        (``'python'``)."""
+        if self.form is None:
+            step = max(1, _BLOCK_VALUES // max(self.n_rows, 1))
+            for start in range(0, rows.shape[0], step):
+                out[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
+            return
+        data = self.compiled(out.dtype)
+        if dots == "blas":
+            X = self.dense(out.dtype)
+            np.matmul(X[rows], data.XT if data.XT.shape[1] else X.T, out=out)
+            if data.code != LINEAR:
+                apply_kernel(out, data.sq_norms[rows], data.sq_norms, *self.form)
+        else:
+            kernel_rows(data, rows, out)
+
+    def block(self, rows, cols):
+        """The float64 block ``K(x_rows, x_cols)``."""
+        return np.asarray(self.kernel(self.X[rows], self.X[cols]), dtype=np.float64)
+
+    def weighted_columns(self, rows, coef):
+        """``sum_k coef_k K(x, x_{rows[k]})`` for every row ``x`` of the data, through
+        ``w = sum_k coef_k x_{rows[k]}`` (n d multiply-adds in float64, not one row per
+        ``k``); linear kernel only."""
+        w = np.asarray(self.X[rows].T @ coef).ravel()
+        return np.asarray(self.X @ w).ravel()
+
+
+class PrecomputedRows:
+    """The rows of a Gram matrix ``K`` in memory (``kernel='precomputed'``), float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> PrecomputedRows(np.array([[2.0, 1.0], [1.0, 3.0]])).diagonal()
+    array([2., 3.])
+    """
+
+    kernel_code = PRECOMPUTED
+    is_linear = False
+    sparse_density = None
+    n_features = 0
+
+    def __init__(self, K):
+        self.K = K
+
+    @property
+    def n_rows(self):
+        return self.K.shape[0]
+
+    def compiled(self):
+        """The Gram matrix as compiled code reads it (C-ordered, writeable float64: a copy of
+        another)."""
+        K = self.K
+        if not (K.dtype == np.float64 and K.flags.c_contiguous and K.flags.writeable):
+            K = np.array(K, dtype=np.float64, order="C")
+        return precomputed_kernel_data(K)
+
+    def rows_into(self, rows, out, dots=None):
+        out[:] = self.K[rows]
+
+    def diagonal(self):
+        return np.array(np.diagonal(self.K), dtype=np.float64)
+
+    def subset(self, rows):
+        return PrecomputedRows(self.K[np.ix_(rows, rows)])
+
+    def block(self, rows, cols):
+        return np.asarray(self.K[np.ix_(rows, cols)], dtype=np.float64)

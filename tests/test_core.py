@@ -1,0 +1,201 @@
+"""The compiled core (svmkit._core) against the slow obvious references of tests/naive.py."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from naive import dual_by_projected_gradient, intercept_by_masks, kernel_by_formula
+from svmkit._core.kernels import (
+    LINEAR, POLYNOMIAL, PRECOMPUTED, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_rows,
+    precomputed_kernel_data, sparse_kernel_data,
+)
+from svmkit._core.smo import GROUP, N_WANTED, Batch, RowStore, Settings, group_rho, new_work, solve_batch
+from svmkit._solver.dual import DualBatch
+from svmkit._core.working_set import column_sum, gather_block, select_working_set, smallest
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(40, 6))
+KERNELS = [(LINEAR, 1.0, 0.0, 1.0), (POLYNOMIAL, 0.3, 1.0, 3.0), (RBF, 0.4, 0.0, 3.0), (SIGMOID, 0.1, -0.2, 3.0)]
+
+
+@pytest.mark.parametrize("code, gamma, coef0, degree", KERNELS)
+@pytest.mark.parametrize("layout", ["dense", "sparse", "dense float32"])
+def test_kernel_rows_equal_the_formulas(code, gamma, coef0, degree, layout):
+    data_X = X.copy()
+    data_X[data_X < 0.3] = 0.0  # (zeros, for the sparse rows)
+    expected = kernel_by_formula(code, gamma, coef0, degree, data_X, data_X)
+    if layout == "sparse":
+        data = sparse_kernel_data(sp.csr_matrix(data_X), code, gamma, coef0, degree)
+    else:
+        dtype = np.float32 if layout == "dense float32" else np.float64
+        data = dense_kernel_data(data_X.astype(dtype), code, gamma, coef0, degree)
+    rows = np.array([3, 0, 39, 3])
+    out = np.empty((4, 40), dtype=data.XT.dtype)
+    kernel_rows(data, rows, out)
+    tolerance = 1e-5 if out.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, expected[rows], rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(kernel_diagonal(data), np.diagonal(expected), rtol=tolerance)
+
+
+def test_precomputed_rows_are_copies_of_the_matrix():
+    K = X @ X.T
+    out = np.empty((2, 40))
+    data = precomputed_kernel_data(K)
+    kernel_rows(data, np.array([5, 1]), out)
+    np.testing.assert_array_equal(out, K[[5, 1]])
+    np.testing.assert_array_equal(kernel_diagonal(data), np.diagonal(K))
+
+
+def test_apply_kernel_is_the_rbf_formula_in_both_precisions():
+    products = X[:5] @ X.T
+    norms = (X**2).sum(axis=1)
+    for dtype, tolerance in ((np.float64, 1e-14), (np.float32, 1e-6)):
+        block = products.astype(dtype)
+        apply_kernel(block, norms[:5].astype(dtype), norms.astype(dtype), RBF, 0.4, 0.0, 1.0)
+        np.testing.assert_allclose(block, kernel_by_formula(RBF, 0.4, 0.0, 1.0, X[:5], X), rtol=tolerance)
+
+
+def _runs(bounds, rows):
+    return DualBatch(np.zeros(rows.shape[0]), np.zeros(rows.shape[0]), np.zeros(rows.shape[0]),
+                     np.zeros(rows.shape[0]), rows, np.asarray(bounds)).runs()
+
+
+def _batch_on(K, y, p, upper, alpha0, nu=False):
+    n = y.shape[0]
+    store = RowStore(K.copy(), np.arange(n), np.diagonal(K).copy(), False, precomputed_kernel_data(K))
+    return Batch(y, p, upper, np.arange(n), _runs([0, n], np.arange(n)), nu), store
+
+
+def _solve(batch, store, alpha0, tol=1e-8, shrinking=True, budget=2**40):
+    work = new_work(batch, store.K.shape[0])
+    work.alpha[:] = alpha0
+    while work.cursor[GROUP] < batch.runs.shape[0] - 1:
+        solve_batch(batch, store, work, Settings(tol, 10**7, shrinking, 8), budget)
+    return work
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+@pytest.mark.parametrize("nu", [False, True])
+def test_smo_reaches_the_optimum_of_the_naive_solver(shrinking, nu):
+    """C-SVC and nu-SVC duals on an RBF Gram matrix: the objective of SMO's solution equals the
+    naive solver's, the equality constraints hold and the gradient is exact."""
+    K = kernel_by_formula(RBF, 0.4, 0.0, 1.0, X, X)
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+    Q = y[:, None] * y[None, :] * K
+    upper = np.full(40, 2.0)
+    if nu:
+        p, alpha0 = np.zeros(40), np.zeros(40)
+        for sign in (1.0, -1.0):
+            members = np.flatnonzero(y == sign)
+            alpha0[members[:4]] = 2.0  # (each class 8 in all)
+    else:
+        p, alpha0 = -np.ones(40), np.zeros(40)
+    batch, store = _batch_on(K, y, p, upper, alpha0, nu)
+    work = _solve(batch, store, alpha0, shrinking=shrinking)
+    expected_alpha, expected_objective = dual_by_projected_gradient(Q, p, y, upper, alpha0, nu=nu)
+    objective = 0.5 * work.alpha @ Q @ work.alpha + p @ work.alpha
+    assert objective == pytest.approx(expected_objective, rel=1e-7, abs=1e-9)
+    np.testing.assert_allclose(work.grad, Q @ work.alpha + p, atol=1e-10)
+    assert y @ work.alpha == pytest.approx(y @ alpha0, abs=1e-10)
+    if nu:
+        assert work.alpha[y > 0].sum() == pytest.approx(8.0) and work.alpha[y < 0].sum() == pytest.approx(8.0)
+    assert work.status[0] == 0 and work.gap[0] < 1e-8
+
+
+def test_calls_on_a_small_budget_make_the_same_steps_as_one_call():
+    """The solver stopped every 7 steps (its position kept between calls) takes the steps of
+    one uninterrupted call, bit for bit."""
+    K = kernel_by_formula(RBF, 0.4, 0.0, 1.0, X, X)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    batch, store = _batch_on(K, y, -np.ones(40), np.full(40, 1.0), np.zeros(40))
+    whole = _solve(batch, store, np.zeros(40), tol=1e-6)
+    pieces = _solve(batch, store, np.zeros(40), tol=1e-6, budget=7)
+    np.testing.assert_array_equal(pieces.alpha, whole.alpha)
+    assert pieces.n_iter[0] == whole.n_iter[0]
+
+
+def test_missing_rows_are_asked_for_and_the_solution_is_that_of_all_rows_stored():
+    """With no row stored, the solver lists the rows it needs (the one it needs first, then
+    at most ``prefetch`` in all) and returns; computed into the store, the fit ends where the
+    fit on all rows stored ends."""
+    K = kernel_by_formula(RBF, 0.4, 0.0, 1.0, X, X)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    batch, full_store = _batch_on(K, y, -np.ones(40), np.full(40, 1.0), np.zeros(40))
+    expected = _solve(batch, full_store, np.zeros(40), tol=1e-6)
+    store = RowStore(np.zeros((40, 40)), np.full(40, -1), np.diagonal(K).copy(), False, precomputed_kernel_data(K))
+    work, filled, requests = new_work(batch), 0, 0
+    while work.cursor[GROUP] < 1:
+        solve_batch(batch, store, work, Settings(1e-6, 10**7, True, 8), 2**40)
+        wanted = work.wanted[:work.cursor[N_WANTED]]
+        if wanted.size:
+            requests += 1
+            assert wanted.size <= 8 and np.all(store.slot[wanted] == -1) and np.unique(wanted).size == wanted.size
+            store.K[filled:filled + wanted.size] = K[wanted]
+            store.slot[wanted] = np.arange(filled, filled + wanted.size)
+            filled += wanted.size
+    assert requests >= 2 and filled <= 40
+    np.testing.assert_array_equal(work.alpha, expected.alpha)
+
+
+def test_groups_of_a_batch_are_solved_as_problems_of_their_own():
+    """Two problems in one batch on one store of rows: each solution is that of its problem
+    solved alone (rows shared: the second problem's variables use rows of the first)."""
+    K = kernel_by_formula(RBF, 0.4, 0.0, 1.0, X, X)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    rows = np.concatenate([np.arange(40), np.arange(20)])
+    labels = np.concatenate([y, np.where(X[:20, 1] > 0, 1.0, -1.0)])
+    batch = Batch(labels, -np.ones(60), np.full(60, 1.0), rows, _runs([0, 40, 60], rows), False)
+    together = _solve(batch, _batch_on(K, y, y, y, y)[1], np.zeros(60))
+    alone = _solve(Batch(labels[40:], -np.ones(20), np.full(20, 1.0), np.arange(20), _runs([0, 20], np.arange(20)),
+                         False), _batch_on(K[:20, :20], y[:20], y, y, y)[1], np.zeros(20))
+    np.testing.assert_allclose(together.alpha[40:], alone.alpha, atol=1e-12)
+    assert together.status.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("nu", [False, True])
+def test_rho_of_each_group_is_libsvm_s(nu):
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    alpha = np.array([0.5, 0.5, 0.0, 1.0, 1.0, 0.2])
+    grad = np.array([-1.0, -3.0, 2.0, 0.5, -0.2, 0.7])
+    upper = np.ones(6)
+    batch = Batch(y, np.zeros(6), upper, np.arange(6), _runs([0, 3, 6], np.arange(6)), nu)
+    r1, r2 = group_rho(batch, alpha, grad)
+    for g, part in enumerate([slice(0, 3), slice(3, 6)]):
+        if nu:
+            for sign, r in ((1.0, r1[g]), (-1.0, r2[g])):
+                members = y[part] == sign
+                # Solver_NU::calculate_rho: y G = G for both signs' own (sign-free) rule
+                expected = -intercept_by_masks(np.ones(members.sum()), alpha[part][members], grad[part][members],
+                                               upper[part][members])
+                assert r == pytest.approx(expected)
+        else:
+            assert r1[g] == r2[g] == pytest.approx(-intercept_by_masks(y[part], alpha[part], grad[part], upper[part]))
+
+
+def test_working_set_takes_the_largest_violators_of_each_side():
+    y = np.where(rng.random(50) > 0.5, 1.0, -1.0)
+    alpha = rng.choice([0.0, 0.5, 1.0], size=50)
+    grad = rng.normal(size=50)
+    batch = Batch(y, np.zeros(50), np.ones(50), np.arange(50), _runs([0, 50], np.arange(50)), False)
+    kept = np.array([7, 3])
+    ws, gap = select_working_set(batch, alpha, grad, kept, 10)
+    v = -y * grad
+    in_up = np.where(y > 0, alpha < 1, alpha > 0)
+    in_low = np.where(y > 0, alpha > 0, alpha < 1)
+    assert gap == pytest.approx(v[in_up].max() - v[in_low].min())
+    assert ws[:2].tolist() == [7, 3] and np.unique(ws).size == ws.size == 10
+    up_candidates = [t for t in np.argsort(-v) if in_up[t] and t not in (7, 3)][:4]
+    assert set(up_candidates) <= set(ws.tolist())
+
+
+def test_heap_selection_and_row_sums_equal_numpy():
+    score = rng.normal(size=300)
+    assert sorted(smallest(score, 17).tolist()) == sorted(np.argsort(score)[:17].tolist())
+    buffer = rng.normal(size=(9, 5000)).astype(np.float32)
+    slots, weights = np.array([4, 0, 8, 2, 1]), rng.normal(size=5)
+    out = np.zeros(5000)
+    column_sum(buffer, slots, weights, out)
+    np.testing.assert_allclose(out, weights @ buffer[slots].astype(np.float64), rtol=1e-12, atol=1e-12)
+    block = np.empty((3, 4))
+    gather_block(buffer, np.array([2, 0, 5]), np.array([9, 1, 4999, 0]), block)
+    np.testing.assert_array_equal(block, buffer[np.ix_([2, 0, 5], [9, 1, 4999, 0])])

@@ -1,0 +1,155 @@
+"""The plan of a fit (svmkit._plan) for given shapes, and every branch of it reached through
+the public API with real data, against LIBSVM (scikit-learn's SVC)."""
+
+import bz2
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits, load_svmlight_file, make_classification
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC as LibsvmSVC
+from sklearn.svm import SVR as LibsvmSVR
+
+from svmkit import SVC, SVR, NuSVC, OneClassSVM
+from svmkit._core.kernels import LINEAR, PRECOMPUTED, RBF
+from svmkit._plan import plan
+from naive import dual_objective
+from svmkit.kernels import RBFKernel
+from test_svc_libsvm import libsvm_pair_objectives
+
+MB = 2**20
+DATA = Path(__file__).parent / "data"
+
+
+def test_plan_of_small_problems_is_one_store_of_float64_rows_all_computed_first():
+    p = plan(270, [270], n_features=13, kernel_code=RBF, budget_bytes=200 * MB)
+    assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.all_rows_first) == (
+        "gram", True, "float64", "loops", True)
+    assert p.max_steps == 10_000_000
+
+
+def test_plan_of_mid_sized_problems_stores_float32_rows_as_they_are_asked_for():
+    p = plan(5000, [5000], n_features=256, kernel_code=RBF, budget_bytes=200 * MB)
+    assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.all_rows_first, p.prefetch) == (
+        "gram", True, "float32", "blas", False, 64)
+
+
+def test_plan_of_one_vs_one_pairs_whose_shared_store_does_not_fit():
+    p = plan(8000, [1600] * 45, n_features=64, kernel_code=RBF, budget_bytes=200 * MB, n_jobs=2)
+    assert (p.strategy, p.shared_rows, p.threads) == ("gram", False, 2)
+    # (the problems solved at once share the budget)
+    assert plan(8000, [1600] * 45, n_features=64, kernel_code=RBF, budget_bytes=12 * MB, n_jobs=2).threads == 1
+
+
+def test_plan_of_large_problems_is_the_blocked_strategy_within_the_budget():
+    p = plan(20_000, [20_000], n_features=22, kernel_code=RBF, budget_bytes=200 * MB)
+    # (the budget: float32 rows of 20,000 values and a working set's float64 block)
+    assert (p.strategy, p.working_set, p.cache_rows, str(p.gram_dtype)) == ("blocked", 1024, 2516, "float32")
+    assert p.max_steps == 10_000_000
+    # at least one working set's rows, whatever the budget
+    assert plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * MB).cache_rows == 1024
+    linear = plan(50_000, [50_000], n_features=22, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True)
+    assert (linear.working_set, linear.cache_rows) == (256, 0)
+    sparse = plan(50_000, [50_000], n_features=300, kernel_code=RBF, sparse_density=0.04, budget_bytes=200 * MB)
+    assert sparse.dots == "sparse"
+    denser = plan(50_000, [50_000], n_features=123, kernel_code=RBF, sparse_density=0.11, budget_bytes=200 * MB)
+    assert denser.dots == "blas"
+
+
+def test_plan_of_precomputed_and_python_kernels_and_step_limits():
+    assert plan(300, [300], n_features=0, kernel_code=PRECOMPUTED, budget_bytes=200 * MB).dots == "precomputed"
+    assert plan(300, [300], n_features=5, kernel_code=None, budget_bytes=200 * MB).dots == "python"
+    assert plan(300, [300], n_features=5, kernel_code=RBF, budget_bytes=200 * MB, max_iter=7).max_steps == 7
+    assert plan(10**6, [10**6], n_features=5, kernel_code=RBF, budget_bytes=200 * MB).max_steps == 2 * 10**8
+
+
+def test_verbose_fits_log_their_plan(caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="svmkit"):
+        SVC(verbose=True).fit(*load_digits(n_class=2, return_X_y=True))
+    assert any(record.message.startswith("plan: gram strategy") for record in caplog.records)
+
+
+def _digits():
+    X, y = load_digits(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("cache_size, expected", [(200, "shared"), (4, "per problem"), (0.3, "blocked")])
+def test_every_plan_branch_of_a_multiclass_fit_reaches_libsvm_s_optimum(cache_size, expected):
+    """Digits (1,797 x 64, 10 classes, 45 one-vs-one problems): one store of rows for all
+    problems, stores of each problem's own rows (a budget too small for the shared one), and
+    the blocked strategy (too small for a problem's own): each pair's dual objective is
+    LIBSVM's, and the predictions agree."""
+    X, y = _digits()
+    gamma = 1.0 / 64
+    n, largest = X.shape[0], max(np.bincount(y)[a] + np.bincount(y)[b] for a in range(10) for b in range(a + 1, 10))
+    chosen = plan(n, [largest] * 45, n_features=64, kernel_code=RBF, budget_bytes=cache_size * MB, n_jobs=2)
+    assert {"shared": (chosen.strategy, chosen.shared_rows) == ("gram", True),
+            "per problem": (chosen.strategy, chosen.shared_rows) == ("gram", False),
+            "blocked": chosen.strategy == "blocked"}[expected]
+    ours = SVC(C=10.0, gamma=gamma, cache_size=cache_size, tol=1e-4).fit(X, y)
+    oracle = LibsvmSVC(C=10.0, gamma=gamma, tol=1e-4).fit(X, y)
+    expected_objectives = libsvm_pair_objectives(oracle, X, "rbf", {"gamma": gamma})
+    np.testing.assert_allclose(ours.dual_objective_, expected_objectives, rtol=1e-4)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
+
+
+def test_a_fit_of_more_than_twenty_thousand_rows_by_the_blocked_strategy_reaches_libsvm_s_optimum():
+    """a9a's first 21,000 rows (UCI Adult, 123 binary features, sparse), RBF: the blocked
+    strategy (the Gram matrix does not fit in 200 MB), against LIBSVM."""
+    with bz2.open(DATA / "a9a_21000.bz2") as handle:
+        X, y = load_svmlight_file(handle, n_features=123)
+    X = sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
+    assert X.shape == (21000, 123)
+    assert plan(21000, [21000], n_features=123, kernel_code=RBF, sparse_density=X.nnz / (21000 * 123),
+                budget_bytes=200 * MB).strategy == "blocked"
+    ours = SVC(C=1.0, gamma=0.05).fit(X, y)
+    oracle = LibsvmSVC(C=1.0, gamma=0.05).fit(X, y)
+    coef = np.asarray(oracle.dual_coef_.todense()).ravel()
+    expected = dual_objective(coef, RBFKernel(gamma=0.05)(X[oracle.support_], X[oracle.support_]))
+    assert ours.dual_objective_ == pytest.approx(expected, rel=1e-3)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.995
+    assert abs(ours.support_.shape[0] - oracle.support_.shape[0]) <= 0.02 * oracle.support_.shape[0]
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_the_blocked_strategy_of_every_formulation_reaches_the_gram_strategy_s_solution(shrinking):
+    """nu-SVC, one-class and epsilon-SVR by working sets (a budget of 0.2 MB) and by the Gram
+    strategy: the same dual objectives within the tolerance."""
+    X, y = make_classification(n_samples=1200, n_features=10, flip_y=0.05, random_state=1)
+    target = X @ np.linspace(-1, 1, 10) + y
+    for make in (lambda **k: NuSVC(nu=0.4, gamma=0.1, **k), lambda **k: OneClassSVM(nu=0.3, gamma=0.1, **k),
+                 lambda **k: SVR(C=2.0, gamma=0.1, **k)):
+        fitted = []
+        for cache_size in (200, 0.2):
+            model = make(cache_size=cache_size, shrinking=shrinking, tol=1e-5)
+            fitted.append(model.fit(X, target if isinstance(model, SVR) else y))
+        gram, blocked = fitted
+        assert blocked.dual_objective_ == pytest.approx(gram.dual_objective_, rel=1e-5)
+        assert np.allclose(blocked.decision_function(X) if not isinstance(blocked, SVR) else blocked.predict(X),
+                           gram.decision_function(X) if not isinstance(gram, SVR) else gram.predict(X), atol=1e-3)
+
+
+@pytest.mark.parametrize("cache_size", [200.0, 0.2])
+@pytest.mark.parametrize("max_iter", [1, 20, 300])
+def test_both_strategies_keep_to_the_step_limit(cache_size, max_iter):
+    """No more than ``max_iter`` steps, SMO's and the working sets' together, and a warning
+    that names the gap reached (a problem that needs thousands of steps)."""
+    X, y = make_classification(n_samples=1500, n_features=40, n_informative=10, class_sep=2.0, flip_y=0.0,
+                               random_state=1)
+    with pytest.warns(Warning, match=f"max_iter={max_iter} with the KKT gap"):
+        model = SVC(kernel="linear", max_iter=max_iter, cache_size=cache_size).fit(X, y)
+    assert model.n_iter_[0] <= max_iter and model.fit_status_ == 1
+
+
+def test_svr_by_both_strategies_equals_libsvm():
+    X, y = make_classification(n_samples=800, n_features=6, random_state=2)
+    target = X @ np.linspace(-1, 1, 6) + 0.3 * y
+    oracle = LibsvmSVR(C=3.0, gamma=0.2, epsilon=0.1, tol=1e-5).fit(X, target)
+    for cache_size in (200, 0.1):
+        ours = SVR(C=3.0, gamma=0.2, epsilon=0.1, tol=1e-5, cache_size=cache_size).fit(X, target)
+        np.testing.assert_allclose(ours.predict(X), oracle.predict(X), atol=1e-3)
