@@ -88,12 +88,13 @@ another (``Work.filled`` of them; ``K[0]`` holds finite values even before a row
 there); ``qd``: the diagonal; ``compute``: whether missing rows are computed here from
 ``data`` (a :class:`svmkit._core.kernels.KernelData`) while ``K`` has room."""
 
-Work = namedtuple("Work", "alpha grad flags qd cursor filled n_iter status gap wanted")
+Work = namedtuple("Work", "alpha grad flags qd cursor filled n_iter status gap wanted keys resume")
 Work.__doc__ = """The solver's state between calls: the multipliers and the gradient
 ``G = Qa + p`` (float64, updated in place), each variable's side flags and kernel diagonal,
 the ``cursor`` (int64, ``GROUP`` ... ``UNSHRUNK``), the number of rows stored (int64, one
-value), per group the steps made, the status and the gap reached, and the rows wanted
-(int64, one place per variable)."""
+value), per group the steps made, the status and the gap reached, the rows wanted (int64,
+one place per variable), and the keys and ``resume`` state of :func:`_smo_stretch` (set
+``resume[0] = 0`` after changing multipliers or gradients between calls)."""
 
 Variables = namedtuple("Variables", "y upper qd alpha grad flags rows")
 Variables.__doc__ = """The arrays of the variables a stretch of SMO works on: a batch's (with its work's
@@ -116,7 +117,8 @@ def new_work(batch, filled=0):
     n_groups = batch.runs.shape[0] - 1
     return Work(np.zeros(m), np.zeros(m), np.zeros(m, dtype=np.int8), np.zeros(m), np.zeros(5, dtype=np.int64),
                 np.array([filled], dtype=np.int64), np.zeros(n_groups, dtype=np.int64),
-                np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups), np.empty(m, dtype=np.int64))
+                np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups), np.empty(m, dtype=np.int64),
+                np.empty((5, m // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64))
 
 
 @jit
@@ -173,6 +175,7 @@ def solve_batch(batch, store, work, settings, budget):
             cursor[STARTED] = 1
             cursor[STEPS_SINCE] = 0
             cursor[UNSHRUNK] = 0
+            work.resume[0], work.resume[1] = 0, -1
         variables = Variables(y, upper, work.qd, alpha, grad, work.flags, rows)
         span = Span(start, runs[g, 1], stop, runs[g, 2], runs[g, 3])
         status = -1
@@ -180,7 +183,7 @@ def solve_batch(batch, store, work, settings, budget):
             limit = min(settings.max_steps - work.n_iter[g], budget - used)
             status, gap, steps, missing, hand_over = _smo_stretch(
                 variables, store.K, store.slot, span, batch.nu, settings, limit,
-                stop - start if settings.shrinking else 0, cursor[STEPS_SINCE],
+                stop - start if settings.shrinking else 0, cursor[STEPS_SINCE], work.keys, work.resume,
             )
             used += steps
             work.n_iter[g] += steps
@@ -202,6 +205,7 @@ def solve_batch(batch, store, work, settings, budget):
                     return used
                 sub_steps = _solve_shrunk(batch, store, work, settings, start, stop,
                                           min(settings.max_steps - work.n_iter[g], budget - used))
+                work.resume[0], work.resume[1] = 0, -1
                 used += sub_steps
                 work.n_iter[g] += sub_steps
                 cursor[STEPS_SINCE] = 0
@@ -239,7 +243,7 @@ def _key_value(key):
 
 
 @jit
-def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, steps_before):
+def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, steps_before, keys, resume):
     """SMO on the variables of ``span`` (kernel row ``r`` of the store is ``K[slot[r]]``)
     until the gap is below ``settings.tol`` (``OPTIMAL``), ``limit`` steps were made, a
     kernel row is missing or a value is not finite (``NOT_FINITE``); with
@@ -247,15 +251,17 @@ def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, 
     shrinking would keep fewer than a fifth of them, or after ``_SLOW_STEPS_PER_VARIABLE``
     steps a variable (counting ``steps_before``) fewer than half. Returns ``(status, gap,
     steps, missing, hand_over)``: status -1 where not solved, ``missing`` the row needed
-    (else -1)."""
+    (else -1).
+
+    ``keys`` (int64, 5 rows of at least one place per chunk) holds the passes' keys per
+    chunk; ``resume`` (int64, 2) says whether they are those of the multipliers as they are
+    (``resume[0]``: then the first pass is skipped, as after a return for a row) and the
+    second variable already chosen (``resume[1]``, else -1)."""
     y, upper, qd, alpha, grad, flags, rows = variables
     start, split, stop = span.start, span.split, span.stop
     n_chunks = (split - start + _CHUNK - 1) // _CHUNK + (stop - split + _CHUNK - 1) // _CHUNK
-    keys_pos = np.empty(n_chunks, dtype=np.int64)
-    keys_neg = np.empty(n_chunks, dtype=np.int64)
-    lows_pos = np.empty(n_chunks, dtype=np.int64)
-    lows_neg = np.empty(n_chunks, dtype=np.int64)
-    gains = np.empty(n_chunks, dtype=np.int64)
+    keys_pos, keys_neg, lows_pos = keys[0, :n_chunks], keys[1, :n_chunks], keys[2, :n_chunks]
+    lows_neg, gains = keys[3, :n_chunks], keys[4, :n_chunks]
     first = np.empty(n_chunks, dtype=np.int64)  # first variable of each chunk
     column = np.empty(n_chunks, dtype=np.int64)  # its column
     count = np.empty(n_chunks, dtype=np.int64)
@@ -268,10 +274,11 @@ def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, 
     steps = 0
     c_i = c_j = 0.0
     s_i = s_j = 0  # (no step yet: a zero update along row 0 of the store, zeros where not filled)
+    fresh = resume[0] == 0
     while True:
         # the gradient update of the last step fused with the search for the first variables
         # (the largest -y G over I_up, per sign with nu) and the smallest -y G over I_low
-        for c in range(n_chunks):
+        for c in range(n_chunks if fresh else 0):
             t0, k0 = np.uint64(first[c]), np.uint64(column[c])
             best_pos = best_neg = low_pos = low_neg = _NO_KEY
             for k in range(count[c]):
@@ -289,6 +296,8 @@ def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, 
                 low_pos = max(low_pos, ~key if low & (not negative) else _NO_KEY)  # (~key: the key of y G)
                 low_neg = max(low_neg, ~key if low & negative else _NO_KEY)
             keys_pos[c], keys_neg[c], lows_pos[c], lows_neg[c] = best_pos, best_neg, low_pos, low_neg
+        fresh = True
+        resume[0] = 1
         if not (np.isfinite(grad[start]) and np.isfinite(c_i) and np.isfinite(c_j)):
             return NOT_FINITE, np.inf, steps, -1, False
         i_pos = _winner(keys_pos, first, _NO_KEY)
@@ -318,7 +327,7 @@ def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, 
         r_pos, r_neg = slot[rows[stand_pos]], slot[rows[stand_neg]]
         qd_pos, qd_neg = qd[stand_pos], qd[stand_neg]
         # the second-order gains b^2 / a of the second variable (b = -inf outside I_low)
-        for c in range(n_chunks):
+        for c in range(n_chunks if resume[1] < 0 else 0):
             t0, k0 = np.uint64(first[c]), np.uint64(column[c])
             best = np.int64(-1)
             for k in range(count[c]):
@@ -332,11 +341,13 @@ def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, 
                 gain = float_bits((b * abs(b)) / (quad if quad > 0 else _TAU))
                 best = max(best, (gain & _VALUE_BITS) | np.int64(k))
             gains[c] = best
-        j = _winner(gains, first, np.int64(-1))
+        j = _winner(gains, first, np.int64(-1)) if resume[1] < 0 else resume[1]
         if j < 0:
             return OPTIMAL, gap, steps, -1, False
         if slot[rows[j]] < 0:
+            resume[1] = j
             return -1, gap, steps, rows[j], False
+        resume[1] = -1
         steps += 1
         i = i_neg if (nu and y[j] < 0) else i_pos
         s_i = slot[rows[i]]
@@ -479,6 +490,7 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
             sub, block, np.arange(n_kept), Span(zero, n_kept, n_kept, zero, zero), batch.nu,
             Settings(target, settings.max_steps, settings.shrinking, settings.prefetch),
             min(_SHRINK_PERIOD, _STEPS_PER_ACTIVE * n_kept, limit - steps), zero, zero,
+            np.empty((5, n_kept // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64),
         )
         steps += stretch
         _commit(batch, store, work, active, sub_alpha, start, stop)

@@ -166,8 +166,8 @@ class _GramStore:
     """The kernel rows of the Gram strategy: the user's Gram matrix as it is, or rows stored
     as they are computed, by the compiled solver itself (compiled loops) or here between its
     calls (BLAS products, Python kernels; all at once where they are cheap,
-    ``plan.all_rows_first``). The room for rows grows as they come (memory for the rows a
-    fit needs, not for the whole Gram matrix)."""
+    ``plan.all_rows_first``). Only the rows written take memory: a fit holds the rows it
+    needs, not the whole Gram matrix."""
 
     def __init__(self, source, plan, dtype):
         n = source.n_rows
@@ -181,23 +181,17 @@ class _GramStore:
         compute = plan.dots in ("loops", "sparse")
         data = source.compiled(dtype) if source.kernel_code is not None else precomputed_kernel_data(
             np.empty((0, 0)))
-        every_row = plan.all_rows_first or plan.dots == "python"
-        K = np.empty((n if every_row else min(n, _plan.FIRST_ROWS_STORED), n), dtype=dtype)
+        # (room for every row; the memory of a row is only taken where the row is written)
+        K = np.empty((n, n), dtype=dtype)
         K[0] = 0.0  # (finite values for the solver's first pass)
         self.store = RowStore(K, np.full(n, -1), source.diagonal(), compute, data)
         self.filled = 0
-        if every_row:
+        if plan.all_rows_first or plan.dots == "python":
             self.fill(np.arange(n))
 
     def fill(self, rows, work=None):
-        """Compute the kernel rows ``rows`` into the next free places (``work.filled``),
-        making room first where the store is full."""
+        """Compute the kernel rows ``rows`` into the next free places (``work.filled``)."""
         place = self.filled if work is None else int(work.filled[0])
-        K = self.store.K
-        if place + rows.shape[0] > K.shape[0]:
-            grown = np.empty((min(K.shape[1], max(2 * K.shape[0], place + rows.shape[0])), K.shape[1]), dtype=K.dtype)
-            grown[:place] = K[:place]
-            self.store = self.store._replace(K=grown)
         self.source.rows_into(rows, self.store.K[place:place + rows.shape[0]], self.dots)
         self.store.slot[rows] = np.arange(place, place + rows.shape[0])
         self.filled = place + rows.shape[0]
@@ -227,6 +221,7 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress):
             alpha = work.alpha[start:stop]
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < compiled.upper[start:stop])))
             face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
+            work.resume[0], work.resume[1] = 0, -1  # (the multipliers moved: the solver's keys are stale)
         if progress.wanted or progress.stop.is_set():
             progress.report(work.n_iter.sum(), work.gap[min(work.cursor[GROUP], n_groups - 1)], stop - start)
 
@@ -379,7 +374,7 @@ def _blocked_group(batch, g, source, plan, settings, progress):
         local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
                             np.array([[0, n_ws, 0, 0], [n_ws, 0, 0, 0]]), bool(batch.nu))
         local_work = new_work(local_batch, n_ws)
-        local_work.alpha[:] = alpha[ws]
+        local_work.alpha[:] = alpha[ws]  # (resume[0] = 0: the solver makes its keys first)
         local_work.grad[:] = grad[ws]
         local_work.qd[:] = np.diagonal(K)
         local_work.flags[:] = _side_flags(y[ws], alpha[ws], upper[ws])
@@ -396,6 +391,7 @@ def _blocked_group(batch, g, source, plan, settings, progress):
             if face_steps(local_batch, store, local_work, 0, n_ws, _FLOAT32_EPS) == 0:
                 break
             local_work.cursor[GROUP], local_work.cursor[STARTED], local_work.n_iter[0] = 0, 1, 0
+            local_work.resume[0], local_work.resume[1] = 0, -1
         delta = local_work.alpha - alpha[ws]
         moved = np.flatnonzero(delta)
         if moved.size:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..kernels import row_sq_norms
 from .._core.kernels import (
     LINEAR, PRECOMPUTED, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_rows, precomputed_kernel_data,
     sparse_kernel_data,
@@ -87,6 +88,13 @@ class KernelRows:
             self._data[key] = np.ascontiguousarray(X, dtype=dtype)
         return self._data[key]
 
+    def dense_norms(self, dtype):
+        """The squared norms of the rows of :meth:`dense`, made once."""
+        key = ("norms", np.dtype(dtype))
+        if key not in self._data:
+            self._data[key] = row_sq_norms(self.dense(dtype))
+        return self._data[key]
+
     def diagonal(self):
         """``k(x, x)`` of every row (float64), as the compiled rows compute it."""
         if self.form is None:
@@ -107,14 +115,14 @@ class KernelRows:
             for start in range(0, rows.shape[0], step):
                 out[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
             return
-        data = self.compiled(out.dtype)
         if dots == "blas":
             X = self.dense(out.dtype)
-            np.matmul(X[rows], data.XT if data.XT.shape[1] else X.T, out=out)
-            if data.code != LINEAR:
-                apply_kernel(out, data.sq_norms[rows], data.sq_norms, *self.form)
+            np.matmul(X[rows], X.T, out=out)  # (X.T: BLAS's fastest layout for these products)
+            if self.form[0] != LINEAR:
+                norms = self.dense_norms(out.dtype)
+                apply_kernel(out, norms[rows], norms, *self.form)
         else:
-            kernel_rows(data, rows, out)
+            kernel_rows(self.compiled(out.dtype), rows, out)
 
     def block(self, rows, cols):
         """The float64 block ``K(x_rows, x_cols)``."""
