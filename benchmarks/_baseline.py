@@ -3,24 +3,30 @@
 ``--baseline PYTHON`` (the interpreter of another virtual environment, with another svmkit
 installed, say an earlier commit's) starts this file as a worker process under that
 interpreter. The benchmark then has one more library, ``baseline``, whose estimators are
-proxies: each ``fit``, ``decision_function`` or ``predict`` runs in the worker, on data sent
-there once per dataset, and is timed there (the proxy reports the worker's own times, which
-exclude the pipe). The worker imports ``_common`` from this folder, which imports no svmkit,
-so the baseline's svmkit is the one its interpreter finds.
+proxies of any svmkit estimator class (``SVC``, ``NuSVC``, ``OneClassSVM``, ``SVR``, ``NuSVR``,
+``LinearSVC``, ...): each ``fit``, ``decision_function``, ``predict`` or ``score_samples`` runs
+in the worker, on data sent there once per dataset, and is timed there (the proxy reports the
+worker's own times, which exclude the pipe). The worker imports ``_common`` from this folder,
+which imports no svmkit, so the baseline's svmkit is the one its interpreter finds. Its version
+string names the commit of that svmkit's work tree.
 
 Example::
 
     git worktree add ../baseline 3b4a6cb && python3.11 -m venv ../baseline/.venv
     ../baseline/.venv/bin/pip install -e ../baseline
     python benchmarks/svc.py --baseline ../baseline/.venv/bin/python
+    python benchmarks/svm_family.py --baseline ../baseline/.venv/bin/python
+    python benchmarks/linear.py --baseline ../baseline/.venv/bin/python
 """
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +38,8 @@ class BaselineWorker:
     """The worker process: commands and their answers pickled over its standard streams."""
 
     def __init__(self, python):
+        # (a relative interpreter path is the caller's: the worker runs in this folder)
+        python = os.path.abspath(python) if os.sep in python else python
         self.process = subprocess.Popen([python, str(Path(__file__).resolve()), "--worker"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, cwd=str(_HERE))
         self.sent = {}  # id of an array -> key in the worker (the array kept alive here)
@@ -61,8 +69,9 @@ class BaselineWorker:
 
 
 def estimator_class(worker, name):
-    """A proxy class for the baseline's ``svmkit.<name>``: ``fit_seconds``, ``peak_mb`` and
-    ``predict_seconds`` hold the worker's times of the last calls."""
+    """A proxy class for the baseline's ``svmkit.<name>``: ``fit_seconds``, ``fit_cpu_seconds``
+    (the worker's CPU time), ``peak_mb`` and ``predict_seconds`` hold the worker's figures of the
+    last calls."""
 
     class Remote:
         _worker = worker
@@ -81,7 +90,7 @@ def estimator_class(worker, name):
 
         def fit(self, X, y, sample_weight=None):
             keys = (self._worker.key_of(X), self._worker.key_of(y))
-            self.fit_seconds, self.peak_mb, self.model_key, attributes = self._worker.call(
+            self.fit_seconds, self.fit_cpu_seconds, self.peak_mb, self.model_key, attributes = self._worker.call(
                 "fit", self._name, self.params, *keys)
             for attribute, value in attributes.items():
                 setattr(self, attribute, value)
@@ -97,6 +106,9 @@ def estimator_class(worker, name):
         def predict(self, X):
             return self._predicting("predict", X)
 
+        def score_samples(self, X):
+            return self._predicting("score_samples", X)
+
     Remote.__name__ = f"Baseline{name}"
     return Remote
 
@@ -106,9 +118,12 @@ _ATTRIBUTES = ("classes_", "n_support_", "support_", "support_vectors_", "dual_c
 
 
 def _serve():
-    """The worker's loop (run by the baseline's interpreter)."""
+    """The worker's loop (run by the baseline's interpreter). Convergence warnings are not
+    shown: the benchmarks time fits capped by max_iter on purpose and silence them in their own
+    process too."""
     sys.path.insert(0, str(_HERE))
-    from _common import PeakRSS
+    warnings.filterwarnings("ignore", message=".*[Cc]onverge.*")
+    from _common import PeakRSS, source_commit
 
     import svmkit
 
@@ -121,7 +136,9 @@ def _serve():
             return
         try:
             if command == "version":
-                result = f"{svmkit.__version__} ({Path(svmkit.__file__).parent})"
+                source = Path(svmkit.__file__).parent
+                commit = source_commit(source)
+                result = f"{svmkit.__version__} ({source}{f', commit {commit}' if commit else ''})"
             elif command == "store":
                 key, array = args
                 data[key] = array
@@ -130,9 +147,9 @@ def _serve():
                 name, params, x_key, y_key = args
                 model = getattr(svmkit, name)(**params)
                 with PeakRSS() as peak:
-                    started = time.perf_counter()
+                    started, cpu_started = time.perf_counter(), time.process_time()
                     model.fit(data[x_key], data[y_key])
-                    seconds = time.perf_counter() - started
+                    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
                 models.clear()  # (one fitted model at a time: the benchmark's last one)
                 models[id(model)] = model
                 attributes = {}
@@ -141,8 +158,8 @@ def _serve():
                         attributes[attribute] = getattr(model, attribute)
                     except AttributeError:
                         pass
-                result = (seconds, peak.peak_mb, id(model), attributes)
-            else:  # decision_function, predict
+                result = (seconds, cpu_seconds, peak.peak_mb, id(model), attributes)
+            else:  # decision_function, predict, score_samples
                 model_key, x_key = args
                 method = getattr(models[model_key], command)
                 started = time.perf_counter()

@@ -102,6 +102,24 @@ def library_versions():
     return versions
 
 
+def source_commit(path):
+    """The short commit of the git work tree holding ``path``, with ``" + uncommitted changes"``
+    when tracked files differ from it; None outside a git work tree. svmkit's version number
+    does not change between commits, so results name the commit that was measured."""
+    import subprocess
+
+    def git(*arguments):
+        return subprocess.run(["git", "-C", str(path), *arguments], capture_output=True, text=True,
+                              timeout=30, check=True).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit + (" + uncommitted changes" if changed else "")
+
+
 # -- memory --------------------------------------------------------------------
 def _status_kb(field):
     with open("/proc/self/status") as handle:
@@ -306,12 +324,41 @@ def dual_objective(model, kernel, gamma=None, degree=3, coef0=0.0, block_bytes=6
     return objectives if per_pair else float(objectives.sum())
 
 
+def kernel_quadratic_forms(S, coefficients, kernel, gamma=None, degree=3, coef0=0.0, block_bytes=64 * 2**20):
+    """``c'K c`` for every column ``c`` of ``coefficients`` (n_SV, k), ``K`` the kernel matrix of
+    the rows of ``S``, formed in row blocks of about ``block_bytes``: the quadratic term of any
+    SVM dual (one-class, regression, nu-SVC), computed the same way for every library."""
+    coefficients = np.asarray(coefficients, dtype=np.float64)
+    if coefficients.ndim == 1:
+        coefficients = coefficients[:, None]
+    S = _dense_or_csr(S)
+    n_sv = S.shape[0]
+    quadratic = np.zeros(coefficients.shape[1])
+    if n_sv:
+        s_norms = _row_sq_norms(S) if kernel == "rbf" else None
+        rows = max(1, int(block_bytes // (8 * n_sv)))
+        for begin in range(0, n_sv, rows):
+            end = min(n_sv, begin + rows)
+            K = kernel_block(S[begin:end], S, kernel, gamma, degree, coef0, B_sq_norms=s_norms)
+            quadratic += np.einsum("ip,ip->p", coefficients[begin:end], K @ coefficients)
+    return quadratic
+
+
 # -- data ----------------------------------------------------------------------
 def with_int32_indices(X):
     """CSR with 32-bit indices (some scikit-learn wrappers reject 64-bit ones)."""
     X = sp.csr_matrix(X, dtype=np.float64)
     X.sort_indices()
     return sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
+
+
+def shape_text(X):
+    """``n x d`` of a data set as the results show it: ``"270x13"``, ``"8000x123 csr(11%)"``."""
+    n, d = X.shape
+    text = f"{n}x{d}"
+    if sp.issparse(X):
+        text += f" csr({X.nnz / (n * d):.0%})"
+    return text
 
 
 def load_split(data_dir, train_name, test_name, n_features=None):
@@ -428,7 +475,8 @@ def markdown_table(header, rows):
 # -- results -------------------------------------------------------------------
 def write_json(path, benchmark, command, versions, cases, extra=None):
     """The results of a run as JSON (``benchmarks/results/``, read by ``benchmarks/report.py``):
-    the command, date, machine and versions, and per case and library the figures measured."""
+    the command, date, machine, versions and the commit of this work tree (the svmkit measured,
+    where it is installed from here), and per case and library the figures measured."""
     import datetime
     import json
 
@@ -441,7 +489,8 @@ def write_json(path, benchmark, command, versions, cases, extra=None):
         })
     document = {
         "benchmark": benchmark, "command": command, "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": thread_settings()[0], "versions": versions, "cases": records, **(extra or {}),
+        "machine": thread_settings()[0], "versions": versions, "cases": records,
+        "commit": source_commit(Path(__file__).resolve().parent), **(extra or {}),
     }
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(document, indent=1, default=float) + "\n")

@@ -881,7 +881,10 @@ def main(argv=None):
     print("\n".join(line for line in final_threads if line.startswith(("threadpoolctl", "numba", "oneDAL"))))
 
     if args.json:
-        write_json(args.json, "svc", command, versions, cases + synthetic_cases, extra={"small": small})
+        if baseline is not None:
+            versions["baseline"] = baseline.version
+        write_json(args.json, "svc", command, versions, cases + synthetic_cases,
+                   extra={"small": small, "settings": header_lines[3].removeprefix("settings: ")})
     if baseline is not None:
         baseline.close()
     if args.markdown:
