@@ -91,6 +91,17 @@ def single_threaded_blas():
             library.set_num_threads(n_threads)
 
 
+def blas_threads_for(multiply_adds):
+    """The BLAS context for a product of ``multiply_adds``: one thread below
+    :data:`svmkit._plan.ONE_THREAD_BLAS_WORK` (and nothing set where OpenBLAS takes one
+    thread by itself), else BLAS as the user left it."""
+    from ._plan import ONE_THREAD_BLAS_WORK
+
+    if 4 * 65_536 < multiply_adds < ONE_THREAD_BLAS_WORK:
+        return single_threaded_blas()
+    return contextlib.nullcontext()
+
+
 def map_in_threads(function, items, n_workers):
     """``[function(item) for item in items]`` on up to ``n_workers`` threads.
 

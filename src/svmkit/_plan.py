@@ -77,6 +77,18 @@ DEFAULT_MAX_STEPS = 10_000_000
 STEPS_PER_VARIABLE = 100
 
 
+#: BLAS products of fewer multiply-adds than this run on one thread: OpenBLAS itself takes one
+#: thread below 2^18, and between there and this size a second thread on a shared two-core
+#: machine waits for its core longer than it saves (times vary by milliseconds).
+ONE_THREAD_BLAS_WORK = 2**23
+#: Test rows per block of kernel values at prediction: a block of kernel values and its
+#: product with the coefficients stay within a core's cache (2 MB).
+PREDICT_BLOCK_BYTES = 2 * 2**20
+#: Kernel values from which a prediction's blocks are spread over ``n_jobs`` threads (fewer
+#: cost more in thread hand-overs than they save).
+PARALLEL_PREDICT_VALUES = 2**20
+
+
 @dataclass(frozen=True)
 class Plan:
     """What the solver will do for one batch of duals.
@@ -216,7 +228,7 @@ def gram_dtype(n_rows, budget_bytes):
 
     Examples
     --------
-    >>> gram_dtype(1000, 200 * 2**20), gram_dtype(5000, 200 * 2**20), gram_dtype(8000, 200 * 2**20)
+    >>> gram_dtype(700, 200 * 2**20), gram_dtype(5000, 200 * 2**20), gram_dtype(8000, 200 * 2**20)
     (dtype('float64'), dtype('float32'), None)
     """
     values = n_rows * n_rows

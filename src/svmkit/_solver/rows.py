@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._parallel import blas_threads_for
 from ..kernels import row_sq_norms
 from .._core.kernels import (
     LINEAR, PRECOMPUTED, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_rows, precomputed_kernel_data,
@@ -117,7 +118,8 @@ class KernelRows:
             return
         if dots == "blas":
             X = self.dense(out.dtype)
-            np.matmul(X[rows], X.T, out=out)  # (X.T: BLAS's fastest layout for these products)
+            with blas_threads_for(out.size * X.shape[1]):
+                np.matmul(X[rows], X.T, out=out)  # (X.T: BLAS's fastest layout for these products)
             if self.form[0] != LINEAR:
                 norms = self.dense_norms(out.dtype)
                 apply_kernel(out, norms[rows], norms, *self.form)

@@ -17,17 +17,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import kernels as kernel_module
-from .._parallel import map_in_threads, on_pool_thread, usable_cores
+from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
+from .._plan import PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
-
-#: Test rows per block of kernel values at prediction: a block of kernel values and its
-#: product with the coefficients stay within a core's cache (2 MB).
-_PREDICT_BLOCK_BYTES = 2 * 2**20
-#: Kernel values from which a prediction's blocks are spread over ``n_jobs`` threads (fewer
-#: cost more in thread hand-overs than they save).
-_PARALLEL_PREDICT_VALUES = 2**20
-
 
 def is_real(value):
     """``isinstance(value, numbers.Real)``, Python's float and int first (the abstract class's
@@ -296,12 +289,13 @@ class BaseKernelSVM(BaseEstimator):
             products = kernel_module._dot_block(rows, support_vectors)
             return kernel.from_products(products, row_sq_norms(rows), model) @ coef
 
-        if n_rows * n_sv < _PARALLEL_PREDICT_VALUES:
-            out = block_decisions(X)
+        if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
+            with blas_threads_for(n_rows * n_sv * X.shape[1]):
+                out = block_decisions(X)
             out += intercept
             return out
         out = np.empty((n_rows, coef.shape[1]))
-        step = max(1, _PREDICT_BLOCK_BYTES // (8 * n_sv))
+        step = max(1, PREDICT_BLOCK_BYTES // (8 * n_sv))
 
         def decide_block(start):
             out[start:start + step] = block_decisions(X[start:start + step])
