@@ -17,7 +17,6 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from threadpoolctl import ThreadpoolController
 
 # Fewer values than this are computed on one thread: starting numba's parallel loop costs more
-# (usps, linear kernel: 44 updates of about 70 rows x 1,400 columns took 0.9 ms each on two threads)
 PARALLEL_VALUES = 2**20
 
 
@@ -45,7 +44,7 @@ def _blas_libraries():
     """The BLAS libraries of the process, found once, at the first use: by then svmkit has
     imported SciPy's linear algebra, whose BLAS is another library than NumPy's (found at
     import, before it, one-vs-one pairs on two threads ran SciPy's BLAS on every core in each
-    thread: usps, linear kernel, fit 0.05 -> 0.11-0.17 s)."""
+    thread)."""
     global _blas_controllers
     if _blas_controllers is None:
         _blas_controllers = ThreadpoolController().select(user_api="blas").lib_controllers
@@ -69,10 +68,9 @@ def blas_thread_count():
 def single_threaded_blas():
     """Context in which BLAS runs on one thread (for thin blocks, or inside worker threads).
 
-    The BLAS libraries are found once: threadpoolctl's ``limit`` lists every library on
-    each entry, some 100 us, which a multiclass fit of many small problems paid per problem
-    (digits, 45 problems: 4.5 ms of a 50 ms fit). Inside another such context (a worker
-    thread, a problem of a multiclass fit) nothing is set.
+    The BLAS libraries are found once (threadpoolctl's ``limit`` lists every library on each
+    entry, which a fit of many small problems would pay per problem). Inside another such
+    context (a worker thread, a problem of a multiclass fit) nothing is set.
     """
     global _single_thread_depth, _outside_blas_threads
     if _single_thread_depth:
@@ -142,8 +140,7 @@ def map_in_threads(function, items, n_workers):
         pool = _worker_pool(n_workers - 1)
         tasks = [pool.submit(take_items) for _ in range(n_workers - 1)]
         # the calling thread takes items too: it is running already, while a pool thread has
-        # to be woken (on this virtual machine a prediction of 1.5 million kernel values in six
-        # blocks took 9.5 ms after 50 ms of idleness, and 6.5-7.7 ms right after another call)
+        # to be woken
         _mark_worker()  # (calls made by the items run in turn, as on the pool's threads)
         try:
             take_items()
@@ -163,7 +160,7 @@ _in_worker = threading.local()
 
 def _worker_pool(n_workers):
     """The process's worker threads, at least ``n_workers`` of them: started once, not per call
-    (starting two threads cost 0.3-0.8 ms of a 6 ms prediction of 1.5 million kernel values)."""
+    (starting threads costs a noticeable share of a short prediction)."""
     global _pool, _pool_size
     with _pool_lock:
         if _pool_size < n_workers:

@@ -84,6 +84,10 @@ ONE_THREAD_BLAS_WORK = 2**23
 #: Test rows per block of kernel values at prediction: a block of kernel values and its
 #: product with the coefficients stay within a core's cache (2 MB).
 PREDICT_BLOCK_BYTES = 2 * 2**20
+#: Sparse test rows against dense support vectors are made dense a block at a time, up to this
+#: many bytes a block, for BLAS's products (SciPy's sparse-times-dense product is several times
+#: slower but on very sparse rows).
+PREDICT_DENSE_BYTES = 16 * 2**20
 #: Kernel values from which a prediction's blocks are spread over ``n_jobs`` threads (fewer
 #: cost more in thread hand-overs than they save).
 PARALLEL_PREDICT_VALUES = 2**20

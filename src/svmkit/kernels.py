@@ -662,7 +662,7 @@ def check_mercer(kernel, X, tol=1e-8):
 
 def _variance(X):
     """``X.var()`` of a dense float32 or float64 array, with NumPy's sums in NumPy's order (the
-    same bits), without its generic machinery (heart_scale, 202 x 13: 17 -> 8 us).
+    same bits), without its generic machinery.
 
     Examples
     --------

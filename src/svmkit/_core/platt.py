@@ -1,8 +1,7 @@
 """Compiled loops of LIBSVM's probability estimates: the fold shuffle and Platt's sigmoid fit.
 
-Both run once per one-vs-one pair of a ``probability=True`` fit; in Python their
-per-sample loops took about a fifth of such a fit (digits, 45 pairs: 49 ms and
-40 ms of 450).
+Both run once per one-vs-one pair of a ``probability=True`` fit, with a loop per sample
+that would be slow in Python.
 """
 
 import math
@@ -20,8 +19,8 @@ _MT_UPPER, _MT_LOWER, _MT_MATRIX = np.uint32(0x80000000), np.uint32(0x7FFFFFFF),
 @jit
 def mt19937_draws(seed, count):
     """The first ``count`` 32-bit outputs of the Mersenne twister seeded with ``seed``
-    (``init_genrand``: ``std::mt19937(seed)``, and NumPy's ``RandomState(seed)``, whose
-    construction alone costs some 200 us).
+    (``init_genrand``: ``std::mt19937(seed)``, and NumPy's ``RandomState(seed)``, which is
+    slower to construct than these draws take).
 
     Examples
     --------

@@ -18,7 +18,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
-from .._plan import PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES
+from .._plan import PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 
@@ -103,7 +103,7 @@ class BaseKernelSVM(BaseEstimator):
 
     def __sklearn_is_fitted__(self):
         """Whether a fit has set the decision function (what ``check_is_fitted`` asks; its
-        default scan of every attribute name cost 40 us per prediction)."""
+        default scans every attribute name)."""
         return hasattr(self, "intercept_")
 
     def _check_common_params(self):
@@ -133,7 +133,7 @@ class BaseKernelSVM(BaseEstimator):
     def _validate_train_X(self, X, y, y_numeric=False):
         """Validated training ``(X, y)``; with ``y=None`` (one-class) ``y`` is not checked."""
         settings = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True)
-        if _is_plain_training_data(X, y):  # (what validate_data returns unchanged; its checks cost 0.3 ms)
+        if _is_plain_training_data(X, y):  # (what validate_data would return unchanged: its checks are slow)
             self.n_features_in_ = X.shape[1]
             if hasattr(self, "feature_names_in_"):  # (fitted on a DataFrame before)
                 del self.feature_names_in_
@@ -151,9 +151,9 @@ class BaseKernelSVM(BaseEstimator):
         return X, y
 
     def _validate_test_X(self, X):
-        if not self.__sklearn_is_fitted__():  # (check_is_fitted itself costs 10 us a call)
+        if not self.__sklearn_is_fitted__():
             check_is_fitted(self)  # raises NotFittedError
-        if not self._is_valid_test_array(X):  # (scikit-learn's checks cost 0.16 ms a call)
+        if not self._is_valid_test_array(X):  # (else scikit-learn's checks)
             X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
         if self._precomputed and X.shape[1] != self.shape_fit_[0]:
             raise ValueError(
@@ -176,7 +176,7 @@ class BaseKernelSVM(BaseEstimator):
     def _check_weights(sample_weight, X):
         """Sample weights as float64, one per sample, non-negative (None: all ones); a new
         array, never the caller's."""
-        if sample_weight is None:  # (scikit-learn's check costs 0.1 ms)
+        if sample_weight is None:
             return np.ones(X.shape[0])
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, copy=True)
         if np.any(sample_weight < 0):
@@ -283,9 +283,13 @@ class BaseKernelSVM(BaseEstimator):
             return np.broadcast_to(intercept, (n_rows, coef.shape[1])).copy()
         kernel = self.kernel_
 
+        dense_support = not sp.issparse(support_vectors)
+
         def block_decisions(rows):
             if model is None:
                 return kernel(rows, support_vectors) @ coef
+            if dense_support and sp.issparse(rows) and rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
+                rows = rows.toarray()  # (BLAS's dense products, a block at a time)
             products = kernel_module._dot_block(rows, support_vectors)
             return kernel.from_products(products, row_sq_norms(rows), model) @ coef
 

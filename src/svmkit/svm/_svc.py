@@ -272,7 +272,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """
         self._check_params()
         X, y = self._validate_train_X(X, y)
-        if not _are_class_labels(y):  # (scikit-learn's check costs 0.35 ms)
+        if not _are_class_labels(y):  # (scikit-learn's check, only where needed: it is slow)
             check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
