@@ -23,17 +23,17 @@ MB = 2**20
 DATA = Path(__file__).parent / "data"
 
 
-def test_plan_of_small_problems_is_one_store_of_float64_rows_all_computed_first():
+def test_plan_of_small_problems_is_one_store_of_float64_rows_by_compiled_loops():
     p = plan(270, [270], n_features=13, kernel_code=RBF, budget_bytes=200 * MB)
-    assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.all_rows_first) == (
-        "gram", True, "float64", "loops", True)
+    assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.prefetch) == (
+        "gram", True, "float64", "loops", 1)
     assert p.max_steps == 10_000_000
 
 
 def test_plan_of_mid_sized_problems_stores_float32_rows_as_they_are_asked_for():
     p = plan(5000, [5000], n_features=256, kernel_code=RBF, budget_bytes=200 * MB)
-    assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.all_rows_first, p.prefetch) == (
-        "gram", True, "float32", "blas", False, 64)
+    assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.prefetch) == (
+        "gram", True, "float32", "blas", 64)
 
 
 def test_plan_of_one_vs_one_pairs_whose_shared_store_does_not_fit():

@@ -31,12 +31,6 @@ LOOP_ROWS_MAX_FEATURES = 32
 #: rows' memory traffic, not their precision, limits SMO, and float32 keeps the solution within
 #: the tolerance of float64's (docs/performance.md).
 FLOAT64_GRAM_BYTES = 4 * 2**20
-#: The Gram strategy computes every row before SMO starts where they cost at most this many
-#: multiply-adds (rows^2 x features) and bytes: one compiled call or BLAS product instead of
-#: many returns to Python for rows; beyond, SMO's rows (its support vectors and violators,
-#: often a fraction of all) are computed as it asks for them.
-ALL_ROWS_WORK = 2**27
-ALL_ROWS_BYTES = 8 * 2**20
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
 #: for and those of the strongest violators, which SMO asks for next. BLAS blocks of 64 rows run
 #: near peak; rows by compiled loops cost as much one by one, and 8 at a time save most of the
@@ -114,8 +108,6 @@ class Plan:
         Blocked strategy: variables per working set.
     cache_rows : int
         Blocked strategy: kernel rows the row cache holds.
-    all_rows_first : bool
-        Gram strategy: every kernel row computed before SMO starts.
     prefetch : int
         Gram strategy: most rows computed at once where SMO asks for one.
     threads : int
@@ -130,7 +122,6 @@ class Plan:
     dots: str
     working_set: int
     cache_rows: int
-    all_rows_first: bool
     prefetch: int
     threads: int
     max_steps: int
@@ -193,8 +184,7 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
         dots = "loops" if n_features <= LOOP_ROWS_MAX_FEATURES else "blas"
     shared_dtype = gram_dtype(n_data, budget_bytes)
     if shared_dtype is not None:
-        all_first = _all_rows_first(n_data, n_features, shared_dtype)
-        return Plan("gram", True, shared_dtype, dots, 0, 0, all_first, PREFETCH_ROWS[dots], 1, max_steps)
+        return Plan("gram", True, shared_dtype, dots, 0, 0, PREFETCH_ROWS[dots], 1, max_steps)
     own_dtypes = [gram_dtype(rows, budget_bytes) for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
         values = sum(rows * rows for rows in group_rows)
@@ -203,21 +193,14 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
         while threads > 1 and sum(sorted(rows * rows for rows in group_rows)[-threads:]) * 8 > budget_bytes:
             threads -= 1
         widest = np.float64 if all(d == np.float64 for d in own_dtypes) else np.float32
-        all_first = _all_rows_first(largest, n_features, widest)
-        return Plan("gram", False, np.dtype(widest), dots, 0, 0, all_first, PREFETCH_ROWS[dots], threads, max_steps)
+        return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots], threads, max_steps)
     if dots == "sparse" and sparse_density > SPARSE_ROWS_DENSITY and n_data * n_features * 4 <= FLOAT32_COPY_BYTES:
         dots = "blas"  # (a dense float32 copy for BLAS products)
     working_set = LINEAR_WORKING_SET if linear else WORKING_SET
     working_set = int(min(working_set, 2 ** int(np.floor(np.log2(max(n_variables // 2, 2))))))
     # the budget holds the cached rows (float32) and a working set's float64 block
     cache_rows = 0 if linear else int(max(working_set, (budget_bytes - 8 * working_set**2) // (4 * n_data)))
-    return Plan("blocked", False, np.dtype(np.float32), dots, working_set, cache_rows, False, 0, 1, max_steps)
-
-
-def _all_rows_first(n_rows, n_features, dtype):
-    """Whether every kernel row of a Gram matrix of ``n_rows`` rows is computed first."""
-    values = n_rows * n_rows
-    return values * max(n_features, 1) <= ALL_ROWS_WORK and values * np.dtype(dtype).itemsize <= ALL_ROWS_BYTES
+    return Plan("blocked", False, np.dtype(np.float32), dots, working_set, cache_rows, 0, 1, max_steps)
 
 
 def with_rows_per_problem(plan):

@@ -164,10 +164,9 @@ def solve(batch, source, settings):
 
 class _GramStore:
     """The kernel rows of the Gram strategy: the user's Gram matrix as it is, or rows stored
-    as they are computed, by the compiled solver itself (compiled loops) or here between its
-    calls (BLAS products, Python kernels; all at once where they are cheap,
-    ``plan.all_rows_first``). Only the rows written take memory: a fit holds the rows it
-    needs, not the whole Gram matrix."""
+    as SMO asks for them, by the compiled solver itself (compiled loops) or here between its
+    calls (BLAS products, Python kernels). Only the rows written take memory: a fit holds the
+    rows it needs, not the whole Gram matrix."""
 
     def __init__(self, source, plan, dtype):
         n = source.n_rows
@@ -186,8 +185,6 @@ class _GramStore:
         K[0] = 0.0  # (finite values for the solver's first pass)
         self.store = RowStore(K, np.full(n, -1), source.diagonal(), compute, data)
         self.filled = 0
-        if plan.all_rows_first or plan.dots == "python":
-            self.fill(np.arange(n))
 
     def fill(self, rows, work=None):
         """Compute the kernel rows ``rows`` into the next free places (``work.filled``)."""
