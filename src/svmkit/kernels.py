@@ -39,6 +39,7 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from ._core.kernels import LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel
+from ._first_use import notice_compilation
 
 __all__ = [
     "Kernel",
@@ -228,6 +229,7 @@ class _CompiledKernel(Kernel):
         no_norms = np.empty(0, dtype=K.dtype)
         row_norms = no_norms if A_sq_norms is None else np.asarray(A_sq_norms).astype(K.dtype, copy=False)
         col_norms = no_norms if B_sq_norms is None else np.asarray(B_sq_norms).astype(K.dtype, copy=False)
+        notice_compilation(apply_kernel)
         if K.flags.c_contiguous:
             apply_kernel(K, row_norms, col_norms, code, gamma, coef0, degree)
         else:  # (F-ordered: the transpose of a product of sparse rows, in place)

@@ -40,6 +40,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from svmkit._core import linear as _core
+from svmkit._first_use import notice_compilation
 
 __all__ = ["LinearSVC", "PegasosSVC"]
 
@@ -291,6 +292,7 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         weights = np.empty((n_problems, n_weights))
         self.alpha_ = np.empty((n_problems, X.shape[0]))
         n_iters = np.empty(n_problems, dtype=np.intp)
+        notice_compilation(_core.dcd_svc)
         for k in range(n_problems):
             alpha, w, n_iter, gap, status = _core.dcd_svc(
                 *data, bias_value, n_weights, targets[k], rows, upper, diag, float(self.tol), int(self.max_iter), seed
@@ -506,6 +508,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         average_start = float(self._average_start())
         data = _core_data(X)
         weights = np.empty_like(self._directions)
+        notice_compilation(_core.pegasos_epochs)
         for k in range(targets.shape[0]):
             direction, offset, state = self._directions[k], self._average_offsets[k], self._states[k]
             _core.pegasos_epochs(

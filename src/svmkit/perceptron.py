@@ -31,6 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmkit._core import linear as _core
+from svmkit._first_use import notice_compilation
 from svmkit.kernels import make_kernel, resolve_gamma
 from svmkit.linear import (
     _bias_value,
@@ -130,6 +131,7 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         weights = np.empty((targets.shape[0], n_weights))
         self.alpha_ = np.empty(targets.shape, dtype=np.int64)
         n_iters = []
+        notice_compilation(_core.perceptron_sweeps)
         for k, target in enumerate(targets):
             weights[k], self.alpha_[k], n_iter, status = _core.perceptron_sweeps(
                 *data, bias_value, n_weights, target, float(self.eta), int(self.max_iter)
@@ -240,6 +242,7 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         gram = _kernel_block(self.kernel_, X, X)
         self.alpha_ = np.empty(targets.shape, dtype=np.int64)
         n_iters = []
+        notice_compilation(_core.kernel_perceptron_sweeps)
         for k, target in enumerate(targets):
             self.alpha_[k], n_iter, status = _core.kernel_perceptron_sweeps(gram, target, int(self.max_iter))
             if status == _core.MAX_ITER_REACHED:

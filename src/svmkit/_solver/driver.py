@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _plan
 from .._core.kernels import precomputed_kernel_data
+from .._first_use import notice_compilation
 from .._core.smo import GROUP, N_WANTED, STARTED, Batch, RowStore, Settings, group_rho, new_work, solve_batch
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
@@ -128,6 +129,7 @@ def solve(batch, source, settings):
         plan = _plan.with_rows_per_problem(plan)
     if settings.verbose:
         logger.info("%s", plan)
+    notice_compilation(solve_batch, group_rho, *((select_working_set,) if plan.strategy == "blocked" else ()))
     progress = _Progress(settings, batch.y.shape[0])
     if plan.strategy == "gram" and plan.shared_rows:
         compiled = batch.compiled(runs)

@@ -56,6 +56,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit._core import libsvm_parse
+from svmkit._first_use import notice_compilation
 
 __all__ = [
     "LibsvmFormatError",
@@ -356,6 +357,7 @@ def _parse(buf, dtype, first_index, max_index):
     columns = np.empty(max_stored, dtype=np.int32)
     values = np.empty(max_stored, dtype=np.float64)
     deferred = np.empty((3, max_stored + max_rows), dtype=np.int64)
+    notice_compilation(libsvm_parse.parse_libsvm)
     status, line, token_start, token_end, n_rows, n_stored, n_deferred = libsvm_parse.parse_libsvm(
         data, first_index, max_index, labels, row_lines, indptr, columns, values, *deferred
     )
