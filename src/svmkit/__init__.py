@@ -7,8 +7,8 @@ margin and duality gap are attributes of every fitted model.
 import importlib
 
 # Public submodules and names, each imported when first asked for (PEP 562): ``from svmkit
-# import SVC`` loads the SVMs, not model selection, file formats or persistence (on the project's
-# machine 7 MB less resident memory, 202.8 against 209.6 MB, and an import of 1.1 s instead of 1.4).
+# import SVC`` loads the SVMs, not model selection, file formats or persistence (less memory
+# and a shorter import).
 _SUBMODULES = ("io", "kernels", "model_selection", "plotting", "preprocessing")
 _HOMES = {
     "._solver": ["SolverProgress"],

@@ -5,10 +5,11 @@
   compiled code, any other kernel object in Python, block by block.
 * :class:`PrecomputedRows`: a Gram matrix in memory (``kernel='precomputed'``).
 
-Each gives the solver what it needs: its compiled form for the Gram strategy
-(:meth:`gram_store_data`), rows for the blocked strategy's cache (:meth:`rows32`),
-blocks, the diagonal, and for the linear kernel the change of ``K a`` through ``w``
-(:meth:`weighted_columns`).
+Each gives the solver what it needs: its compiled form, which the Gram strategy's compiled
+solver computes rows from (:meth:`compiled`), rows written into a store or cache
+(:meth:`rows_into`: compiled loops, BLAS or Python), blocks, the diagonal, the source of a
+subset of the rows (a problem's own), and for the linear kernel the change of ``K a`` through
+``w`` (:meth:`weighted_columns`).
 """
 
 from __future__ import annotations

@@ -271,10 +271,7 @@ class BaseKernelSVM(BaseEstimator):
         ``n_jobs`` threads where they are many."""
         model = self._prediction_model()
         if isinstance(self.kernel_, LinearKernel):
-            if sp.issparse(X):
-                return np.asarray(X @ model) + intercept
-            # (row by row in a fixed order: a row's decision does not depend on the other rows)
-            return np.einsum("ij,jk->ik", X, model) + intercept
+            return np.asarray(X @ model) + intercept
         if self._precomputed:
             return np.asarray(X[:, self.support_] @ coef) + intercept
         support_vectors = self.support_vectors_
