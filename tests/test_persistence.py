@@ -455,7 +455,7 @@ def test_unfitted_estimator_round_trip():
 
 def test_saved_fields_are_documented():
     text = DOCS.read_text()
-    for schema in svmkit.persistence._SCHEMAS:
+    for schema in svmkit.persistence._registry._SCHEMAS:
         assert f"`{schema.name}`" in text, schema.name
         for field in saved_fields(schema.estimator_class()):
             assert f"`{field.name}`" in text, f"{schema.name}: {field.name}"
