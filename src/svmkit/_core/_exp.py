@@ -31,7 +31,8 @@ if numba.config.DISABLE_JIT:
         return struct.unpack("<q", struct.pack("<d", value))[0]
 
     def bits_float(bits):
-        return struct.unpack("<d", struct.pack("<q", bits))[0]
+        # (the low 64 bits, as an int64 shifted in compiled code keeps them)
+        return struct.unpack("<d", struct.pack("<Q", int(bits) & 0xFFFFFFFFFFFFFFFF))[0]
 else:
     from llvmlite import ir
 
