@@ -271,7 +271,11 @@ class BaseKernelSVM(BaseEstimator):
         ``n_jobs`` threads where they are many."""
         model = self._prediction_model()
         if isinstance(self.kernel_, LinearKernel):
-            return np.asarray(X @ model) + intercept
+            if sp.issparse(X) or model.shape[1] > 1:
+                return np.asarray(X @ model) + intercept
+            # (one decision function: row by row, so that a row's value, and its sign at the
+            # boundary, does not depend on the other rows)
+            return np.einsum("ij,jk->ik", X, model) + intercept
         if self._precomputed:
             return np.asarray(X[:, self.support_] @ coef) + intercept
         support_vectors = self.support_vectors_
