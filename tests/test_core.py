@@ -9,7 +9,9 @@ from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, PRECOMPUTED, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_rows,
     precomputed_kernel_data, sparse_kernel_data,
 )
-from svmkit._core.smo import GROUP, N_WANTED, Batch, RowStore, Settings, group_rho, new_work, solve_batch
+from svmkit._core.smo import (
+    GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
+)
 from svmkit._solver.dual import DualBatch
 from svmkit._core.working_set import column_sum, gather_block, select_working_set, smallest
 
@@ -62,12 +64,12 @@ def _runs(bounds, rows):
 
 def _batch_on(K, y, p, upper, alpha0, nu=False):
     n = y.shape[0]
-    store = RowStore(K.copy(), np.arange(n), np.diagonal(K).copy(), False, precomputed_kernel_data(K))
+    store = full_row_store(K.copy(), np.diagonal(K).copy(), precomputed_kernel_data(K))
     return Batch(y, p, upper, np.arange(n), _runs([0, n], np.arange(n)), nu), store
 
 
 def _solve(batch, store, alpha0, tol=1e-8, shrinking=True, budget=2**40):
-    work = new_work(batch, store.K.shape[0])
+    work = new_work(batch)
     work.alpha[:] = alpha0
     while work.cursor[GROUP] < batch.runs.shape[0] - 1:
         solve_batch(batch, store, work, Settings(tol, 10**7, shrinking, 8), budget)
@@ -122,19 +124,48 @@ def test_missing_rows_are_asked_for_and_the_solution_is_that_of_all_rows_stored(
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     batch, full_store = _batch_on(K, y, -np.ones(40), np.full(40, 1.0), np.zeros(40))
     expected = _solve(batch, full_store, np.zeros(40), tol=1e-6)
-    store = RowStore(np.zeros((40, 40)), np.full(40, -1), np.diagonal(K).copy(), False, precomputed_kernel_data(K))
+    store = row_store(np.empty((40, 40)), 40, np.diagonal(K).copy(), False, precomputed_kernel_data(K))
     work, filled, requests = new_work(batch), 0, 0
     while work.cursor[GROUP] < 1:
         solve_batch(batch, store, work, Settings(1e-6, 10**7, True, 8), 2**40)
-        wanted = work.wanted[:work.cursor[N_WANTED]]
-        if wanted.size:
+        count = work.cursor[N_WANTED]
+        if count:
             requests += 1
-            assert wanted.size <= 8 and np.all(store.slot[wanted] == -1) and np.unique(wanted).size == wanted.size
-            store.K[filled:filled + wanted.size] = K[wanted]
-            store.slot[wanted] = np.arange(filled, filled + wanted.size)
-            filled += wanted.size
+            wanted, places = work.wanted[:count], work.places[:count]
+            assert count <= 8 and np.unique(wanted).size == count
+            np.testing.assert_array_equal(places, np.arange(filled, filled + count))  # (free places in order)
+            np.testing.assert_array_equal(store.slot[wanted], places)
+            store.K[places] = K[wanted]
+            work.cursor[N_WANTED] = 0
+            filled += count
     assert requests >= 2 and filled <= 40
     np.testing.assert_array_equal(work.alpha, expected.alpha)
+
+
+@pytest.mark.parametrize("capacity", [6, 20])
+@pytest.mark.parametrize("nu", [False, True])
+def test_a_store_of_fewer_rows_than_the_problem_reaches_the_naive_optimum(capacity, nu):
+    """Rows computed by the solver into a store of ``capacity`` of the 40 rows (the least
+    recently used make room, the start point's rows in chunks): the optimum of the naive
+    solver, each row's values those of the kernel matrix wherever it is stored."""
+    K = kernel_by_formula(RBF, 0.4, 0.0, 1.0, X, X)
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+    Q = y[:, None] * y[None, :] * K
+    upper = np.full(40, 2.0)
+    p, alpha0 = (np.zeros(40), np.zeros(40)) if nu else (-np.ones(40), np.zeros(40))
+    if nu:
+        for sign in (1.0, -1.0):
+            alpha0[np.flatnonzero(y == sign)[:4]] = 2.0
+    data = dense_kernel_data(X.copy(), RBF, 0.4, 0.0, 1.0)
+    batch = Batch(y, p, upper, np.arange(40), _runs([0, 40], np.arange(40)), nu)
+    store = row_store(np.empty((capacity, 40)), 40, np.diagonal(K).copy(), True, data)
+    work = _solve(batch, store, alpha0, shrinking=True)
+    _, expected_objective = dual_by_projected_gradient(Q, p, y, upper, alpha0, nu=nu)
+    assert 0.5 * work.alpha @ Q @ work.alpha + p @ work.alpha == pytest.approx(expected_objective, rel=1e-7, abs=1e-9)
+    np.testing.assert_allclose(work.grad, Q @ work.alpha + p, atol=1e-10)
+    stored = np.flatnonzero(store.slot >= 0)
+    assert 0 < stored.size <= capacity
+    np.testing.assert_allclose(store.K[store.slot[stored]], K[stored], rtol=1e-12)
 
 
 def test_groups_of_a_batch_are_solved_as_problems_of_their_own():

@@ -7,10 +7,11 @@ what the plan says. ``SVC(verbose=True)`` logs the plan.
 
 There are two strategies (DESIGN.md sections 2 and 3):
 
-* ``"gram"``: the kernel rows a problem needs are computed once, as SMO asks for them, and
-  kept; used where the Gram matrix fits in the budget. The problems of a batch (one-vs-one
-  pairs, cross-validation folds) share one store of rows of all the data where that fits,
-  else each problem has its own.
+* ``"gram"``: the kernel rows a problem needs are computed as SMO asks for them and kept in
+  a store of rows; used where the budget holds the Gram matrix, or enough of its rows that
+  few are computed twice (LIBSVM's cache: the least recently used rows make room). The
+  problems of a batch (one-vs-one pairs, cross-validation folds) share one store of rows of
+  all the data where that holds enough rows, else each problem has its own.
 * ``"blocked"``: working sets of ``working_set`` variables, their kernel rows computed in
   blocks (BLAS) through a row cache bounded by the budget; used where the Gram matrix does
   not fit.
@@ -31,6 +32,11 @@ LOOP_ROWS_MAX_FEATURES = 32
 #: rows' memory traffic, not their precision, limits SMO, and float32 keeps the solution within
 #: the tolerance of float64's (docs/performance.md).
 FLOAT64_GRAM_BYTES = 4 * 2**20
+#: The Gram strategy keeps rows of all the data in a store that holds at least this fraction
+#: of them (float32, least recently used out): SMO's rows (support vectors, violators) are
+#: then mostly found again, and a shrunk sub-problem's rows fit at once; with fewer, the
+#: problems get stores of their own, or the blocked strategy.
+SHARED_ROWS_MIN_FRACTION = 0.5
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
 #: for and those of the strongest violators, which SMO asks for next. BLAS blocks of 64 rows run
 #: near peak; rows by compiled loops cost as much one by one, and 8 at a time save most of the
@@ -107,7 +113,7 @@ class Plan:
     working_set : int
         Blocked strategy: variables per working set.
     cache_rows : int
-        Blocked strategy: kernel rows the row cache holds.
+        Kernel rows the store (Gram strategy, shared rows) or the row cache (blocked) holds.
     prefetch : int
         Gram strategy: most rows computed at once where SMO asks for one.
     threads : int
@@ -130,6 +136,8 @@ class Plan:
         where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
         if self.strategy == "gram":
             detail = f"Gram matrix in {np.dtype(self.gram_dtype).name}, {where}"
+            if self.shared_rows:
+                detail += f" ({self.cache_rows} rows at most)"
         else:
             detail = f"working sets of {self.working_set}, a cache of {self.cache_rows} rows"
         return f"plan: {self.strategy} strategy ({detail}), rows by {self.dots}, {self.threads} thread(s)"
@@ -165,7 +173,7 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     --------
     >>> from svmkit._core.kernels import RBF
     >>> str(plan(270, [270], n_features=13, kernel_code=RBF, budget_bytes=200 * 2**20))
-    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems), rows by loops, 1 thread(s)'
+    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (270 rows at most)), rows by loops, 1 thread(s)'
     >>> plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * 2**20).strategy
     'blocked'
     """
@@ -184,7 +192,10 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
         dots = "loops" if n_features <= LOOP_ROWS_MAX_FEATURES else "blas"
     shared_dtype = gram_dtype(n_data, budget_bytes)
     if shared_dtype is not None:
-        return Plan("gram", True, shared_dtype, dots, 0, 0, PREFETCH_ROWS[dots], 1, max_steps)
+        return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps)
+    shared_rows = int(budget_bytes // (4 * max(n_data, 1)))  # (float32 rows)
+    if dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data:
+        return Plan("gram", True, np.dtype(np.float32), dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps)
     own_dtypes = [gram_dtype(rows, budget_bytes) for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
         values = sum(rows * rows for rows in group_rows)

@@ -30,12 +30,16 @@ two-variable update clipped to the box. Two things make it fast:
   (their kernel block, one row per variable) and solved there, shrunk again every stretch,
   and the gradient of every variable is updated from the rows that moved.
 
-Where the store lacks a kernel row, the solver computes it (``store.compute``: compiled
-kernels, :func:`svmkit._core.kernels.kernel_rows`) or lists the rows it wants (that one
-first, then those of the strongest violators) in ``work.wanted`` and returns for the caller
-to compute them (BLAS products, kernels computed in Python). A call also returns after
-``budget`` steps. Its position is kept in ``work``: the caller reports progress, lets Ctrl-C
-through and tries steps on the face of the free multipliers between calls.
+The store of kernel rows is a cache of ``capacity`` whole rows: all rows of a problem where
+they fit, else the least recently used ones make room (LIBSVM's ``Cache``). Where it lacks a
+row, the solver lists the rows it wants (that one first, then those of the strongest
+violators) in ``work.wanted``, gives them places (``work.places``), and computes them
+(``store.compute``: compiled kernels, :func:`svmkit._core.kernels.kernel_rows`) or returns for
+the caller to compute them (BLAS products, kernels computed in Python). Rows needed at once
+(a sub-problem's, a chunk of the start point's) are kept from being evicted by each other.
+A call also returns after ``budget`` steps. Its position is kept in ``work``: the caller
+reports progress, lets Ctrl-C through and tries steps on the face of the free multipliers
+between calls.
 """
 
 from collections import namedtuple
@@ -51,11 +55,15 @@ from .kernels import kernel_rows
 #: floating point).
 OPTIMAL, ITERATION_LIMIT, NOT_FINITE = 0, 1, 3
 
-#: Entries of ``Work.cursor``: the group being solved, whether its start is done, the
-#: number of rows listed in ``Work.wanted``, the steps of the group's stretches on all its
-#: variables since its last sub-problem, and whether a sub-problem came within 10 tol
-#: (LIBSVM's unshrinking: from then on sub-problems are solved to ``tol``).
-GROUP, STARTED, N_WANTED, STEPS_SINCE, UNSHRUNK = range(5)
+#: Entries of ``Work.cursor``: the group being solved, how far its start is (``NOT_STARTED``,
+#: ``STARTING``: the gradient of the start point being summed from ``START_AT`` on,
+#: ``STARTED``), the number of rows listed in ``Work.wanted``, the steps of the group's
+#: stretches on all its variables since its last sub-problem, and whether a sub-problem came
+#: within 10 tol (LIBSVM's unshrinking: from then on sub-problems are solved to ``tol``).
+GROUP, STARTED, N_WANTED, STEPS_SINCE, UNSHRUNK, START_AT = range(6)
+NOT_STARTED, STARTING, STARTED_DONE = 0, 2, 1
+#: Entries of ``RowStore.clock``: the time of the next use of a row, the places taken so far.
+TICK, TAKEN = range(2)
 
 _TAU = 1e-12  # LIBSVM's TAU: the curvature used where K_ii + K_jj - 2 K_ij <= 0
 _SHRINK_PERIOD = 1000  # LIBSVM: shrink every min(variables, 1000) steps
@@ -81,19 +89,21 @@ runs : int64 array (n_groups + 1, 4): row ``g`` holds group ``g``'s first variab
 nu : bool, also keep ``sum a_t`` fixed within each sign of ``y``
 """
 
-RowStore = namedtuple("RowStore", "K slot qd compute data")
-RowStore.__doc__ = """Kernel rows held in memory: row ``r`` of the kernel matrix is
-``K[slot[r]]`` over all its columns (``slot[r] < 0``: not stored), the rows stored one after
-another (``Work.filled`` of them; ``K[0]`` holds finite values even before a row is stored
-there); ``qd``: the diagonal; ``compute``: whether missing rows are computed here from
-``data`` (a :class:`svmkit._core.kernels.KernelData`) while ``K`` has room."""
+RowStore = namedtuple("RowStore", "K slot owner used clock qd compute data")
+RowStore.__doc__ = """A cache of kernel rows: row ``r`` of the kernel matrix is ``K[slot[r]]``
+over all its columns (``slot[r] < 0``: not stored); ``owner[k]`` is the row held in place
+``k`` (-1: none yet), ``used[k]`` the time it was last used, ``clock`` the ``TICK`` and the
+places ``TAKEN`` (int64); ``K[0]`` holds finite values even before a row is stored there;
+``qd``: the diagonal of the kernel matrix; ``compute``: whether missing rows are computed
+here from ``data`` (a :class:`svmkit._core.kernels.KernelData`). Made by
+:func:`row_store` or :func:`full_row_store`."""
 
-Work = namedtuple("Work", "alpha grad flags qd cursor filled n_iter status gap wanted keys resume")
+Work = namedtuple("Work", "alpha grad flags qd cursor n_iter status gap wanted places keys resume")
 Work.__doc__ = """The solver's state between calls: the multipliers and the gradient
 ``G = Qa + p`` (float64, updated in place), each variable's side flags and kernel diagonal,
-the ``cursor`` (int64, ``GROUP`` ... ``UNSHRUNK``), the number of rows stored (int64, one
-value), per group the steps made, the status and the gap reached, the rows wanted (int64,
-one place per variable), and the keys and ``resume`` state of :func:`_smo_stretch` (set
+the ``cursor`` (int64, ``GROUP`` ... ``START_AT``), per group the steps made, the status and
+the gap reached, the rows wanted and the places given them in the store (int64, room for one
+per variable), and the keys and ``resume`` state of :func:`_smo_stretch` (set
 ``resume[0] = 0`` after changing multipliers or gradients between calls)."""
 
 Variables = namedtuple("Variables", "y upper qd alpha grad flags rows")
@@ -110,15 +120,31 @@ before ITERATION_LIMIT; shrinking: whether shrunk sub-problems are solved; prefe
 rows wanted at once."""
 
 
-def new_work(batch, filled=0):
-    """A :class:`Work` for ``batch`` at its first group, the multipliers zero; ``filled``
-    rows of the store taken already."""
+def new_work(batch):
+    """A :class:`Work` for ``batch`` at its first group, the multipliers zero."""
     m = batch.y.shape[0]
     n_groups = batch.runs.shape[0] - 1
-    return Work(np.zeros(m), np.zeros(m), np.zeros(m, dtype=np.int8), np.zeros(m), np.zeros(5, dtype=np.int64),
-                np.array([filled], dtype=np.int64), np.zeros(n_groups, dtype=np.int64),
-                np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups), np.empty(m, dtype=np.int64),
+    return Work(np.zeros(m), np.zeros(m), np.zeros(m, dtype=np.int8), np.zeros(m), np.zeros(6, dtype=np.int64),
+                np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups),
+                np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
                 np.empty((5, m // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64))
+
+
+def row_store(K, n_rows, qd, compute, data):
+    """An empty :class:`RowStore` of the rows of a kernel matrix of ``n_rows`` rows, in the
+    places of ``K`` (``K.shape[0]`` rows; ``K[0]`` is set to zeros)."""
+    capacity = K.shape[0]
+    K[0] = 0.0
+    return RowStore(K, np.full(n_rows, -1, dtype=np.int64), np.full(capacity, -1, dtype=np.int64),
+                    np.zeros(capacity, dtype=np.int64), np.zeros(2, dtype=np.int64), qd, compute, data)
+
+
+def full_row_store(K, qd, data):
+    """A :class:`RowStore` holding every row of the square kernel matrix ``K`` in place."""
+    n = K.shape[0]
+    rows = np.arange(n, dtype=np.int64)
+    return RowStore(K, rows, rows.copy(), np.zeros(n, dtype=np.int64), np.array([0, n], dtype=np.int64), qd,
+                    False, data)
 
 
 @jit
@@ -142,8 +168,8 @@ def solve_batch(batch, store, work, settings, budget):
     >>> K = X @ X.T
     >>> batch = Batch(np.array([-1.0, -1.0, 1.0, 1.0]), -np.ones(4), np.full(4, 10.0), np.arange(4),
     ...               np.array([[0, 4, 0, 0], [4, 0, 0, 0]]), False)
-    >>> store = RowStore(K, np.arange(4), np.diagonal(K).copy(), False, precomputed_kernel_data(K))
-    >>> work = new_work(batch, 4)
+    >>> store = full_row_store(K, np.diagonal(K).copy(), precomputed_kernel_data(K))
+    >>> work = new_work(batch)
     >>> steps = solve_batch(batch, store, work, Settings(1e-6, 1000, True, 16), 1000)
     >>> work.alpha.round(6), work.status  # the margin 1 <= x <= 3
     (array([0. , 0.5, 0.5, 0. ]), array([0]))
@@ -156,33 +182,44 @@ def solve_batch(batch, store, work, settings, budget):
     while cursor[GROUP] < n_groups:
         g = cursor[GROUP]
         start, stop = runs[g, 0], runs[g + 1, 0]
-        if cursor[STARTED] == 0:
-            # G = p + Q a at the start point: the rows of the nonzero multipliers first
-            for t in range(start, stop):
-                if alpha[t] != 0:
-                    _want(store, work, rows[t])
-            if not _get_wanted(store, work):
-                return used
+        if cursor[STARTED] == NOT_STARTED:
             for t in range(start, stop):
                 grad[t] = batch.p[t]
                 work.flags[t] = _side(y[t], alpha[t], upper[t])
                 work.qd[t] = store.qd[rows[t]]
-            for s in range(start, stop):
+            cursor[STARTED] = STARTING
+            cursor[START_AT] = start
+        while cursor[STARTED] == STARTING:
+            # G = p + Q a at the start point, from the rows of the nonzero multipliers, a chunk
+            # of them at a time (at most half the store's places)
+            since = store.clock[TICK]
+            end = cursor[START_AT]
+            n_rows = 0
+            while end < stop and n_rows < max(store.K.shape[0] // 2, 1):
+                if alpha[end] != 0:
+                    _use_or_want(store, work, rows[end])
+                    n_rows += 1
+                end += 1
+            if not _get_wanted(store, work, since):
+                return used
+            for s in range(cursor[START_AT], end):
                 if alpha[s] != 0:
                     row = store.K[store.slot[rows[s]]]
                     for t in range(start, stop):
                         grad[t] += y[t] * y[s] * alpha[s] * row[rows[t]]
-            cursor[STARTED] = 1
-            cursor[STEPS_SINCE] = 0
-            cursor[UNSHRUNK] = 0
-            work.resume[0], work.resume[1] = 0, -1
+            cursor[START_AT] = end
+            if end == stop:
+                cursor[STARTED] = STARTED_DONE
+                cursor[STEPS_SINCE] = 0
+                cursor[UNSHRUNK] = 0
+                work.resume[0], work.resume[1] = 0, -1
         variables = Variables(y, upper, work.qd, alpha, grad, work.flags, rows)
         span = Span(start, runs[g, 1], stop, runs[g, 2], runs[g, 3])
         status = -1
         while status < 0:
             limit = min(settings.max_steps - work.n_iter[g], budget - used)
             status, gap, steps, missing, hand_over = _smo_stretch(
-                variables, store.K, store.slot, span, batch.nu, settings, limit,
+                variables, store, span, batch.nu, settings, limit,
                 stop - start if settings.shrinking else 0, cursor[STEPS_SINCE], work.keys, work.resume,
             )
             used += steps
@@ -190,18 +227,22 @@ def solve_batch(batch, store, work, settings, budget):
             cursor[STEPS_SINCE] += steps
             work.gap[g] = gap
             if missing >= 0:
+                since = store.clock[TICK]
                 _want(store, work, missing)
                 _want_rows(store, work, variables, start, stop, settings.prefetch)
-                if not _get_wanted(store, work):
+                if not _get_wanted(store, work, since):
                     return used
             elif hand_over:
-                # shrinking as sub-problems: the rows of the variables it keeps first
+                # shrinking as sub-problems: the rows of the variables it keeps first, all in
+                # the store at once (else SMO goes on on all variables)
                 kept = np.empty(stop - start, dtype=np.bool_)
-                _kept(y, upper, alpha, grad, start, stop, batch.nu, kept)
+                if _kept(y, upper, alpha, grad, start, stop, batch.nu, kept) > store.K.shape[0]:
+                    continue
+                since = store.clock[TICK]
                 for t in range(start, stop):
                     if kept[t - start]:
-                        _want(store, work, rows[t])
-                if not _get_wanted(store, work):
+                        _use_or_want(store, work, rows[t])
+                if not _get_wanted(store, work, since):
                     return used
                 sub_steps = _solve_shrunk(batch, store, work, settings, start, stop,
                                           min(settings.max_steps - work.n_iter[g], budget - used))
@@ -215,7 +256,7 @@ def solve_batch(batch, store, work, settings, budget):
                 status = ITERATION_LIMIT
         work.status[g] = status
         cursor[GROUP] = g + 1
-        cursor[STARTED] = 0
+        cursor[STARTED] = NOT_STARTED
     return used
 
 
@@ -243,9 +284,8 @@ def _key_value(key):
 
 
 @jit
-def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, steps_before, keys, resume):
-    """SMO on the variables of ``span`` (kernel row ``r`` of the store is ``K[slot[r]]``)
-    until the gap is below ``settings.tol`` (``OPTIMAL``), ``limit`` steps were made, a
+def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, steps_before, keys, resume):
+    """SMO on the variables of ``span`` (kernel row ``r`` is ``store.K[store.slot[r]]``) until the gap is below ``settings.tol`` (``OPTIMAL``), ``limit`` steps were made, a
     kernel row is missing or a value is not finite (``NOT_FINITE``); with
     ``hand_over_size`` (the group's number of variables; 0: never) it also stops where
     shrinking would keep fewer than a fifth of them, or after ``_SLOW_STEPS_PER_VARIABLE``
@@ -258,6 +298,7 @@ def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, 
     (``resume[0]``: then the first pass is skipped, as after a return for a row) and the
     second variable already chosen (``resume[1]``, else -1)."""
     y, upper, qd, alpha, grad, flags, rows = variables
+    K, slot = store.K, store.slot
     start, split, stop = span.start, span.split, span.stop
     n_chunks = (split - start + _CHUNK - 1) // _CHUNK + (stop - split + _CHUNK - 1) // _CHUNK
     keys_pos, keys_neg, lows_pos = keys[0, :n_chunks], keys[1, :n_chunks], keys[2, :n_chunks]
@@ -319,8 +360,10 @@ def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, 
             if kept * _HAND_OVER < m or slow:
                 return -1, gap, steps, -1, True
         for i in (i_pos, i_neg):
-            if i >= 0 and slot[rows[i]] < 0:
-                return -1, gap, steps, rows[i], False
+            if i >= 0:
+                if slot[rows[i]] < 0:
+                    return -1, gap, steps, rows[i], False
+                _use(store, slot[rows[i]])
         # a sign without a first variable: the other's row stands in (its gains are -inf)
         stand_pos = i_pos if i_pos >= 0 else i_neg
         stand_neg = i_neg if i_neg >= 0 else i_pos
@@ -352,6 +395,7 @@ def _smo_stretch(variables, K, slot, span, nu, settings, limit, hand_over_size, 
         i = i_neg if (nu and y[j] < 0) else i_pos
         s_i = slot[rows[i]]
         s_j = slot[rows[j]]
+        _use(store, s_j)
         old_i, old_j = alpha[i], alpha[j]
         a_i, a_j = _pair_update(y[i] != y[j], grad[i], grad[j], old_i, old_j, upper[i], upper[j],
                                 qd[i] + qd[j] - 2.0 * K[s_i, rows[j]])
@@ -406,23 +450,21 @@ def _pair_update(opposite_signs, grad_i, grad_j, old_i, old_j, upper_i, upper_j,
         return ai, aj
     delta = (grad_i - grad_j) / quad
     total = old_i + old_j
-    ai = old_i - delta
-    aj = old_j + delta
-    if total > upper_i:
-        if ai > upper_i:
-            ai = upper_i
-            aj = total - upper_i
-    elif aj < 0:
-        aj = 0.0
-        ai = total
-    if total > upper_j:
-        if aj > upper_j:
-            aj = upper_j
-            ai = total - upper_j
-    elif ai < 0:
-        ai = 0.0
-        aj = total
+    ai, aj = _clip_same_sign(old_i - delta, old_j + delta, total, upper_i)
+    aj, ai = _clip_same_sign(aj, ai, total, upper_j)
     return ai, aj
+
+
+@inlined_jit
+def _clip_same_sign(a, b, total, upper_a):
+    """``(a, b)`` of a pair of the same sign (``a + b = total``) clipped where ``a`` passes
+    its bound ``upper_a`` or ``b`` falls below 0 (LIBSVM's clipping, one side of the pair)."""
+    if total > upper_a:
+        if a > upper_a:
+            return upper_a, total - upper_a
+    elif b < 0:
+        return total, 0.0
+    return a, b
 
 
 @jit
@@ -486,8 +528,11 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
             sub_flags[a], sub_qd[a] = work.flags[t], work.qd[t]
         sub = Variables(sub_y, sub_upper, sub_qd, sub_alpha, sub_grad, sub_flags, np.arange(n_kept))
         zero = np.int64(0)
+        places = np.arange(n_kept)
+        sub_store = RowStore(block, places, places, np.zeros(n_kept, dtype=np.int64),
+                             np.array([0, n_kept], dtype=np.int64), sub_qd, store.compute & False, store.data)
         status, gap, stretch, _, _ = _smo_stretch(
-            sub, block, np.arange(n_kept), Span(zero, n_kept, n_kept, zero, zero), batch.nu,
+            sub, sub_store, Span(zero, n_kept, n_kept, zero, zero), batch.nu,
             Settings(target, settings.max_steps, settings.shrinking, settings.prefetch),
             min(_SHRINK_PERIOD, _STEPS_PER_ACTIVE * n_kept, limit - steps), zero, zero,
             np.empty((5, n_kept // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64),
@@ -539,23 +584,52 @@ def _commit(batch, store, work, active, sub_alpha, start, stop):
 
 
 @jit
-def _get_wanted(store, work):
-    """Compute the rows listed in ``work.wanted`` into the next free rows of the store, where
-    it computes its rows and has room (True, the list emptied); else leave them listed for
-    the caller (False). Either way their slots are unmarked."""
+def _get_wanted(store, work, since):
+    """Give the rows listed in ``work.wanted`` places in the store (``work.places``; where it
+    is full, those of the rows least recently used before ``since``) and compute them where
+    the store computes its rows (True, the list emptied); else leave them listed for the
+    caller to compute into their places (False)."""
     count = work.cursor[N_WANTED]
     for k in range(count):
-        store.slot[work.wanted[k]] = -1
-    place = work.filled[0]
-    if count and (not store.compute or place + count > store.K.shape[0]):
+        place = _take_place(store, since)
+        store.slot[work.wanted[k]] = place
+        store.owner[place] = work.wanted[k]
+        work.places[k] = place
+    if count and not store.compute:
         return False
-    if count:
-        kernel_rows(store.data, work.wanted[:count], store.K[place:place + count])
-        for k in range(count):
-            store.slot[work.wanted[k]] = place + k
-        work.filled[0] = place + count
-        work.cursor[N_WANTED] = 0
+    for k in range(count):
+        place = work.places[k]
+        kernel_rows(store.data, work.wanted[k:k + 1], store.K[place:place + 1])
+    work.cursor[N_WANTED] = 0
     return True
+
+
+@jit
+def _take_place(store, since):
+    """A place for a row: one never taken, else that of the row least recently used before
+    ``since`` (of all rows where every row was used since), which leaves the store. Marked
+    as used now."""
+    clock = store.clock
+    if clock[TAKEN] < store.K.shape[0]:
+        place = clock[TAKEN]
+        clock[TAKEN] += 1
+    else:
+        place = -1
+        for k in range(store.K.shape[0]):
+            if store.used[k] < since and (place < 0 or store.used[k] < store.used[place]):
+                place = k
+        if place < 0:
+            place = np.argmin(store.used)
+        store.slot[store.owner[place]] = -1
+    _use(store, place)
+    return place
+
+
+@inlined_jit
+def _use(store, place):
+    """Mark the row in ``place`` as used now."""
+    store.used[place] = store.clock[TICK]
+    store.clock[TICK] += 1
 
 
 @inlined_jit
@@ -566,6 +640,15 @@ def _want(store, work, r):
         work.wanted[work.cursor[N_WANTED]] = r
         work.cursor[N_WANTED] += 1
         store.slot[r] = -2
+
+
+@inlined_jit
+def _use_or_want(store, work, r):
+    """Mark row ``r`` as used now where it is stored, else list it (:func:`_want`)."""
+    if store.slot[r] >= 0:
+        _use(store, store.slot[r])
+    else:
+        _want(store, work, r)
 
 
 @jit

@@ -20,7 +20,9 @@ import numpy as np
 from .. import _plan
 from .._core.kernels import precomputed_kernel_data
 from .._first_use import notice_compilation
-from .._core.smo import GROUP, N_WANTED, STARTED, Batch, RowStore, Settings, group_rho, new_work, solve_batch
+from .._core.smo import (
+    GROUP, N_WANTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
+)
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
 from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualSolution, runs_of
@@ -133,8 +135,8 @@ def solve(batch, source, settings):
     progress = _Progress(settings, batch.y.shape[0])
     if plan.strategy == "gram" and plan.shared_rows:
         compiled = batch.compiled(runs)
-        store = _GramStore(source, plan, plan.gram_dtype)
-        work = new_work(compiled, store.filled)
+        store = _GramStore(source, plan, plan.gram_dtype, plan.cache_rows)
+        work = new_work(compiled)
         work.alpha[:] = batch.alpha0
         _solve_groups(compiled, store, work, plan, settings, progress)
         alpha, grad, n_iter, status, gap = work.alpha, work.grad, work.n_iter, work.status, work.gap
@@ -165,37 +167,38 @@ def solve(batch, source, settings):
 
 
 class _GramStore:
-    """The kernel rows of the Gram strategy: the user's Gram matrix as it is, or rows stored
-    as SMO asks for them, by the compiled solver itself (compiled loops) or here between its
-    calls (BLAS products, Python kernels). Only the rows written take memory: a fit holds the
-    rows it needs, not the whole Gram matrix."""
+    """The kernel rows of the Gram strategy: the user's Gram matrix as it is, or a store of
+    ``capacity`` rows (:func:`svmkit._core.smo.row_store`) that SMO fills as it asks for rows,
+    computed by the compiled solver itself (compiled loops) or here between its calls (BLAS
+    products, Python kernels). Only the rows written take memory: a fit holds the rows it
+    needs, not the whole Gram matrix."""
 
-    def __init__(self, source, plan, dtype):
+    def __init__(self, source, plan, dtype, capacity):
         n = source.n_rows
         self.source = source
         self.dots = plan.dots
         if plan.dots == "precomputed":
             data = source.compiled()
-            self.store = RowStore(data.gram, np.arange(n), np.ascontiguousarray(np.diagonal(data.gram)), False, data)
-            self.filled = n
+            self.store = full_row_store(data.gram, np.ascontiguousarray(np.diagonal(data.gram)), data)
             return
         compute = plan.dots in ("loops", "sparse")
         data = source.compiled(dtype) if source.kernel_code is not None else precomputed_kernel_data(
             np.empty((0, 0)))
-        # (room for every row; the memory of a row is only taken where the row is written)
-        K = np.empty((n, n), dtype=dtype)
-        K[0] = 0.0  # (finite values for the solver's first pass)
-        self.store = RowStore(K, np.full(n, -1), source.diagonal(), compute, data)
-        self.filled = 0
+        # (the memory of a row is only taken where the row is written)
+        self.store = row_store(np.empty((min(capacity, n), n), dtype=dtype), n, source.diagonal(), compute, data)
 
-    def fill(self, rows, work=None):
-        """Compute the kernel rows ``rows`` into the next free places (``work.filled``)."""
-        place = self.filled if work is None else int(work.filled[0])
-        self.source.rows_into(rows, self.store.K[place:place + rows.shape[0]], self.dots)
-        self.store.slot[rows] = np.arange(place, place + rows.shape[0])
-        self.filled = place + rows.shape[0]
-        if work is not None:
-            work.filled[0] = self.filled
+    def fill(self, work):
+        """Compute the rows the solver listed (``work.wanted``) into the places it gave them."""
+        count = int(work.cursor[N_WANTED])
+        rows, places = work.wanted[:count].copy(), work.places[:count]
+        first = int(places[0])
+        if np.array_equal(places, np.arange(first, first + count)):
+            self.source.rows_into(rows, self.store.K[first:first + count], self.dots)
+        else:
+            block = np.empty((count, self.store.K.shape[1]), dtype=self.store.K.dtype)
+            self.source.rows_into(rows, block, self.dots)
+            self.store.K[places] = block
+        work.cursor[N_WANTED] = 0
 
 
 def _solve_groups(compiled, gram_store, work, plan, settings, progress):
@@ -215,8 +218,8 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress):
         steps = solve_batch(compiled, gram_store.store, work, core_settings, budget)
         face.made(steps)
         if work.cursor[N_WANTED]:
-            gram_store.fill(work.wanted[:work.cursor[N_WANTED]].copy(), work)
-        elif face.due() and work.cursor[GROUP] == g and work.cursor[STARTED]:
+            gram_store.fill(work)
+        elif face.due() and work.cursor[GROUP] == g and work.cursor[STARTED] == STARTED_DONE:
             alpha = work.alpha[start:stop]
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < compiled.upper[start:stop])))
             face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
@@ -279,8 +282,9 @@ def _own_rows_group(batch, g, source, plan, settings, progress):
     position[in_order] = np.arange(in_order.shape[0])
     compiled = _group_batch(batch, g, position[batch.rows[part]])
     dtype = _plan.gram_dtype(in_order.shape[0], settings.cache_size * 2**20 / max(plan.threads, 1))
-    store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else plan.gram_dtype)
-    work = new_work(compiled, store.filled)
+    store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else plan.gram_dtype,
+                       in_order.shape[0])
+    work = new_work(compiled)
     work.alpha[:] = batch.alpha0[part]
     _solve_groups(compiled, store, work, plan, settings, progress)
     return work.alpha, work.grad, work.n_iter[0], work.status[0], work.gap[0]
@@ -372,13 +376,13 @@ def _blocked_group(batch, g, source, plan, settings, progress):
         K = np.ascontiguousarray(distinct[np.ix_(local, local)])  # (one row per variable: one run)
         local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
                             np.array([[0, n_ws, 0, 0], [n_ws, 0, 0, 0]]), bool(batch.nu))
-        local_work = new_work(local_batch, n_ws)
+        local_work = new_work(local_batch)
         local_work.alpha[:] = alpha[ws]  # (resume[0] = 0: the solver makes its keys first)
         local_work.grad[:] = grad[ws]
         local_work.qd[:] = np.diagonal(K)
         local_work.flags[:] = _side_flags(y[ws], alpha[ws], upper[ws])
-        local_work.cursor[STARTED] = 1
-        store = RowStore(K, np.arange(n_ws), np.ascontiguousarray(np.diagonal(K)), False, no_data)
+        local_work.cursor[STARTED] = STARTED_DONE
+        store = full_row_store(K, np.ascontiguousarray(np.diagonal(K)), no_data)
         local_settings = Settings(max(settings.tol, 0.1 * gap), min(max(20 * n_ws, 1000), plan.max_steps - steps),
                                   False, 1)
         for _ in range(_LOCAL_FACE_TRIES):
@@ -389,7 +393,7 @@ def _blocked_group(batch, g, source, plan, settings, progress):
             # SMO zig-zags on the block: steps on the face of its free multipliers, then SMO again
             if face_steps(local_batch, store, local_work, 0, n_ws, _FLOAT32_EPS) == 0:
                 break
-            local_work.cursor[GROUP], local_work.cursor[STARTED], local_work.n_iter[0] = 0, 1, 0
+            local_work.cursor[GROUP], local_work.cursor[STARTED], local_work.n_iter[0] = 0, STARTED_DONE, 0
             local_work.resume[0], local_work.resume[1] = 0, -1
         delta = local_work.alpha - alpha[ws]
         moved = np.flatnonzero(delta)
