@@ -193,9 +193,6 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     shared_dtype = gram_dtype(n_data, budget_bytes)
     if shared_dtype is not None:
         return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps)
-    shared_rows = int(budget_bytes // (4 * max(n_data, 1)))  # (float32 rows)
-    if dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data:
-        return Plan("gram", True, np.dtype(np.float32), dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps)
     own_dtypes = [gram_dtype(rows, budget_bytes) for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
         values = sum(rows * rows for rows in group_rows)
@@ -205,6 +202,9 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
             threads -= 1
         widest = np.float64 if all(d == np.float64 for d in own_dtypes) else np.float32
         return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots], threads, max_steps)
+    shared_rows = int(budget_bytes // (4 * max(n_data, 1)))  # (float32 rows)
+    if dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data:
+        return Plan("gram", True, np.dtype(np.float32), dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps)
     if dots == "sparse" and sparse_density > SPARSE_ROWS_DENSITY and n_data * n_features * 4 <= FLOAT32_COPY_BYTES:
         dots = "blas"  # (a dense float32 copy for BLAS products)
     working_set = LINEAR_WORKING_SET if linear else WORKING_SET
