@@ -281,9 +281,12 @@ def _own_rows_group(batch, g, source, plan, settings, progress):
     position = np.empty(source.n_rows, dtype=np.int64)
     position[in_order] = np.arange(in_order.shape[0])
     compiled = _group_batch(batch, g, position[batch.rows[part]])
-    dtype = _plan.gram_dtype(in_order.shape[0], settings.cache_size * 2**20 / max(plan.threads, 1))
-    store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else plan.gram_dtype,
-                       in_order.shape[0])
+    n_rows = in_order.shape[0]
+    budget = settings.cache_size * 2**20 / max(plan.threads, 1)
+    dtype = _plan.gram_dtype(n_rows, budget)
+    # (a Gram matrix beyond the budget: as many float32 rows as it holds, the least recently used out)
+    capacity = n_rows if dtype is not None else int(max(2, min(n_rows, budget // (4 * n_rows))))
+    store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else np.dtype(np.float32), capacity)
     work = new_work(compiled)
     work.alpha[:] = batch.alpha0[part]
     _solve_groups(compiled, store, work, plan, settings, progress)
