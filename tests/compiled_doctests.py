@@ -8,7 +8,8 @@ def run_docstring_examples(function):
     """Run the examples of a compiled function's docstring with its module's names;
     ``(tries, failures)``."""
     runner = doctest.DocTestRunner()
-    module = sys.modules[function.py_func.__module__]
-    for test in doctest.DocTestFinder().find(function.py_func, globs=dict(vars(module))):
+    python_function = getattr(function, "py_func", function)  # (NUMBA_DISABLE_JIT: the function itself)
+    module = sys.modules[python_function.__module__]
+    for test in doctest.DocTestFinder().find(python_function, globs=dict(vars(module))):
         runner.run(test)
     return runner.tries, runner.failures

@@ -192,7 +192,7 @@ def _parse_decimal(buf, start, end):
     fraction_digits = 0
     in_fraction = False
     while pos < end:
-        byte = buf[pos]
+        byte = int(buf[pos])  # (a Python int without the JIT: no uint8 arithmetic)
         if _is_digit(byte):
             digit = byte - _ZERO
             if significant_digits > 0 or digit != 0:
@@ -219,7 +219,7 @@ def _parse_decimal(buf, start, end):
         exponent_digits = 0
         while pos < end and _is_digit(buf[pos]):
             if exponent < _EXPONENT_CAP:
-                exponent = exponent * 10 + (buf[pos] - _ZERO)
+                exponent = exponent * 10 + (int(buf[pos]) - _ZERO)
             exponent_digits += 1
             pos += 1
         if exponent_digits == 0:
@@ -254,7 +254,7 @@ def _parse_index(buf, start, end):
     for pos in range(start, end):
         if not _is_digit(buf[pos]):
             return -1
-        index = index * 10 + (buf[pos] - _ZERO)
+        index = index * 10 + (int(buf[pos]) - _ZERO)
         if index > LARGEST_INDEX:
             return -1
     return index

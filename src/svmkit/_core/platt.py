@@ -106,7 +106,7 @@ def platt_newton(decisions, targets, A, B, max_iter, min_step, sigma, eps):
     >>> decisions = np.array([-2.0, -1.0, 0.5, 1.0, 2.0])
     >>> targets = np.array([0.2, 0.2, 0.2, 0.75, 0.75])  # 2 positives, 3 negatives
     >>> A, B = platt_newton(decisions, targets, 0.0, np.log(4.0 / 3.0), 100, 1e-10, 1e-12, 1e-5)
-    >>> round(A, 4), round(B, 4)
+    >>> round(float(A), 4), round(float(B), 4)
     (-0.7205, 0.4926)
     """
     fval = _log_loss(decisions, targets, A, B)
