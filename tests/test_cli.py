@@ -422,3 +422,18 @@ def test_console_script_exit_status(tmp_path):
     bad = subprocess.run([script, "scale", "-l", "1", "-u", "0", tmp_path / "train"], capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.startswith("svmkit: error: inconsistent x lower/upper") and bad.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["train", "--help"], ["grid", "--help"], ["train", "-c", "x", HEART_SCALE], ["predict", HEART_SCALE]],
+)
+def test_help_and_argument_errors_import_nothing_heavy(args):
+    code = (
+        "import sys\nfrom svmkit.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "heavy = sorted(name for name in ('numpy', 'scipy', 'numba', 'sklearn') if name in sys.modules)\n"
+        "print('HEAVY', heavy)"
+    )
+    result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    assert "HEAVY []" in result.stdout, result.stdout

@@ -451,3 +451,14 @@ def test_edited_files_load_or_raise_format_errors(position, character):
     except LibsvmFormatError:
         return
     assert model.predict(np.zeros((1, model.n_features_in_))).shape == (1,)
+
+
+def test_docstring_examples_of_the_model_files_and_the_command_line():
+    import doctest
+
+    import svmkit.cli
+    import svmkit.io.libsvm_model
+
+    for module in (svmkit.io.libsvm_model, svmkit.cli):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0
