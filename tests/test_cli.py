@@ -1,6 +1,5 @@
 """The svmkit command line: LIBSVM's svm-train, svm-predict, svm-scale and grid.py."""
 
-import csv
 import re
 from contextlib import redirect_stdout
 import subprocess
@@ -90,15 +89,14 @@ def test_svmguide1_scaled_gives_the_guides_96_15(capsys, scaled_svmguide1):
 def test_svmguide1_grid_search_finds_the_guides_96_9(capsys, scaled_svmguide1, tmp_path):
     folder = scaled_svmguide1
     status, out, _ = run(
-        capsys, "grid", "-log2c", "1,3,2", "-log2g", "1,-1,-2", "-v", "5", "-j", "2",
-        "-out", tmp_path / "grid.csv", "-png", "null", folder / "svmguide1.scale",
+        capsys, "grid", "-log2c", "1,3,2", "-log2g", "1,-1,-2", "-v", "5",
+        "-out", tmp_path / "grid.out", "-gnuplot", "null", folder / "svmguide1.scale",
     )
     assert status == 0
-    C, gamma, rate = (float(value) for value in out.split())
+    C, gamma, rate = (float(value) for value in out.splitlines()[-1].split())
     assert C in (2.0, 8.0) and gamma in (0.5, 2.0)
     assert abs(rate - 96.8922) < 0.5  # the guide's cross-validation rate at C = 2, gamma = 2
-    with open(tmp_path / "grid.csv") as file:
-        assert len(list(csv.DictReader(file))) == 4
+    assert len((tmp_path / "grid.out").read_text().splitlines()) == 4
     model = tmp_path / "best.model"
     status, _, _ = run(capsys, "train", "-q", "-c", f"{C:g}", "-g", f"{gamma:g}", folder / "svmguide1.scale", model)
     assert status == 0
@@ -185,9 +183,18 @@ def test_cross_validation_mode_prints_libsvm_accuracy_and_writes_no_model(capsys
     X, y = load_libsvm(HEART_SCALE)
     folds = StratifiedKFold(5, shuffle=True, random_state=0)
     predicted = cross_val_predict(SVC(C=2.0, gamma=1 / 13), X, y, cv=folds)
-    assert out == f"Cross Validation Accuracy = {100 * np.mean(predicted == y):g}%\n"
-    assert 75 < float(out.split("= ")[1][:-2]) < 90
+    *solver_lines, last = out.splitlines()
+    assert last == f"Cross Validation Accuracy = {100 * np.mean(predicted == y):g}%"
+    assert 75 < float(last.split("= ")[1][:-1]) < 90
+    # svm-train's lines for each fold's model: #iter, nu, obj and rho, nSV and nBSV, Total nSV
+    assert len(solver_lines) == 5 * 5
+    fold = "\n".join(solver_lines[:5])
+    assert re.fullmatch(
+        r"optimization finished, #iter = \d+\nnu = [0-9.]+\nobj = -[0-9.]+, rho = -?[0-9.]+\n"
+        r"nSV = \d+, nBSV = \d+\nTotal nSV = \d+", fold), fold
     assert list(tmp_path.iterdir()) == []
+    status, out, _ = run(capsys, "train", "-q", "-v", "5", "-c", "2", HEART_SCALE)
+    assert out == last + "\n"
 
 
 def test_default_model_file_is_the_base_name_in_the_current_directory(capsys, tmp_path, monkeypatch):
@@ -221,10 +228,10 @@ def test_probability_outputs_follow_svm_predict(capsys, tmp_path):
     status, out, _ = run(capsys, "predict", "-b", "1", HEART_SCALE, tmp_path / "model", tmp_path / "out")
     assert status == 0 and 80 < accuracy_of(out) < 95
     lines = (tmp_path / "out").read_text().splitlines()
-    assert lines[0] == "labels -1 1" and len(lines) == 271
+    assert lines[0] == "labels 1 -1" and len(lines) == 271  # LIBSVM's order: +1 first
     rows = np.array([[float(value) for value in line.split()] for line in lines[1:]])
     np.testing.assert_allclose(rows[:, 1:].sum(axis=1), 1.0, atol=2e-6)
-    np.testing.assert_array_equal(rows[:, 0], np.where(rows[:, 2] > rows[:, 1], 1.0, -1.0))
+    np.testing.assert_array_equal(rows[:, 0], np.where(rows[:, 1] >= rows[:, 2], 1.0, -1.0))
 
     status, out, _ = run(capsys, "predict", HEART_SCALE, tmp_path / "model", tmp_path / "out")
     assert out.startswith("Model supports probability estimates, but disabled in prediction.\n")
@@ -280,7 +287,7 @@ def test_other_svm_types_cross_validate(capsys, svm_type, class_name, pattern):
         status, _, err = run(capsys, "train", "-s", svm_type, "-v", "3", HEART_SCALE)
         assert_one_line_error(status, err, "is not available")
         return
-    status, out, _ = run(capsys, "train", "-s", svm_type, "-n", "0.3", "-p", "0.2", "-v", "3", HEART_SCALE)
+    status, out, _ = run(capsys, "train", "-q", "-s", svm_type, "-n", "0.3", "-p", "0.2", "-v", "3", HEART_SCALE)
     assert status == 0 and re.fullmatch(pattern, out), out
 
 
@@ -298,7 +305,10 @@ def test_other_svm_types_cross_validate(capsys, svm_type, class_name, pattern):
         (["train"], "takes 1 or 2 file names, got 0"),
         (["train", "no-such-file"], "can't open file no-such-file"),
         (["predict", HEART_SCALE, "no-such-model"], "takes 3 file names, got 2"),
-        (["grid", "-c", "1", HEART_SCALE], "unknown option -c"),
+        (["grid", "-c", "1", HEART_SCALE], "use -log2c and -log2g"),
+        (["grid", "-z", "1", HEART_SCALE], "unknown option -z"),
+        (["grid", "-log2c", "null", "-log2g", "null", HEART_SCALE], "should not be null simultaneously"),
+        (["train", "-b", "1", "-s", "2", HEART_SCALE], "probability estimates are not available for one-class SVM"),
         (["grid", "-log2c", "1,2", HEART_SCALE], "bad value for -log2c: '1,2' (expected begin,end,step)"),
     ],
 )
@@ -331,22 +341,74 @@ def test_demo_still_runs(capsys):
 
 # -- grid ---------------------------------------------------------------------------------
 
+POINT = re.compile(
+    r"\[local\] (-?\d+\.0) (-?\d+\.0) ([0-9.]+) \(best c=([0-9.e+-]+), g=([0-9.e+-]+), rate=([0-9.]+)\)"
+)
 
-def test_grid_writes_table_heatmap_and_best_point(capsys, tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib")
+
+@pytest.fixture
+def small_heart_scale(tmp_path, monkeypatch):
+    """The first 60 rows of heart_scale, as ``heart_scale`` in the current directory."""
     monkeypatch.chdir(tmp_path)
-    status, out, _ = run(capsys, "grid", "-log2c", "-1,1,2", "-log2g", "-3,-5,-2", "-v", "3", "-refine", HEART_SCALE)
+    lines = Path(HEART_SCALE).read_text().splitlines(keepends=True)
+    (tmp_path / "heart_scale").write_text("".join(lines[:60]))
+    return tmp_path
+
+
+def test_grid_py_command_line_from_the_guide_runs_unchanged(capsys, small_heart_scale):
+    # LIBSVM's guide: grid.py -log2c -5,15,2 -log2g 3,-15,-2 -v 5 -gnuplot null heart_scale
+    status, out, err = run(capsys, *"grid -log2c -5,15,2 -log2g 3,-15,-2 -v 5 -gnuplot null heart_scale".split())
     assert status == 0
-    with open(tmp_path / "heart_scale.csv") as file:
-        rows = list(csv.DictReader(file))
-    columns = ["log2c", "log2g", "C", "gamma", "accuracy_percent", "std_percent", "mean_fit_time", "stage"]
-    assert list(rows[0]) == columns
-    coarse = [row for row in rows if row["stage"] == "coarse"]
-    assert len(coarse) == 4 and len(rows) > 4
-    best = max(rows, key=lambda row: float(row["accuracy_percent"]))
-    C, gamma, rate = out.split()
-    assert float(rate) == pytest.approx(float(best["accuracy_percent"]), abs=1e-4)
-    assert (tmp_path / "heart_scale.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    *points, last = out.splitlines()
+    matches = [POINT.fullmatch(line) for line in points]
+    assert len(points) == 11 * 10 and all(matches), points[:3]
+    # grid.py's order (its calculate_jobs): the middle of each range first, coarse to fine
+    assert [m.group(1, 2) for m in matches[:4]] == [("5.0", "-7.0"), ("-1.0", "-7.0"), ("5.0", "-1.0"), ("-1.0", "-1.0")]
+    assert {(float(m.group(1)), float(m.group(2))) for m in matches} == {
+        (c, g) for c in range(-5, 16, 2) for g in range(3, -16, -2)}
+    rates = [float(m.group(3)) for m in matches]
+    best = max(rates)
+    assert float(matches[-1].group(6)) == best
+    C, gamma, rate = last.split()
+    assert float(rate) == best and float(C) == float(matches[-1].group(4)) and float(gamma) == float(matches[-1].group(5))
+    # the .out file: "log2c=5.0 log2g=-7.0 rate=..." per point, in the same order
+    out_lines = Path("heart_scale.out").read_text().splitlines()
+    assert out_lines == [f"log2c={m.group(1)} log2g={m.group(2)} rate={m.group(3)}" for m in matches]
+    # a point's rate is svmkit train -v's accuracy
+    _, cv, _ = run(capsys, "train", "-q", "-v", "5", "-c", "32", "-g", str(2.0**-7), "heart_scale")
+    assert cv == f"Cross Validation Accuracy = {rates[0]:g}%\n"
+
+
+def test_grid_with_c_only_resume_and_edge_warning(capsys, small_heart_scale):
+    status, out, err = run(capsys, "grid", "-log2c", "-3,-1,1", "-log2g", "null", "-t", "0", "-v", "3",
+                           "-out", "c.out", "-png", "ignored.png", "heart_scale")
+    assert status == 0
+    points = out.splitlines()[:-1]
+    assert [line.split(" (")[0] for line in points][0] == f"[local] -2.0 {points[0].split()[2]}"
+    assert all(re.fullmatch(r"\[local\] -?\d\.0 [0-9.]+ \(best c=[0-9.]+, rate=[0-9.]+\)", line) for line in points)
+    assert not Path("ignored.png").exists() and "-png ignored.png ignored" in err
+    assert Path("c.out").read_text().splitlines()[0].startswith("log2c=-2.0 rate=")
+    best_c = float(out.splitlines()[-1].split()[0])
+    if best_c in (0.125, 0.5):
+        assert "lies on the edge of the grid" in err
+    else:
+        assert "edge" not in err
+    # -resume reads the points back instead of computing them again
+    status, again, _ = run(capsys, "grid", "-log2c", "-3,-1,1", "-log2g", "null", "-t", "0", "-v", "3",
+                           "-out", "c.out", "-resume", "c.out", "heart_scale")
+    assert status == 0 and again.count("[resumed]") == 3 and "[local]" not in again
+    assert again.splitlines()[-1] == out.splitlines()[-1]
+
+
+def test_grid_runs_another_svm_train(capsys, small_heart_scale):
+    script = small_heart_scale / "fake-svm-train"
+    script.write_text("#!/bin/sh\necho \"$@\" >> calls\necho 'Cross Validation Accuracy = 50%'\n")
+    script.chmod(0o755)
+    status, out, _ = run(capsys, "grid", "-log2c", "0,1,1", "-log2g", "0,0,1", "-svmtrain", script, "-t", "2",
+                         "-out", "null", "heart_scale")
+    assert status == 0 and out.splitlines()[-1] == "1.0 1.0 50.0"
+    assert Path("calls").read_text().splitlines() == [
+        "-c 2.0 -g 1.0 -v 5 -t 2 heart_scale", "-c 1.0 -g 1.0 -v 5 -t 2 heart_scale"]  # grid.py's order
 
 
 # -- the console script --------------------------------------------------------------------
@@ -360,3 +422,18 @@ def test_console_script_exit_status(tmp_path):
     bad = subprocess.run([script, "scale", "-l", "1", "-u", "0", tmp_path / "train"], capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.startswith("svmkit: error: inconsistent x lower/upper") and bad.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["train", "--help"], ["grid", "--help"], ["train", "-c", "x", HEART_SCALE], ["predict", HEART_SCALE]],
+)
+def test_help_and_argument_errors_import_nothing_heavy(args):
+    code = (
+        "import sys\nfrom svmkit.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "heavy = sorted(name for name in ('numpy', 'scipy', 'numba', 'sklearn') if name in sys.modules)\n"
+        "print('HEAVY', heavy)"
+    )
+    result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    assert "HEAVY []" in result.stdout, result.stdout

@@ -241,13 +241,13 @@ def test_models_libsvm_cannot_hold_are_refused():
     X, y = DATASETS["iris"]
     with pytest.raises(ValueError, match="multiclass='ovr' with 3 classes"):
         model_bytes(SVC(multiclass="ovr").fit(X, y))
-    with pytest.raises(ValueError, match="this SVC uses SumKernel"):
+    with pytest.raises(ValueError, match="this model uses SumKernel"):
         model_bytes(SVC(kernel=LinearKernel() + RBFKernel(gamma=1.0)).fit(X, y))
-    with pytest.raises(ValueError, match="this SVC uses CallableKernel"):
+    with pytest.raises(ValueError, match="this model uses a callable kernel"):
         model_bytes(SVC(kernel=lambda A, B: A @ B.T).fit(X, y))
-    with pytest.raises(ValueError, match=r"integer labels; the classes of this SVC are \['a', 'b'\]"):
+    with pytest.raises(ValueError, match=r"integer labels; the classes of this model are \['a', 'b'\]"):
         model_bytes(SVC().fit(X[:100], np.where(y[:100] == 0, "a", "b")))
-    with pytest.raises(TypeError, match="LIBSVM model files hold SVC and NuSVC models"):
+    with pytest.raises(TypeError, match="LIBSVM model files hold SVC, NuSVC, OneClassSVM, SVR, NuSVR models"):
         model_bytes(RBFKernel(gamma=1.0))
 
 
@@ -387,8 +387,8 @@ MALFORMED = {
     "truncated header": (VALID[:40].encode(), "the file ends before the 'SV' line", 3),
     "truncated support vectors": (VALID[: VALID.rindex("-1 -1")].encode(), "the file ends after 2 of the 3 support vectors", 11),
     "truncated line": (VALID[:-3].encode(), "expected 'index:value': '3'", 12),
-    "unknown svm_type": (broken("c_svc", "c_svm"), "line 1: unknown svm_type: 'c_svm'", 1),
-    "other svm_type": (broken("c_svc", "nu_svr"), "svm_type nu_svr is not supported", 1),
+    "unknown svm_type": (broken("c_svc", "c_svm"), "line 1: unknown svm_type (expected one of c_svc, nu_svc, one_class, epsilon_svr, nu_svr): 'c_svm'", 1),
+    "label of a regression": (broken("c_svc", "nu_svr"), "nu_svr models have no 'label'", 7),
     "unknown kernel": (broken("rbf", "laplace"), "unknown kernel_type", 2),
     "unknown keyword": (broken("gamma 0.5", "gama 0.5"), "unknown header keyword: 'gama'", 3),
     "missing gamma": (broken("gamma 0.5\n", ""), "the header lacks 'gamma' before 'SV'", 8),
@@ -451,3 +451,14 @@ def test_edited_files_load_or_raise_format_errors(position, character):
     except LibsvmFormatError:
         return
     assert model.predict(np.zeros((1, model.n_features_in_))).shape == (1,)
+
+
+def test_docstring_examples_of_the_model_files_and_the_command_line():
+    import doctest
+
+    import svmkit.cli
+    import svmkit.io.libsvm_model
+
+    for module in (svmkit.io.libsvm_model, svmkit.cli):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0

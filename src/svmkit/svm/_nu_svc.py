@@ -81,6 +81,9 @@ class NuSVC(SVC):
     shrinking : bool, default=True
     probability : bool, default=False
         Fit LIBSVM's probability model for :meth:`predict_proba` (see :class:`~svmkit.SVC`).
+    two_class_probability : {'coupling', 'sigmoid'}, default='coupling'
+        Two classes: coupled pair (scikit-learn) or Platt's sigmoid itself
+        (LIBSVM's ``svm-predict -b 1``); see :class:`~svmkit.SVC`.
     tol : float, default=1e-3
     cache_size : float, default=200
     class_weight : dict, 'balanced' or None, default=None
@@ -159,6 +162,7 @@ class NuSVC(SVC):
         random_state=None,
         callback=None,
         n_jobs=None,
+        two_class_probability="coupling",
     ):
         self.nu = nu
         self.kernel = kernel
@@ -177,6 +181,7 @@ class NuSVC(SVC):
         self.random_state = random_state
         self.callback = callback
         self.n_jobs = n_jobs
+        self.two_class_probability = two_class_probability
 
     def _check_params(self):
         if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:

@@ -181,7 +181,9 @@ def pairwise_coupling(r):
 
 
 def pairwise_probabilities(decisions, prob_a, prob_b, n_classes):
-    """Class probabilities from one-vs-one decision values (LIBSVM's ``svm_predict_probability``).
+    """Class probabilities from one-vs-one decision values, coupled (LIBSVM's
+    ``svm_predict_probability`` for three or more classes; with two, LIBSVM 3.24 and later
+    return the clipped sigmoid of the pair itself, scikit-learn's SVC this coupling).
 
     Parameters
     ----------

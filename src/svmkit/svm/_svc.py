@@ -22,7 +22,7 @@ from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, enable_logging, is_real
 from ._binary import BinaryModel, StackedVariables, libsvm_layout, objectives_per_problem
 from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one, stacked
-from ._probability import draw_seed, fold_splits, pairwise_probabilities, sigmoid_train
+from ._probability import MIN_PROB, draw_seed, fold_splits, pairwise_probabilities, sigmoid_predict, sigmoid_train
 from ._separability import NotSeparableError, is_separable
 
 
@@ -80,6 +80,14 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         cross-validated decision values, pairwise coupling for more than two
         classes) for :meth:`predict_proba`; this fits every problem five more
         times. Needs ``multiclass='ovo'`` with more than two classes.
+    two_class_probability : {'coupling', 'sigmoid'}, default='coupling'
+        How :meth:`predict_proba` turns the one pair of two classes into
+        probabilities. 'coupling': the pairwise coupling used for more classes,
+        whose iterations stop within ``0.005 / 2`` of the fixed point, as
+        scikit-learn's SVC (its LIBSVM 3.10) computes them. 'sigmoid': the
+        clipped Platt sigmoid of the decision value itself, as LIBSVM's own
+        ``svm-predict -b 1`` (3.24 and later) and ``svmkit predict -b 1`` do;
+        the two differ by up to about ``1e-2``.
     tol : float, default=1e-3
         Stop when the maximal violating-pair gap ``m(a) - M(a)`` is below ``tol``.
     cache_size : float, default=200
@@ -215,6 +223,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         random_state=None,
         callback=None,
         solver="smo",
+        two_class_probability="coupling",
         n_jobs=None,
     ):
         self.C = C
@@ -235,6 +244,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.callback = callback
         self.solver = solver
         self.n_jobs = n_jobs
+        self.two_class_probability = two_class_probability
 
     # -- fitting -------------------------------------------------------------
     def _check_params(self):
@@ -252,6 +262,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             raise ValueError(f"decision_function_shape must be 'ovo' or 'ovr', got {self.decision_function_shape!r}.")
         if not isinstance(self.probability, (bool, np.bool_)):
             raise ValueError(f"probability must be True or False, got {self.probability!r}.")
+        if self.two_class_probability not in ("coupling", "sigmoid"):
+            raise ValueError(
+                f"two_class_probability must be 'coupling' or 'sigmoid', got {self.two_class_probability!r}."
+            )
 
     def fit(self, X, y, sample_weight=None):
         """Fit the classifier.
@@ -586,8 +600,23 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
         Platt's sigmoid of each pair's decision value, clipped to
         ``[1e-7, 1 - 1e-7]``, coupled into class probabilities (Wu, Lin and
-        Weng 2004, method 2), as LIBSVM. See the Notes of the class on how
+        Weng 2004, method 2), as LIBSVM does for three or more classes. With
+        two classes, ``two_class_probability`` chooses between this coupling
+        (the default, scikit-learn's values) and the clipped sigmoid itself
+        (LIBSVM's ``svm-predict -b 1``). See the Notes of the class on how
         they relate to :meth:`predict`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from svmkit import SVC
+        >>> X = np.r_[np.linspace(-3, 1, 20), np.linspace(-1, 3, 20)].reshape(-1, 1)
+        >>> y = np.repeat([0, 1], 20)
+        >>> model = SVC(kernel="linear", probability=True, random_state=0).fit(X, y)
+        >>> sigmoid = model.set_params(two_class_probability="sigmoid").predict_proba(X)
+        >>> A, B = model.probA_[0], model.probB_[0]
+        >>> bool(np.allclose(sigmoid[:, 0], 1 / (1 + np.exp(-A * model.decision_function(X) + B))))
+        True
         """
         check_is_fitted(self)
         if self.probA_.shape[0] == 0:
@@ -595,6 +624,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         decisions = self._problem_decisions(X)
         if self.classes_.shape[0] == 2:
             decisions = -decisions  # LIBSVM's pair (0, 1) is positive for classes_[0]
+            if self.two_class_probability == "sigmoid":
+                first = np.clip(sigmoid_predict(decisions[:, 0], self.probA_[0], self.probB_[0]), MIN_PROB, 1 - MIN_PROB)
+                return np.column_stack([first, 1.0 - first])
         return pairwise_probabilities(decisions, self.probA_, self.probB_, self.classes_.shape[0])
 
     @available_if(_check_probability)

@@ -1,0 +1,192 @@
+"""The command line against LIBSVM itself: models trained by either tool predict the same in the other.
+
+Debian's ``svm-train`` and ``svm-predict`` (``apt-get install libsvm-tools``) are the oracle of
+the command-line tests; libsvm-official's Python bindings (``pip install libsvm-official``, in
+the test extra) that of the decision values, which svm-predict does not print.
+"""
+
+import shutil
+import subprocess
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes, load_iris
+
+from svmkit.cli import main
+from svmkit.io import dump_libsvm, dump_libsvm_precomputed, load_libsvm, load_libsvm_model
+
+HEART_SCALE = str(files("svmkit.datasets") / "heart_scale")
+needs_svm_tools = pytest.mark.skipif(
+    shutil.which("svm-train") is None or shutil.which("svm-predict") is None,
+    reason="LIBSVM's svm-train and svm-predict are not installed (apt-get install libsvm-tools)",
+)
+
+#: Options of each svm type (-s) shared by both tools; -b 1 where svmkit trains probabilities.
+SVM_OPTIONS = {
+    0: ["-c", "2", "-b", "1"],
+    1: ["-n", "0.4", "-b", "1"],
+    2: ["-n", "0.3"],
+    3: ["-c", "2", "-p", "0.05"],
+    4: ["-c", "2", "-n", "0.4"],
+}
+KERNEL_OPTIONS = ["-g", "0.2", "-r", "0.5", "-d", "2"]
+
+
+def _data(name):
+    """Small data sets: two classes (-1 first in the file), three classes whose labels first
+    appear unsorted, and a regression target."""
+    if name == "two":
+        X, y = load_libsvm(HEART_SCALE)
+        X, y = X[:80].toarray(), y[:80]
+        return X, y
+    if name == "three":
+        X, y = load_iris(return_X_y=True)
+        order = np.random.default_rng(0).permutation(150)[:90]
+        return X[order] / 8.0, np.array([1.0, 3.0, 2.0])[y[order]]
+    X, y = load_diabetes(return_X_y=True)
+    return X[:80] * 5.0, y[:80] / 100.0
+
+
+def _files(tmp_path, name, precomputed):
+    """The training file and the test file (the training rows, then 20 others)."""
+    X, y = _data(name)
+    test_X = np.vstack([X, X[:20] + 0.05])
+    test_y = np.concatenate([y, y[:20]])
+    train, test = tmp_path / "train", tmp_path / "test"
+    if precomputed:
+        dump_libsvm_precomputed(X @ X.T, y, train)
+        dump_libsvm_precomputed(test_X @ X.T, test_y, test)
+    else:
+        dump_libsvm(X, y, train)
+        dump_libsvm(test_X, test_y, test)
+    return train, test
+
+
+def _svmkit(*args):
+    assert main([str(arg) for arg in args]) == 0
+
+
+def _libsvm(program, *args):
+    subprocess.run([program, *map(str, args)], check=True, capture_output=True, text=True)
+
+
+def _read_output(path):
+    lines = Path(path).read_text().splitlines()
+    if lines[0].startswith("label"):
+        return lines[0], np.array([[float(v) for v in line.split()] for line in lines[1:]])
+    return None, np.array([float(line) for line in lines])
+
+
+def _assert_same_predictions(ours, theirs, regression):
+    header, values = _read_output(ours)
+    their_header, their_values = _read_output(theirs)
+    assert header == their_header  # the labels, in the same order
+    if header is not None:
+        np.testing.assert_array_equal(values[:, 0], their_values[:, 0])
+        np.testing.assert_allclose(values[:, 1:], their_values[:, 1:], rtol=0, atol=1.01e-6)  # (printed with %g)
+    elif regression:
+        np.testing.assert_allclose(values, their_values, rtol=1e-9, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(values, their_values)
+
+
+@needs_svm_tools
+@pytest.mark.parametrize("kernel_type", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("svm_type", [0, 1, 2, 3, 4])
+def test_models_of_either_tool_predict_the_same_in_the_other(tmp_path, svm_type, kernel_type, capsys):
+    names = ["two", "three"] if svm_type in (0, 1) else ["two"] if svm_type == 2 else ["regression"]
+    for name in names:
+        folder = tmp_path / name
+        folder.mkdir()
+        train, test = _files(folder, name, precomputed=kernel_type == 4)
+        options = ["-s", svm_type, "-t", kernel_type, *KERNEL_OPTIONS, *SVM_OPTIONS[svm_type]]
+        probability = ["-b", "1"] if "-b" in options[4:] else []
+        _libsvm("svm-train", "-q", *options, train, folder / "libsvm.model")
+        _svmkit("train", "-q", *options, train, folder / "svmkit.model")
+        for model in ("libsvm.model", "svmkit.model"):
+            for mode in ([], probability) if probability else ([],):
+                _libsvm("svm-predict", *mode, test, folder / model, folder / "by_libsvm")
+                _svmkit("predict", "-q", *mode, test, folder / model, folder / "by_svmkit")
+                _assert_same_predictions(folder / "by_svmkit", folder / "by_libsvm", svm_type >= 3)
+    capsys.readouterr()
+
+
+@needs_svm_tools
+def test_model_files_list_labels_and_rho_as_svm_train(tmp_path, capsys):
+    for name in ("two", "three"):
+        train, _ = _files(tmp_path, name, precomputed=False)
+        _libsvm("svm-train", "-q", "-t", "0", train, tmp_path / "libsvm.model")
+        _svmkit("train", "-q", "-t", "0", train, tmp_path / "svmkit.model")
+        header = {}
+        for tool in ("libsvm", "svmkit"):
+            lines = (tmp_path / f"{tool}.model").read_text().split("SV\n")[0].splitlines()
+            header[tool] = {line.split()[0]: line.split()[1:] for line in lines}
+        assert header["svmkit"]["label"] == header["libsvm"]["label"]
+        assert header["svmkit"]["label"] == (["1", "-1"] if name == "two" else ["3", "2", "1"])
+        rho = [np.array(header[tool]["rho"], dtype=float) for tool in ("svmkit", "libsvm")]
+        np.testing.assert_allclose(rho[0], rho[1], atol=2e-2)  # the same signs, to the solvers' tolerance
+    capsys.readouterr()
+
+
+@needs_svm_tools
+def test_regression_probability_model_of_svm_train_is_read(tmp_path, capsys):
+    train, test = _files(tmp_path, "regression", precomputed=False)
+    _libsvm("svm-train", "-q", "-s", "3", "-b", "1", train, tmp_path / "model")
+    sigma = float((tmp_path / "model").read_text().split("probA ")[1].split()[0])
+    _svmkit("predict", "-b", "1", test, tmp_path / "model", tmp_path / "out")
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "Prob. model for test data: target value = predicted value + z,\n"
+        f"z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma={sigma:g}\nMean squared error = "
+    )
+
+
+@needs_svm_tools
+def test_label_that_is_not_an_integer_gets_a_command_line_message(tmp_path, capsys):
+    (tmp_path / "data").write_text("# a comment\n1 1:0.5\n\n1.5 1:0.25\n")
+    assert main(["train", str(tmp_path / "data"), str(tmp_path / "model")]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"svmkit: error: {tmp_path / 'data'}: line 4: label 1.5 is not an integer: C-SVC (-s 0) "
+                   "classifies integer labels; -s 3 or -s 4 fit real-valued targets (regression)\n")
+    assert not (tmp_path / "model").exists()
+
+
+def test_train_refuses_an_unwritable_model_path_before_fitting(tmp_path, capsys):
+    assert main(["train", HEART_SCALE, str(tmp_path / "no-such-folder" / "model")]) == 1
+    assert capsys.readouterr().err == f"svmkit: error: can't save model to file {tmp_path / 'no-such-folder' / 'model'}\n"
+
+
+def test_model_file_errors_name_the_file(tmp_path, capsys):
+    (tmp_path / "model").write_text("svm_type c_svc\nkernel_type rbf\n")
+    assert main(["predict", HEART_SCALE, str(tmp_path / "model"), str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"svmkit: error: {tmp_path / 'model'}: line 2: the file ends before the 'SV' line")
+
+
+@pytest.mark.parametrize("svm_type", [0, 1, 2, 3, 4])
+def test_decision_values_of_either_tool_agree_in_the_other(tmp_path, svm_type, capsys):
+    svmutil = pytest.importorskip("libsvm.svmutil", reason="libsvm-official is not installed (pip install libsvm-official)")
+    # (three classes for C-SVC only: libsvm.svmutil's svm_predict sizes the decision values of nu_svc
+    # as one, svm_predict_values writes three; two classes are safe)
+    name = "three" if svm_type == 0 else "two" if svm_type in (1, 2) else "regression"
+    X, y = _data(name)
+    dump_libsvm(X, y, tmp_path / "train")
+    options = ["-s", svm_type, "-t", "2", *KERNEL_OPTIONS, *SVM_OPTIONS[svm_type]]
+    _svmkit("train", "-q", *options, tmp_path / "train", tmp_path / "svmkit.model")
+    rows = [{j + 1: float(v) for j, v in enumerate(row)} for row in X]
+    trained = svmutil.svm_train(y.tolist(), rows, " ".join(map(str, options)) + " -q")
+    svmutil.svm_save_model(str(tmp_path / "libsvm.model"), trained)
+    for path in ("svmkit.model", "libsvm.model"):
+        theirs = svmutil.svm_load_model(str(tmp_path / path))
+        _, _, their_values = svmutil.svm_predict(y.tolist(), rows, theirs, "-q")
+        model = load_libsvm_model(tmp_path / path, n_features=X.shape[1])
+        if svm_type in (0, 1):
+            from svmkit.io.libsvm_model import _file_decisions
+
+            ours = _file_decisions(model, X)[0]
+        else:
+            ours = (model.decision_function(X) if svm_type == 2 else model.predict(X))[:, np.newaxis]
+        np.testing.assert_allclose(ours, np.array(their_values), rtol=1e-9, atol=1e-12)
+    capsys.readouterr()
