@@ -199,12 +199,15 @@ class BaseKernelSVM(BaseEstimator):
             verbose=bool(self.verbose), callback=self.callback,
         )
 
-    def _solve(self, batch, source):
+    def _solve(self, batch, source, check=None):
         """The solution of the duals of ``batch`` on the rows of ``source``; a warning for each
-        problem stopped above ``tol``, an error where one met values that are not finite."""
+        problem stopped above ``tol``, an error where one met values that are not finite.
+        ``check``, where given, is called with the solution first (it may raise)."""
         if self.verbose:
             enable_logging()
         solution = solve(batch, source, self._solver_settings())
+        if check is not None:
+            check(solution)
         if np.any(solution.status == NOT_FINITE):
             raise ValueError(
                 "The solver met kernel values, multipliers or gradients that are not finite: the kernel's "

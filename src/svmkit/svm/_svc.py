@@ -23,6 +23,7 @@ from ._base import BaseKernelSVM, enable_logging, is_real
 from ._binary import BinaryModel, StackedVariables, libsvm_layout, objectives_per_problem
 from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one, stacked
 from ._probability import draw_seed, fold_splits, pairwise_probabilities, sigmoid_train
+from .._solver import OPTIMAL
 from ._separability import NotSeparableError, is_separable
 
 
@@ -349,20 +350,35 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _fit_problems(self, X, source, problem_data, problems):
         """Solve the problems (SMO, or the QP library) and return their
         :class:`StackedVariables`."""
+        undecided = []
         if self._is_hard_margin():
             for k in range(problem_data.bounds.shape[0] - 1):
                 part = slice(problem_data.bounds[k], problem_data.bounds[k + 1])
                 movable = problem_data.upper[part] > 0
-                self._check_separable(source, X, problem_data.rows[part][movable],
-                                      problem_data.labels[part][movable])
+                if self._check_separable(source, X, problem_data.rows[part][movable],
+                                         problem_data.labels[part][movable]) is None:
+                    undecided.append(k)
         batch = self._batch(problem_data)
         if getattr(self, "solver", "smo") == "qp":
             solution = solve_dual_qp(source, batch)
+            self._check_undecided(solution, undecided)
             for k in np.flatnonzero(solution.status):
                 self._warn_unless_optimal(int(solution.status[k]), float(solution.gap[k]))
         else:
-            solution = self._solve(batch, source)
+            solution = self._solve(batch, source, lambda solution: self._check_undecided(solution, undecided))
         return self._read(batch, solution, problems)
+
+    def _check_undecided(self, solution, undecided):
+        """Raise :class:`NotSeparableError` where the separability test of a hard-margin
+        problem was undecided and its dual, solved within the step limit, did not converge
+        (the multipliers of a dual without a solution grow without bound)."""
+        for k in undecided:
+            if solution.status[k] != OPTIMAL:
+                raise NotSeparableError(
+                    "The hard-margin SVM (C=inf) found no solution: the separability test was undecided "
+                    "(the kernel matrix is numerically singular) and the dual did not converge within the "
+                    f"step limit (KKT gap {float(solution.gap[k]):.3e}). Use a finite C (soft margin)."
+                )
 
     def _is_hard_margin(self):
         return math.isinf(self.C)
@@ -379,13 +395,16 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                                 solution.n_iter.astype(np.int64), solution.gap, solution.status)
 
     def _check_separable(self, source, X, rows, labels):
-        """Raise :class:`NotSeparableError` where a hard margin has no solution."""
-        if not is_separable(source, self.kernel_, X, rows, labels):
+        """Raise :class:`NotSeparableError` where a hard margin has no solution; True where
+        it has one, None where the test was undecided."""
+        separable = is_separable(source, self.kernel_, X, rows, labels)
+        if separable is False:
             kernel_name = self.kernel if isinstance(self.kernel, str) else type(self.kernel).__name__
             raise NotSeparableError(
                 f"The data are not separable with the {kernel_name} kernel, so the hard-margin SVM "
                 "(C=inf) has no solution: use a finite C (soft margin) or a more flexible kernel."
             )
+        return separable
 
     def _fit_probability(self, source, X, y_index, upper):
         """probA_ and probB_ of each one-vs-one pair (LIBSVM's ``svm_binary_svc_probability``):
