@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from functools import cached_property
 from itertools import combinations
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,16 +15,18 @@ from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils.multiclass import _ovr_decision_function
 
+from .._solver import OPTIMAL
+from .._validation import check_class_weight, check_finite_bounds, check_finite_result, check_parameters
 from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, enable_logging, is_real
 from ._binary import BinaryModel, StackedVariables, libsvm_layout, objectives_per_problem
 from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one, stacked
 from ._probability import draw_seed, fold_splits, pairwise_probabilities, sigmoid_train
-from .._solver import OPTIMAL
 from ._separability import NotSeparableError, is_separable
 
 
@@ -197,6 +200,17 @@ class SVC(ClassifierMixin, BaseKernelSVM):
       largest KKT violation        0.000e+00
     """
 
+    _parameter_constraints = {
+        **BaseKernelSVM._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="right")],
+        "probability": ["boolean"],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "multiclass": [StrOptions({"ovo", "ovr"})],
+        "decision_function_shape": [StrOptions({"ovo", "ovr"})],
+        "random_state": ["random_state"],
+        "solver": [StrOptions({"smo", "qp"})],
+    }
+
     def __init__(
         self,
         C=1.0,
@@ -253,6 +267,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             raise ValueError(f"decision_function_shape must be 'ovo' or 'ovr', got {self.decision_function_shape!r}.")
         if not isinstance(self.probability, (bool, np.bool_)):
             raise ValueError(f"probability must be True or False, got {self.probability!r}.")
+        check_class_weight(self.class_weight)
+        check_parameters(self)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the classifier.
@@ -329,7 +345,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """
         if math.isinf(self.C):
             return np.where(weights > 0, np.inf, 0.0)
-        return self.C * weights
+        with np.errstate(over="ignore"):
+            upper = self.C * weights
+        check_finite_bounds(upper, "C * class_weight * sample_weight")
+        return upper
 
     def _problems(self, n_classes):
         """The two-class problems ``(positive class, negative class or None for the rest)``."""
@@ -391,6 +410,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """The :class:`StackedVariables` of the solved duals of ``problems`` (None: the
         folds of a cross-validation)."""
         alpha, b, yf = c_svc_read(batch, solution)
+        check_finite_result({"multipliers": alpha, "intercept_": b},
+                            "C, the weights or the kernel values are too large for float64; scale the data")
         return StackedVariables(batch.bounds, batch.rows, batch.y, alpha, batch.upper, yf, b,
                                 solution.n_iter.astype(np.int64), solution.gap, solution.status)
 
