@@ -54,6 +54,7 @@ True
 from __future__ import annotations
 
 import math
+import operator
 import os
 from itertools import combinations
 
@@ -63,7 +64,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import LinearKernel, PolynomialKernel, RBFKernel, SigmoidKernel, make_kernel
 from ..svm import SVC, BinaryModel, NuSVC
-from .libsvm_data import LibsvmFormatError, _read_bytes
+from .libsvm_data import MAX_FEATURES, LibsvmFormatError, _read_bytes
 
 __all__ = ["load_libsvm_model", "save_libsvm_model"]
 
@@ -164,7 +165,7 @@ def save_libsvm_model(model, target):
     _write(target, text.encode("ascii"))
 
 
-def load_libsvm_model(source, n_features=None):
+def load_libsvm_model(source, n_features=None, max_features=MAX_FEATURES):
     """Read a LIBSVM model file (``c_svc``) as a fitted :class:`svmkit.SVC`.
 
     The model predicts the labels and decision values that LIBSVM does (to
@@ -198,6 +199,11 @@ def load_libsvm_model(source, n_features=None):
         number of training samples, the columns of the test kernel). By
         default the largest feature index (serial number) of the support
         vectors; give it when the data have more columns.
+    max_features : int or None, default 2**24
+        Largest number of features that the support vectors' largest
+        feature index (or serial number) may make; None for no limit. A
+        larger one raises :class:`LibsvmFormatError`, so that a small file
+        cannot make predictions allocate gigabytes.
 
     Returns
     -------
@@ -234,6 +240,11 @@ def load_libsvm_model(source, n_features=None):
     lines = _text_lines(_read_bytes(source))
     header, first_sv_line = _read_header(lines)
     coef, features = _read_support_vectors(lines, first_sv_line, header)
+    needed = features.shape[1] if sp.issparse(features) else int(features.max(initial=0))
+    if max_features is not None and needed > operator.index(max_features):
+        raise LibsvmFormatError(
+            f"the support vectors' largest feature index (serial number) {needed} is larger than "
+            f"max_features={max_features}; pass a larger max_features to read the file")
     return _build_svc(header, coef, features, n_features)
 
 
@@ -464,8 +475,9 @@ def _features(tokens, line, precomputed):
         if len(tokens) != 1 or not tokens[0].startswith("0:"):
             raise LibsvmFormatError("a precomputed-kernel support vector is '0:serial' after its coefficients", line)
         serial = _real(tokens[0][2:], line)
-        if serial != math.trunc(serial) or serial < 1:
-            raise LibsvmFormatError("the serial number of a support vector is an integer >= 1", line, tokens[0])
+        if serial != math.trunc(serial) or not 1 <= serial <= _LARGEST_LABEL:
+            raise LibsvmFormatError(f"the serial number of a support vector is an integer in 1..{_LARGEST_LABEL}",
+                                    line, tokens[0])
         return [-1], [int(serial)]
     indices, values = [], []
     for token in tokens:
