@@ -71,6 +71,12 @@ def _check_int(name, value, *, low):
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
 
 
+def _check_random_state_param(random_state):
+    """``random_state`` as scikit-learn takes it: None, an integer or a RandomState."""
+    if not (random_state is None or isinstance(random_state, (numbers.Integral, np.random.RandomState))):
+        raise ValueError(f"random_state must be None, an integer or a numpy RandomState, got {random_state!r}.")
+
+
 def _check_bool(name, value):
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}.")
@@ -247,7 +253,7 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         if self.loss not in ("hinge", "squared_hinge"):
             raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}.")
         check_class_weight(self.class_weight)
-        check_random_state(self.random_state)
+        _check_random_state_param(self.random_state)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
@@ -429,7 +435,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         _check_bool("projection", self.projection)
         if not isinstance(self.average, (bool, np.bool_)):
             _check_int("average", self.average, low=0)
-        check_random_state(self.random_state)
+        _check_random_state_param(self.random_state)
 
     def _average_start(self):
         if isinstance(self.average, (bool, np.bool_)):
