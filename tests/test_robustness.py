@@ -183,7 +183,7 @@ def test_a_model_file_with_a_huge_feature_index_or_serial_is_refused():
     with pytest.raises(LibsvmFormatError, match="larger than max_features"):
         load_libsvm_model(io.BytesIO(header + b"1 2147483647:1\n-1 1:1\n"))
     precomputed = header.replace(b"linear", b"precomputed")
-    with pytest.raises(LibsvmFormatError, match="serial number of a support vector is an integer in 1..2147483647"):
+    with pytest.raises(LibsvmFormatError, match=r"serial number of a support vector is an integer >= 1 \(at most 2147483647\)"):
         load_libsvm_model(io.BytesIO(precomputed + b"1 0:1e300\n-1 0:1\n"))
 
 

@@ -476,7 +476,7 @@ def _features(tokens, line, precomputed):
             raise LibsvmFormatError("a precomputed-kernel support vector is '0:serial' after its coefficients", line)
         serial = _real(tokens[0][2:], line)
         if serial != math.trunc(serial) or not 1 <= serial <= _LARGEST_LABEL:
-            raise LibsvmFormatError(f"the serial number of a support vector is an integer in 1..{_LARGEST_LABEL}",
+            raise LibsvmFormatError(f"the serial number of a support vector is an integer >= 1 (at most {_LARGEST_LABEL})",
                                     line, tokens[0])
         return [-1], [int(serial)]
     indices, values = [], []
