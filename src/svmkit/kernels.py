@@ -698,6 +698,11 @@ def resolve_gamma(gamma, X):
                 variance = X.multiply(X).mean() - X.mean() ** 2
             else:
                 variance = _variance(X) if X.dtype in (np.float32, np.float64) else X.var()
+            if not np.isfinite(variance):
+                raise ValueError(
+                    "gamma='scale' is 1 / (n_features * X.var()), and the variance of X overflows float64: "
+                    "scale the data or give gamma a number."
+                )
             return 1.0 / (n_features * variance) if variance != 0 else 1.0
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
     if not isinstance(gamma, numbers.Real) or isinstance(gamma, bool) or not np.isfinite(gamma) or gamma <= 0:

@@ -41,6 +41,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
+from svmkit._validation import canonical_csr, check_class_weight, check_finite_bounds, check_finite_result
 
 __all__ = ["LinearSVC", "PegasosSVC"]
 
@@ -68,6 +69,12 @@ def _check_real(name, value, *, low=0.0, allow_low=False):
 def _check_int(name, value, *, low):
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+
+
+def _check_random_state_param(random_state):
+    """``random_state`` as scikit-learn takes it: None, an integer or a RandomState."""
+    if not (random_state is None or isinstance(random_state, (numbers.Integral, np.random.RandomState))):
+        raise ValueError(f"random_state must be None, an integer or a numpy RandomState, got {random_state!r}.")
 
 
 def _check_bool(name, value):
@@ -143,7 +150,7 @@ class _LinearClassifierMixin(_ScoreClassifierMixin):
         ``classes_[1]``), else (n_samples, n_classes).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False))
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -245,6 +252,8 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         _check_real("intercept_scaling", self.intercept_scaling)
         if self.loss not in ("hinge", "squared_hinge"):
             raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}.")
+        check_class_weight(self.class_weight)
+        _check_random_state_param(self.random_state)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
@@ -263,6 +272,7 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+        X = canonical_csr(X)
         self.classes_, y_index, targets = _encode_classes(self, y)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         cost = self.C * sample_weight
@@ -273,7 +283,9 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
                     f"class_weight names {sorted(unknown)!r}, which are not classes of y: {self.classes_!r}."
                 )
         if self.class_weight is not None:
-            cost *= compute_class_weight(self.class_weight, classes=self.classes_, y=y)[y_index]
+            with np.errstate(over="ignore"):
+                cost *= compute_class_weight(self.class_weight, classes=self.classes_, y=y)[y_index]
+        check_finite_bounds(cost, "C * class_weight * sample_weight")
         rows = np.flatnonzero(cost > 0)
         if np.count_nonzero(np.bincount(y_index[rows], minlength=self.classes_.size)) < 2:
             raise ValueError("LinearSVC needs samples of at least 2 classes with a positive weight.")
@@ -306,6 +318,8 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
                     ConvergenceWarning,
                 )
             self.alpha_[k], weights[k], n_iters[k] = alpha, w, n_iter
+        check_finite_result({"weights": weights, "multipliers": self.alpha_},
+                            "the data, C or intercept_scaling are too large for float64; scale the data")
         self.coef_, self.intercept_ = _split_weights(weights, bias_value, X.shape[1])
         self.n_iter_ = int(n_iters.max())
         self._set_theory(X, targets, weights, cost, diag)
@@ -421,6 +435,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         _check_bool("projection", self.projection)
         if not isinstance(self.average, (bool, np.bool_)):
             _check_int("average", self.average, low=0)
+        _check_random_state_param(self.random_state)
 
     def _average_start(self):
         if isinstance(self.average, (bool, np.bool_)):
@@ -441,6 +456,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+        X = canonical_csr(X)
         self.classes_, _, targets = _encode_classes(self, y)
         self._start(X.shape[1], targets.shape[0])
         self._run_epochs(X, targets, self.max_iter)
@@ -471,6 +487,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         if first_call:
             self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C", reset=first_call)
+        X = canonical_csr(X)
         check_classification_targets(y)
         if first_call:
             all_classes = np.unique(y if classes is None else classes)
@@ -501,6 +518,11 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.n_samples_seen_ = 0
 
     def _run_epochs(self, X, targets, n_epochs):
+        if not 0.0 < 1.0 / (2.0 * self.C * (self.n_samples_seen_ + X.shape[0])) < np.inf:
+            raise ValueError(
+                f"C={self.C!r} is out of float64's range for {self.n_samples_seen_ + X.shape[0]} samples: "
+                "the regularisation lambda = 1 / (2 C n) must be a positive finite number."
+            )
         self.n_samples_seen_ += X.shape[0]
         self.lambda_ = 1.0 / (2.0 * self.C * self.n_samples_seen_)
         lambda_pegasos = 2.0 * self.lambda_
@@ -521,6 +543,8 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
                 weights[k] = (sum_scale * direction - offset) / n_averaged
             else:
                 weights[k] = scale * direction
+        check_finite_result({"weights": weights},
+                            "the data, C or intercept_scaling are too large for float64; scale the data")
         self.coef_, self.intercept_ = _split_weights(weights, self._bias_value, self.n_features_in_)
         self.n_iter_ = n_epochs
         self.t_ = int(self._states[0, 2])

@@ -25,13 +25,17 @@ from __future__ import annotations
 import numbers
 import warnings
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
+from svmkit._validation import canonical_csr, check_finite_result, check_parameters
 from svmkit.kernels import make_kernel, resolve_gamma
 from svmkit.linear import (
     _bias_value,
@@ -124,6 +128,7 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         _check_bool("fit_intercept", self.fit_intercept)
         _check_int("max_iter", self.max_iter, low=1)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+        X = canonical_csr(X)
         self.classes_, _, targets = _encode_classes(self, y)
         bias_value = _bias_value(self.fit_intercept, 1.0)
         n_weights = X.shape[1] + (bias_value != 0.0)
@@ -139,6 +144,7 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             if status == _core.MAX_ITER_REACHED:
                 _warn_not_separated(self, self.max_iter, self.classes_, k)
             n_iters.append(n_iter)
+        check_finite_result({"weights": weights}, "the data or eta are too large for float64; scale the data")
         self.coef_, self.intercept_ = _split_weights(weights, bias_value, X.shape[1])
         self.n_iter_ = int(max(n_iters))
         return self
@@ -203,6 +209,10 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
     array([[1, 1, 1, 1]])
     """
 
+    _parameter_constraints = {
+        "degree": [Interval(Integral, 0, None, closed="left")],
+    }
+
     def __init__(self, kernel="rbf", *, degree=3, gamma="scale", coef0=0.0, max_iter=1000):
         self.kernel = kernel
         self.degree = degree
@@ -236,10 +246,18 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         self
         """
         _check_int("max_iter", self.max_iter, low=1)
+        check_parameters(self)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+        X = canonical_csr(X)
         self.classes_, _, targets = _encode_classes(self, y)
-        self.kernel_ = self._make_kernel(X)
-        gram = _kernel_block(self.kernel_, X, X)
+        kernel = self._make_kernel(X)
+        gram = _kernel_block(kernel, X, X)
+        if not np.all(np.isfinite(gram)):
+            raise ValueError(
+                f"The kernel values of kernel={self.kernel!r} are not finite on the training data (they overflow "
+                "float64): use smaller kernel parameters (gamma, coef0, degree) or scale the data."
+            )
+        self.kernel_ = kernel
         self.alpha_ = np.empty(targets.shape, dtype=np.int64)
         n_iters = []
         notice_compilation(_core.kernel_perceptron_sweeps)
@@ -268,7 +286,7 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         ``classes_[1]``), else (n_samples, n_classes).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False))
         kernel_values = _kernel_block(self.kernel_, X, self.support_vectors_)
         scores = kernel_values @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores

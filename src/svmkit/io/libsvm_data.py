@@ -116,6 +116,12 @@ _REASONS = {
 
 _LONGEST_TOKEN_SHOWN = 60
 
+#: Default limit on the number of columns that the largest feature index of a file may
+#: make (``max_features``): 2**24 covers the LIBSVM collection's widest common sets (url,
+#: webspam) while a 22-byte file ``1 2147483647:1`` cannot ask for a matrix whose dense
+#: rows take gigabytes; a caller who means it raises it.
+MAX_FEATURES = 2**24
+
 _DECOMPRESSORS = (
     (b"\x1f\x8b", gzip.decompress),
     (b"BZh", bz2.decompress),
@@ -137,7 +143,7 @@ class _ParsedRows(NamedTuple):
     values: np.ndarray
 
 
-def load_libsvm(source, n_features=None, dtype=np.float64):
+def load_libsvm(source, n_features=None, dtype=np.float64, max_features=MAX_FEATURES):
     """Load a LIBSVM data file as a CSR matrix and a label vector.
 
     Parameters
@@ -152,6 +158,11 @@ def load_libsvm(source, n_features=None, dtype=np.float64):
     dtype : floating dtype, default float64
         dtype of ``X``. Values are rounded to float64 first, then cast (as
         scikit-learn does). Labels are always float64.
+    max_features : int or None, default 2**24
+        Largest number of columns that the file's largest feature index may
+        make when ``n_features`` is not given (an explicit ``n_features``
+        is taken as it is); None for no limit. A larger index raises
+        :class:`LibsvmFormatError`.
 
     Returns
     -------
@@ -185,6 +196,12 @@ def load_libsvm(source, n_features=None, dtype=np.float64):
     rows = _parse(_read_bytes(source), dtype, first_index=1, max_index=max_index)
     if n_features is None:
         n_features = int(rows.columns.max()) + 1 if rows.columns.size else 0
+        if max_features is not None and n_features > operator.index(max_features):
+            entry = int(np.argmax(rows.columns))
+            row = int(np.searchsorted(rows.indptr, entry, side="right")) - 1
+            raise LibsvmFormatError(
+                f"feature index {n_features} is larger than max_features={max_features} (pass a larger "
+                "max_features, or n_features, to read it)", int(rows.row_lines[row]))
     shape = (rows.labels.size, n_features)
     return sp.csr_matrix((rows.values, rows.columns, rows.indptr), shape=shape), rows.labels
 
@@ -349,8 +366,9 @@ def dump_libsvm_precomputed(K, y, target, comment=None):
 def _parse(buf, dtype, first_index, max_index):
     """Run the compiled parser on ``buf`` and finish what it leaves over."""
     data = np.frombuffer(buf, dtype=np.uint8)
-    max_rows = int(np.count_nonzero(data == ord("\n"))) + 1
-    max_stored = int(np.count_nonzero(data == ord(":")))
+    # a row takes a byte and a line end, an entry a separator and three bytes ("1:1") at least
+    max_rows = min(int(np.count_nonzero(data == ord("\n"))) + 1, (data.size + 1) // 2 + 1)
+    max_stored = min(int(np.count_nonzero(data == ord(":"))), data.size // 4 + 1)
     labels = np.empty(max_rows, dtype=np.float64)
     row_lines = np.empty(max_rows, dtype=np.int64)
     indptr = np.empty(max_rows + 1, dtype=np.int64)

@@ -61,13 +61,14 @@ True
 from __future__ import annotations
 
 import math
+import operator
 import os
 from itertools import combinations
 
 import numpy as np
 import scipy.sparse as sp
 
-from .libsvm_data import LibsvmFormatError, _read_bytes
+from .libsvm_data import MAX_FEATURES, LibsvmFormatError, _read_bytes
 
 __all__ = [
     "load_libsvm_model",
@@ -280,7 +281,7 @@ def check_libsvm_model(model):
     return svm_type
 
 
-def load_libsvm_model(source, n_features=None):
+def load_libsvm_model(source, n_features=None, max_features=MAX_FEATURES):
     """Read a LIBSVM model file as a fitted svmkit estimator.
 
     ``c_svc`` gives an :class:`svmkit.SVC`, ``nu_svc`` a
@@ -324,6 +325,11 @@ def load_libsvm_model(source, n_features=None):
         number of training samples, the columns of the test kernel). By
         default the largest feature index (serial number) of the support
         vectors; give it when the data have more columns.
+    max_features : int or None, default 2**24
+        Largest number of features that the support vectors' largest
+        feature index (or serial number) may make; None for no limit. A
+        larger one raises :class:`LibsvmFormatError`, so that a small file
+        cannot make predictions allocate gigabytes.
 
     Returns
     -------
@@ -370,6 +376,11 @@ def load_libsvm_model(source, n_features=None):
     lines = _text_lines(_read_bytes(source))
     header, first_sv_line = _read_header(lines)
     coef, features = _read_support_vectors(lines, first_sv_line, header)
+    needed = features.shape[1] if sp.issparse(features) else int(features.max(initial=0))
+    if max_features is not None and needed > operator.index(max_features):
+        raise LibsvmFormatError(
+            f"the support vectors' largest feature index (serial number) {needed} is larger than "
+            f"max_features={max_features}; pass a larger max_features to read the file")
     if header["svm_type"][0] in _CLASSIFIER_TYPES:
         return _build_classifier(header, coef, features, n_features)
     return _build_single_problem(header, coef, features, n_features)
@@ -797,8 +808,9 @@ def _features(tokens, line, precomputed):
         if len(tokens) != 1 or not tokens[0].startswith("0:"):
             raise LibsvmFormatError("a precomputed-kernel support vector is '0:serial' after its coefficients", line)
         serial = _real(tokens[0][2:], line)
-        if serial != math.trunc(serial) or serial < 1:
-            raise LibsvmFormatError("the serial number of a support vector is an integer >= 1", line, tokens[0])
+        if serial != math.trunc(serial) or not 1 <= serial <= _LARGEST_LABEL:
+            raise LibsvmFormatError(f"the serial number of a support vector is an integer >= 1 (at most {_LARGEST_LABEL})",
+                                    line, tokens[0])
         return [-1], [int(serial)]
     indices, values = [], []
     for token in tokens:

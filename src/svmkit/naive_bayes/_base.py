@@ -24,6 +24,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .._validation import check_finite_result
 from . import _categorical, _gaussian
 from ._input import as_table, column, column_label, gaussian_matrix, import_pandas
 
@@ -194,6 +195,7 @@ class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
         class_prior = self._class_prior(class_count)
         gaussian_moments = self._learn_gaussian(table, class_codes, n_classes, weights, first_batch)
         category_counts = self._learn_categories(table, class_codes, n_classes, weights, first_batch)
+        self._check_finite(class_count, gaussian_moments, category_counts)
 
         # everything is checked: the model changes only from here on
         self.classes_ = known_classes
@@ -236,6 +238,25 @@ class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
                 )
             learned.append((categories, counts))
         return learned
+
+    def _check_finite(self, class_count, gaussian_moments, category_counts):
+        """Refuse a model that float64 cannot hold: sums of weights, means or variances that
+        overflow (values near 1e308, weights near 1e308), or smoothed probabilities whose
+        denominator ``count + alpha * n_categories`` does."""
+        check_finite_result({"class_count_": class_count}, "the sample weights' sum overflows float64")
+        if gaussian_moments is not None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                variance, _ = _gaussian.floored_variance(gaussian_moments, self.ddof, self.var_smoothing)
+            check_finite_result(
+                {"theta_": gaussian_moments.mean, "var_": variance},
+                "the Gaussian columns' means or variances overflow float64 (values or weights too large); "
+                "scale the data",
+            )
+        for categories, counts in category_counts:
+            with np.errstate(over="ignore"):
+                denominator = counts.sum(axis=1) + self.alpha * counts.shape[1]
+            check_finite_result({"feature_log_prob_": denominator},
+                                "count + alpha * n_categories overflows float64; use a smaller alpha")
 
     def _class_prior(self, class_count):
         """``priors`` when given (checked), else ``count(C_k) / N``."""

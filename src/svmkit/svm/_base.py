@@ -7,6 +7,7 @@ import logging
 import math
 import numbers
 import os
+from numbers import Integral
 import sys
 import warnings
 
@@ -14,12 +15,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
 from .._plan import PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
+from .._validation import FINITE, N_JOBS, POSITIVE, canonical_csr
 from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 
 def is_real(value):
@@ -101,6 +104,19 @@ def warn_at_caller(message, category):
 class BaseKernelSVM(BaseEstimator):
     """Parameters and machinery shared by the kernel SVM estimators."""
 
+    _parameter_constraints = {
+        "kernel": [StrOptions(set(kernel_module.KERNEL_NAMES)), callable],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [FINITE],
+        "tol": [POSITIVE],
+        "cache_size": [POSITIVE],
+        "shrinking": ["boolean"],
+        "verbose": ["verbose"],
+        "max_iter": [Interval(Integral, -1, None, closed="left")],
+        "callback": [callable, None],
+        "n_jobs": N_JOBS,
+    }
+
     def __sklearn_is_fitted__(self):
         """Whether a fit has set the decision function (what ``check_is_fitted`` asks; its
         default scans every attribute name)."""
@@ -125,6 +141,10 @@ class BaseKernelSVM(BaseEstimator):
             raise ValueError(f"max_iter must be a positive integer or -1 (no limit), got {self.max_iter!r}.")
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be a callable taking a svmkit SolverProgress.")
+        gamma = self.gamma
+        if not (isinstance(gamma, str) and gamma in ("scale", "auto")) and (
+                not is_real(gamma) or isinstance(gamma, bool) or not math.isfinite(gamma) or gamma <= 0):
+            raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
 
     @property
     def _precomputed(self):
@@ -141,8 +161,7 @@ class BaseKernelSVM(BaseEstimator):
             X = validate_data(self, X, y=None, **settings)
         else:
             X, y = validate_data(self, X, y, y_numeric=y_numeric, **settings)
-        if sp.issparse(X):
-            X.sort_indices()
+        X = canonical_csr(X)
         if self._precomputed and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"With kernel='precomputed', X must be the square Gram matrix of the training set; "
@@ -154,7 +173,7 @@ class BaseKernelSVM(BaseEstimator):
         if not self.__sklearn_is_fitted__():
             check_is_fitted(self)  # raises NotFittedError
         if not self._is_valid_test_array(X):  # (else scikit-learn's checks)
-            X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+            X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False))
         if self._precomputed and X.shape[1] != self.shape_fit_[0]:
             raise ValueError(
                 f"With kernel='precomputed', X must hold the kernel between the test and the "
@@ -199,21 +218,53 @@ class BaseKernelSVM(BaseEstimator):
             verbose=bool(self.verbose), callback=self.callback,
         )
 
-    def _solve(self, batch, source):
+    def _solve(self, batch, source, check=None):
         """The solution of the duals of ``batch`` on the rows of ``source``; a warning for each
-        problem stopped above ``tol``, an error where one met values that are not finite."""
+        problem stopped above ``tol``, an error where one met values that are not finite.
+        ``check``, where given, is called with the solution first (it may raise)."""
         if self.verbose:
             enable_logging()
         solution = solve(batch, source, self._solver_settings())
+        if check is not None:
+            check(solution)
         if np.any(solution.status == NOT_FINITE):
-            raise ValueError(
-                "The solver met kernel values, multipliers or gradients that are not finite: the kernel's "
-                "parameters (gamma, coef0, degree), C or the sample weights are too large for floating point. "
-                "Scale the data or use smaller parameters."
-            )
+            raise ValueError(self._not_finite_message(batch, source))
         for k in np.flatnonzero(solution.status):
             self._warn_unless_optimal(int(solution.status[k]), float(solution.gap[k]))
         return solution
+
+    def _kernel_description(self):
+        """The kernel and its parameters, for messages."""
+        if self._precomputed:
+            return "the precomputed kernel"
+        if not isinstance(self.kernel, str):
+            return f"the kernel {self.kernel!r}"
+        if self.kernel in ("poly", "sigmoid", "rbf"):
+            named = {"poly": ("gamma", "coef0", "degree"), "sigmoid": ("gamma", "coef0"), "rbf": ("gamma",)}
+            values = ", ".join(f"{name}={getattr(self, name)!r}" for name in named[self.kernel])
+            return f"kernel={self.kernel!r} ({values})"
+        return f"kernel={self.kernel!r}"
+
+    def _not_finite_message(self, batch, source):
+        """Why the solver met values that are not finite: kernel values that overflow, or
+        kernel values times the bounds of the multipliers (C and the weights) that do."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            diagonal = np.abs(np.asarray(source.diagonal(), dtype=np.float64))
+        kernel = self._kernel_description()
+        if not np.all(np.isfinite(diagonal)):
+            return (
+                f"The kernel values K(x, x) of {kernel} are not finite for some training samples (they overflow "
+                "float64): use smaller kernel parameters or scale the data."
+            )
+        finite = batch.upper[np.isfinite(batch.upper)]
+        bound = float(finite.max()) if finite.size else 0.0
+        scale = float(diagonal.max()) if diagonal.size else 0.0
+        return (
+            f"The solver's gradients overflow float64: the kernel values of {kernel} (up to {scale:.3g} on the "
+            f"diagonal) times the bounds of the multipliers (C, class_weight, sample_weight and nu; up to "
+            f"{bound:.3g}, over {batch.upper.shape[0]} variables), or the targets, are too large. Use smaller "
+            "C or weights, smaller kernel parameters, or scale the data."
+        )
 
     def _warn_unless_optimal(self, status, gap):
         """A ConvergenceWarning where the solver stopped above ``tol``."""

@@ -9,6 +9,9 @@ from functools import cached_property
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from sklearn.utils._param_validation import Interval
+
+from .._validation import check_finite_bounds
 from ._base import warn_at_caller
 from ._binary import BinaryModel, StackedVariables
 from ._formulations import nu_svc_batch, nu_svc_read
@@ -188,9 +191,15 @@ class NuSVC(SVC):
             raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
         self._check_classifier_params()
 
+    _parameter_constraints = {
+        **{name: value for name, value in SVC._parameter_constraints.items() if name not in ("C", "solver")},
+        "nu": [Interval(numbers.Real, 0, 1, closed="right")],
+    }
+
     def _upper_bounds(self, weights, y_index):
         """The bounds ``U_i = w_i`` of LIBSVM's scaling, after LIBSVM's feasibility
         rule ``nu (n_i + n_j) / 2 <= min(n_i, n_j)`` for each problem (weighted sizes)."""
+        check_finite_bounds(weights, "class_weight * sample_weight")
         sizes = np.bincount(y_index, weights=weights, minlength=self.classes_.shape[0])
         largest, worst = np.inf, None
         for positive, negative in self._problems(sizes.shape[0]):

@@ -8,6 +8,9 @@ import numpy as np
 from sklearn.base import OutlierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from sklearn.utils._param_validation import Interval
+
+from .._validation import check_finite_bounds, check_parameters
 from ._base import SingleProblemSVM
 from ._binary import NOT_SUPPORT_VECTOR, KKTReport
 from ._formulations import one_class_batch, one_class_read
@@ -107,6 +110,11 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         self.max_iter = max_iter
         self.callback = callback
 
+    _parameter_constraints = {
+        **SingleProblemSVM._parameter_constraints,
+        "nu": [Interval(numbers.Real, 0, 1, closed="right")],
+    }
+
     def fit(self, X, y=None, sample_weight=None):
         """Estimate the support of the training data.
 
@@ -127,8 +135,10 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         self._check_common_params()
         if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:
             raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
+        check_parameters(self)
         X, _ = self._validate_train_X(X, None)
         weights = self._check_weights(sample_weight, X)
+        check_finite_bounds(weights * self.nu, "nu * sample_weight")
         rows = np.flatnonzero(weights > 0)
         self.kernel_, source = self._row_source(X)
         batch = one_class_batch(rows, weights[rows], self.nu)

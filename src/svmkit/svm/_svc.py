@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from functools import cached_property
 from itertools import combinations
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,10 +15,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils.multiclass import _ovr_decision_function
 
+from .._solver import OPTIMAL
+from .._validation import check_class_weight, check_finite_bounds, check_finite_result, check_parameters
 from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, enable_logging, is_real
 from ._binary import BinaryModel, StackedVariables, libsvm_layout, objectives_per_problem
@@ -204,6 +208,17 @@ class SVC(ClassifierMixin, BaseKernelSVM):
       largest KKT violation        0.000e+00
     """
 
+    _parameter_constraints = {
+        **BaseKernelSVM._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="right")],
+        "probability": ["boolean"],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "multiclass": [StrOptions({"ovo", "ovr"})],
+        "decision_function_shape": [StrOptions({"ovo", "ovr"})],
+        "random_state": ["random_state"],
+        "solver": [StrOptions({"smo", "qp"})],
+    }
+
     def __init__(
         self,
         C=1.0,
@@ -266,6 +281,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             raise ValueError(
                 f"two_class_probability must be 'coupling' or 'sigmoid', got {self.two_class_probability!r}."
             )
+        check_class_weight(self.class_weight)
+        check_parameters(self)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the classifier.
@@ -342,7 +359,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """
         if math.isinf(self.C):
             return np.where(weights > 0, np.inf, 0.0)
-        return self.C * weights
+        with np.errstate(over="ignore"):
+            upper = self.C * weights
+        check_finite_bounds(upper, "C * class_weight * sample_weight")
+        return upper
 
     def _problems(self, n_classes):
         """The two-class problems ``(positive class, negative class or None for the rest)``."""
@@ -363,20 +383,35 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def _fit_problems(self, X, source, problem_data, problems):
         """Solve the problems (SMO, or the QP library) and return their
         :class:`StackedVariables`."""
+        undecided = []
         if self._is_hard_margin():
             for k in range(problem_data.bounds.shape[0] - 1):
                 part = slice(problem_data.bounds[k], problem_data.bounds[k + 1])
                 movable = problem_data.upper[part] > 0
-                self._check_separable(source, X, problem_data.rows[part][movable],
-                                      problem_data.labels[part][movable])
+                if self._check_separable(source, X, problem_data.rows[part][movable],
+                                         problem_data.labels[part][movable]) is None:
+                    undecided.append(k)
         batch = self._batch(problem_data)
         if getattr(self, "solver", "smo") == "qp":
             solution = solve_dual_qp(source, batch)
+            self._check_undecided(solution, undecided)
             for k in np.flatnonzero(solution.status):
                 self._warn_unless_optimal(int(solution.status[k]), float(solution.gap[k]))
         else:
-            solution = self._solve(batch, source)
+            solution = self._solve(batch, source, lambda solution: self._check_undecided(solution, undecided))
         return self._read(batch, solution, problems)
+
+    def _check_undecided(self, solution, undecided):
+        """Raise :class:`NotSeparableError` where the separability test of a hard-margin
+        problem was undecided and its dual, solved within the step limit, did not converge
+        (the multipliers of a dual without a solution grow without bound)."""
+        for k in undecided:
+            if solution.status[k] != OPTIMAL:
+                raise NotSeparableError(
+                    "The hard-margin SVM (C=inf) found no solution: the separability test was undecided "
+                    "(the kernel matrix is numerically singular) and the dual did not converge within the "
+                    f"step limit (KKT gap {float(solution.gap[k]):.3e}). Use a finite C (soft margin)."
+                )
 
     def _is_hard_margin(self):
         return math.isinf(self.C)
@@ -389,17 +424,22 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """The :class:`StackedVariables` of the solved duals of ``problems`` (None: the
         folds of a cross-validation)."""
         alpha, b, yf = c_svc_read(batch, solution)
+        check_finite_result({"multipliers": alpha, "intercept_": b},
+                            "C, the weights or the kernel values are too large for float64; scale the data")
         return StackedVariables(batch.bounds, batch.rows, batch.y, alpha, batch.upper, yf, b,
                                 solution.n_iter.astype(np.int64), solution.gap, solution.status)
 
     def _check_separable(self, source, X, rows, labels):
-        """Raise :class:`NotSeparableError` where a hard margin has no solution."""
-        if not is_separable(source, self.kernel_, X, rows, labels):
+        """Raise :class:`NotSeparableError` where a hard margin has no solution; True where
+        it has one, None where the test was undecided."""
+        separable = is_separable(source, self.kernel_, X, rows, labels)
+        if separable is False:
             kernel_name = self.kernel if isinstance(self.kernel, str) else type(self.kernel).__name__
             raise NotSeparableError(
                 f"The data are not separable with the {kernel_name} kernel, so the hard-margin SVM "
                 "(C=inf) has no solution: use a finite C (soft margin) or a more flexible kernel."
             )
+        return separable
 
     def _fit_probability(self, source, X, y_index, upper):
         """probA_ and probB_ of each one-vs-one pair (LIBSVM's ``svm_binary_svc_probability``):

@@ -8,6 +8,9 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from sklearn.utils._param_validation import Interval
+
+from .._validation import NON_NEGATIVE, POSITIVE, check_finite_bounds, check_finite_result, check_parameters
 from ._base import SingleProblemSVM
 from ._binary import KKTReport
 from ._formulations import epsilon_svr_batch, nu_svr_batch, svr_read
@@ -47,11 +50,15 @@ class _BaseSVR(RegressorMixin, SingleProblemSVM):
         z = np.asarray(y, dtype=np.float64)
         weights = self._check_weights(sample_weight, X)
         rows = np.flatnonzero(weights > 0)
+        with np.errstate(over="ignore"):
+            upper = self.C * weights[rows]
+        check_finite_bounds(upper, "C * sample_weight")
         self.kernel_, source = self._row_source(X)
-        upper = self.C * weights[rows]
         batch = self._dual(rows, z[rows], upper)
         solution = self._solve(batch, source)
         a, a_star, b, f, epsilon = svr_read(batch, solution)
+        check_finite_result({"intercept_": b, "decision values": f},
+                            "the targets y (or C times the kernel values) are too large for float64; scale y")
         self._set_solution(X, rows, a - a_star, b, solution)
         self._set_theory(rows, z[rows], upper, a, a_star, f, b, epsilon, float(batch.p @ solution.alpha))
         return self
@@ -208,6 +215,9 @@ class SVR(_BaseSVR):
         eps = self.epsilon
         if not isinstance(eps, numbers.Real) or isinstance(eps, bool) or not np.isfinite(eps) or eps < 0:
             raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}.")
+        check_parameters(self)
+
+    _parameter_constraints = {**SingleProblemSVM._parameter_constraints, "C": [POSITIVE], "epsilon": [NON_NEGATIVE]}
 
     def _dual(self, rows, z, upper):
         return epsilon_svr_batch(rows, z, upper, float(self.epsilon))
@@ -301,6 +311,13 @@ class NuSVR(_BaseSVR):
         self._check_C()
         if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:
             raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
+        check_parameters(self)
+
+    _parameter_constraints = {
+        **SingleProblemSVM._parameter_constraints,
+        "C": [POSITIVE],
+        "nu": [Interval(numbers.Real, 0, 1, closed="right")],
+    }
 
     def _dual(self, rows, z, upper):
         return nu_svr_batch(rows, z, upper, self.nu)
