@@ -1,0 +1,7 @@
+"""``python -m svmkit.cli``: the ``svmkit`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
