@@ -573,7 +573,7 @@ def test_bit_flip_in_the_data_is_detected(member):
         pytest.param(lambda m: m.update(format_version=3), "format version 3, written by svmkit 0.1.0; .* upgrade svmkit", id="newer"),
         pytest.param(lambda m: m.update(format_version="2"), "format_version '2'", id="version text"),
         pytest.param(lambda m: m.update(estimator="os.system"), "refusing to load 'os.system': it is not an estimator class", id="os.system"),
-        pytest.param(lambda m: m.update(estimator="svmkit.cli._Option"), "refusing to load 'svmkit.cli._Option'", id="private class"),
+        pytest.param(lambda m: m.update(estimator="svmkit.cli._options._Option"), "refusing to load 'svmkit.cli._options._Option'", id="private class"),
         pytest.param(lambda m: m.update(estimator="svmkit.svm._base.BaseKernelSVM"), "refusing to load", id="base class"),
         pytest.param(lambda m: m.update(estimator="svmkit.kernels.RBFKernel"), "refusing to load 'svmkit.kernels.RBFKernel'", id="kernel"),
         pytest.param(lambda m: m.update(estimator="sklearn.pipeline.Pipeline"), "refusing to load 'sklearn.pipeline.Pipeline'", id="pipeline"),
@@ -593,8 +593,8 @@ def test_bit_flip_in_the_data_is_detected(member):
         pytest.param(lambda m: m["fields"].update(fit_status_={"type": "scalar", "dtype": "O", "value": 0}), "dtype 'O' is not part", id="object scalar"),
         pytest.param(lambda m: m["params"].update(unknown=1), r"SVC: the parameters do not fit SVC", id="parameter"),
         pytest.param(lambda m: m["params"].update(multiclass="all"), r"SVC: a parameter is not valid: multiclass must be", id="parameter value"),
-        pytest.param(lambda m: m["params"].update(kernel={"type": "estimator", "class": "svmkit.cli._Option", "params": {}, "fields": {}}),
-                     r"refusing to load 'svmkit.cli._Option' \(at SVC.kernel\)", id="nested class"),
+        pytest.param(lambda m: m["params"].update(kernel={"type": "estimator", "class": "svmkit.cli._options._Option", "params": {}, "fields": {}}),
+                     r"refusing to load 'svmkit.cli._options._Option' \(at SVC.kernel\)", id="nested class"),
         pytest.param(lambda m: m.update(extra=1), r"unknown metadata entries \['extra'\]", id="metadata entry"),
     ],
 )
@@ -710,8 +710,8 @@ CRAFTED = {
     "grid search index": (lambda: saved_bytes(fitted(SVCGridSearch)[0]),
                           lambda m, a: m["fields"].update(best_index_=99), r"SVCGridSearch\.best_index_: is not a row of cv_results_"),
     "grid search nested class": (lambda: saved_bytes(fitted(SVCGridSearch)[0]),
-                                 lambda m, a: m["fields"]["best_estimator_"].update({"class": "svmkit.cli._Option"}),
-                                 r"refusing to load 'svmkit.cli._Option' \(at SVCGridSearch.best_estimator_\)"),
+                                 lambda m, a: m["fields"]["best_estimator_"].update({"class": "svmkit.cli._options._Option"}),
+                                 r"refusing to load 'svmkit.cli._options._Option' \(at SVCGridSearch.best_estimator_\)"),
     "grid search nested field": (lambda: saved_bytes(fitted(SVCGridSearch)[0]),
                                  _set("best_estimator_.steps[1][1].intercept_", 0, np.nan),
                                  r"SVCGridSearch\.best_estimator_\.steps\[1\]\[1\]\.intercept_: holds NaN"),
@@ -902,16 +902,16 @@ def test_version_1_files_without_what_version_2_needs_are_refused():
         load(_version_1("svc_ovo_strings.v1.svmkit", damage_private))
 
     def foreign_object(metadata, arrays):
-        metadata["state"]["kernel_"]["class"] = "svmkit.cli._Option"
+        metadata["state"]["kernel_"]["class"] = "svmkit.cli._options._Option"
 
     with pytest.raises(ModelFileError, match="version-1 .*SVC.kernel_: expected a kernel, got an object of class "
-                                             "'svmkit.cli._Option'"):
+                                             "'svmkit.cli._options._Option'"):
         load(_version_1("svc_binary.v1.svmkit", foreign_object))
 
     def foreign_estimator(metadata, arrays):
-        metadata["estimator"] = "svmkit.cli._Option"
+        metadata["estimator"] = "svmkit.cli._options._Option"
 
-    with pytest.raises(ModelFileError, match="version-1 .*refusing to load 'svmkit.cli._Option'"):
+    with pytest.raises(ModelFileError, match="version-1 .*refusing to load 'svmkit.cli._options._Option'"):
         load(_version_1("svc_binary.v1.svmkit", foreign_estimator))
 
 
