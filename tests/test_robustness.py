@@ -321,7 +321,7 @@ def test_loading_structurally_valid_but_mutated_model_files_gives_model_file_err
             return
 
 
-@pytest.mark.parametrize("class_name", ["svmkit.cli._Option", "os.system", "svmkit.kernels.RBFKernel"])
+@pytest.mark.parametrize("class_name", ["svmkit.cli._options._Option", "os.system", "svmkit.kernels.RBFKernel"])
 def test_a_model_file_may_name_only_saveable_estimator_classes(class_name):
     buffer = io.BytesIO()
     svmkit.save(SVC().fit(X, y), buffer)
