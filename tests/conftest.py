@@ -14,3 +14,16 @@ def shared_data():
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not present")
     return SHARED_DATA
+
+
+_SLOW_WITHOUT_JIT = frozenset(
+    line.strip() for line in (Path(__file__).parent / "slow_without_jit.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` the tests listed in ``slow_without_jit.txt``."""
+    for item in items:
+        if item.nodeid in _SLOW_WITHOUT_JIT:
+            item.add_marker(pytest.mark.slow)

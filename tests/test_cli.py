@@ -56,7 +56,6 @@ def scaled_svmguide1(tmp_path_factory):
     return folder
 
 
-@pytest.mark.slow
 @needs_shared_data
 def test_svmguide1_unscaled_defaults_give_the_guides_66_925(capsys, tmp_path):
     model = tmp_path / "svmguide1.model"
@@ -86,7 +85,6 @@ def test_svmguide1_scaled_gives_the_guides_96_15(capsys, scaled_svmguide1):
     assert status == 0 and abs(accuracy_of(out) - 96.15) < 0.5
 
 
-@pytest.mark.slow
 @needs_shared_data
 def test_svmguide1_grid_search_finds_the_guides_96_9(capsys, scaled_svmguide1, tmp_path):
     folder = scaled_svmguide1
@@ -178,7 +176,6 @@ def test_scale_bad_range_file_names_the_line(capsys, tmp_path):
 # -- train and predict ------------------------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_cross_validation_mode_prints_libsvm_accuracy_and_writes_no_model(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     status, out, _ = run(capsys, "train", "-v", "5", "-c", "2", HEART_SCALE)
@@ -207,7 +204,6 @@ def test_default_model_file_is_the_base_name_in_the_current_directory(capsys, tm
     assert (tmp_path / "heart_scale.model").read_text().startswith("svm_type c_svc\nkernel_type linear\n")
 
 
-@pytest.mark.slow
 def test_train_options_reach_the_estimator(capsys, tmp_path):
     model_path = tmp_path / "model"
     args = ["-t", "1", "-d", "2", "-g", "0.1", "-r", "1", "-c", "4", "-e", "0.0001", "-m", "50", "-h", "0"]
@@ -226,7 +222,6 @@ def test_train_options_reach_the_estimator(capsys, tmp_path):
     np.testing.assert_allclose(model.decision_function(X), expected.decision_function(X), atol=1e-8)
 
 
-@pytest.mark.slow
 def test_probability_outputs_follow_svm_predict(capsys, tmp_path):
     status, _, _ = run(capsys, "train", "-q", "-b", "1", HEART_SCALE, tmp_path / "model")
     assert status == 0
@@ -262,7 +257,6 @@ def test_predict_pads_or_widens_features(capsys, tmp_path):
     assert status == 0 and (tmp_path / "out").read_text().split() == [f"{v:g}" for v in wide_expected]
 
 
-@pytest.mark.slow
 def test_precomputed_kernel_matches_the_linear_kernel(capsys, tmp_path):
     X, y = load_libsvm(HEART_SCALE)
     K = (X @ X.T).toarray()
@@ -288,7 +282,6 @@ REGRESSION_CV = r"Cross Validation Mean squared error = \S+\nCross Validation Sq
         ("4", "NuSVR", REGRESSION_CV),
     ],
 )
-@pytest.mark.slow
 def test_other_svm_types_cross_validate(capsys, svm_type, class_name, pattern):
     if not hasattr(svm_module, class_name):
         status, _, err = run(capsys, "train", "-s", svm_type, "-v", "3", HEART_SCALE)
@@ -421,7 +414,6 @@ def test_grid_runs_another_svm_train(capsys, small_heart_scale):
 # -- the console script --------------------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_console_script_exit_status(tmp_path):
     script = Path(sys.executable).with_name("svmkit")
     if not script.exists():

@@ -165,7 +165,6 @@ def test_heart_scale_round_trips_to_the_same_text(tmp_path):
     assert [[token.lstrip("+") for token in line] for line in original] == written
 
 
-@pytest.mark.slow
 @needs_a9a
 def test_a9a_matches_sklearn():
     X, y = load_libsvm(SHARED_DATA / "a9a")
@@ -174,7 +173,6 @@ def test_a9a_matches_sklearn():
     assert_same_as_sklearn(X, y, SHARED_DATA / "a9a")
 
 
-@pytest.mark.slow
 @needs_a9a
 def test_a9a_test_split_needs_n_features():
     assert load_libsvm(SHARED_DATA / "a9a.t")[0].shape == (16281, 122)
@@ -360,7 +358,6 @@ finite_floats = st.floats(allow_nan=False, allow_infinity=False)
     arrays(np.float64, st.tuples(st.integers(0, 6), st.integers(1, 6)), elements=finite_floats | st.just(0.0)),
     st.data(),
 )
-@pytest.mark.slow
 def test_random_matrices_round_trip_bit_identically(X, data):
     y = np.array(data.draw(st.lists(finite_floats, min_size=X.shape[0], max_size=X.shape[0])), dtype=np.float64)
     X_loaded, y_loaded = load_bytes(dump_bytes(X, y), n_features=X.shape[1])

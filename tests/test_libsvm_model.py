@@ -201,7 +201,6 @@ def test_save_load_save_gives_the_same_file(kernel):
     np.testing.assert_allclose(reloaded.decision_function(X), model.decision_function(X), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.slow
 def test_svmkit_binary_probabilities_in_libsvm(tmp_path):
     X, y = DATASETS["heart_scale"]
     model = SVC(kernel="rbf", gamma=0.2, probability=True, random_state=0).fit(X, y)
@@ -226,7 +225,6 @@ def test_svmkit_multiclass_probabilities_in_libsvm(tmp_path):
     np.testing.assert_allclose(model.predict_proba(X), probabilities, atol=1e-6)
 
 
-@pytest.mark.slow
 def test_nu_svc_model_predicts_the_same_in_libsvm(tmp_path):
     # two classes: libsvm-official 3.37's svm_predict overruns its buffer of
     # decision values for nu_svc models with more classes (even LIBSVM's own)
@@ -253,7 +251,6 @@ def test_models_libsvm_cannot_hold_are_refused():
         model_bytes(RBFKernel(gamma=1.0))
 
 
-@pytest.mark.slow
 def test_binary_ovr_and_kernel_objects_are_saved():
     X, y = DATASETS["heart_scale"]
     by_name = SVC(kernel="rbf", gamma=0.25).fit(X, y)

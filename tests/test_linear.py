@@ -54,7 +54,6 @@ def signs(y):
 
 
 # -- LinearSVC ----------------------------------------------------------------------------
-@pytest.mark.slow
 @pytest.mark.parametrize("loss", LOSSES)
 def test_objective_matches_sklearn_liblinear_on_breast_cancer(cancer, loss):
     X, y = cancer
@@ -67,7 +66,6 @@ def test_objective_matches_sklearn_liblinear_on_breast_cancer(cancer, loss):
     assert 0 <= ours.duality_gap_ <= 1e-4 * ours.primal_objective_
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("loss,solver", [("hinge", 3), ("squared_hinge", 1)])
 def test_objective_matches_liblinear_official(cancer, loss, solver):
     liblinearutil = pytest.importorskip("liblinear.liblinearutil")
@@ -82,7 +80,6 @@ def test_objective_matches_liblinear_official(cancer, loss, solver):
     assert np.mean(ours.decision_function(X) * sign * (X @ np.array(w) + b) > 0) >= 0.99
 
 
-@pytest.mark.slow
 @needs_a9a
 @pytest.mark.parametrize("loss", LOSSES)
 def test_objective_matches_sklearn_liblinear_on_a9a(a9a, loss):
@@ -131,7 +128,6 @@ def test_weights_are_the_dual_combination(cancer):
     assert np.all(model.alpha_[signs(y) * f < 1 - 1e-6] > 1.0 - 1e-8)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("loss", LOSSES)
 def test_dense_and_csr_give_the_same_model(cancer, loss):
     X, y = cancer
@@ -160,7 +156,6 @@ def test_sample_weight_two_equals_repeating_the_sample(loss):
     assert weighted.primal_objective_ == pytest.approx(repeated.primal_objective_, rel=1e-9)
 
 
-@pytest.mark.slow
 def test_class_weight_scales_c_per_class(cancer):
     X, y = cancer
     by_class = LinearSVC(C=0.1, class_weight={0: 3.0, 1: 1.0}, random_state=0).fit(X, y)
@@ -172,7 +167,6 @@ def test_class_weight_scales_c_per_class(cancer):
     assert_allclose(balanced.coef_, expected.coef_)
 
 
-@pytest.mark.slow
 def test_zero_weight_samples_are_left_out(cancer):
     X, y = cancer
     weights = np.ones(len(y))
@@ -286,7 +280,6 @@ def test_pegasos_seed_objective_is_the_c_svm_objective_over_cn(cancer):
     assert seed_objective == pytest.approx(c_svm_objective / (C * n), rel=1e-12)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("C,epochs", [(0.1, 100), (1.0, 1000)])
 def test_pegasos_reaches_linearsvc_objective_within_1_percent(cancer, C, epochs):
     X, y = cancer
@@ -329,7 +322,6 @@ def test_partial_fit_once_equals_fit_with_one_epoch(cancer):
     assert_array_equal(streamed.intercept_, fitted.intercept_)
 
 
-@pytest.mark.slow
 def test_partial_fit_streams_batches_to_the_svm_of_all_data():
     # One pass over 20000 new samples in 10 batches: lambda_ refers to all samples seen,
     # and the streamed model is within 1 % of the exact SVM of the whole set.
@@ -387,6 +379,5 @@ def test_pegasos_multiclass_one_vs_rest():
         else {}
     ),
 )
-@pytest.mark.slow
 def test_sklearn_compatible(estimator, check):
     check(estimator)

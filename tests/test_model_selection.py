@@ -91,7 +91,6 @@ def test_results_frame_is_sorted_best_first(search):
     assert frame["mean_accuracy"].is_monotonic_decreasing
 
 
-@pytest.mark.slow
 def test_refinement_returns_a_point_on_the_finer_grid(problem, search):
     refined = SVCGridSearch(cv=FOLDS, refine=True, **GRID).fit(*problem)
     results = refined.cv_results_
@@ -125,7 +124,6 @@ def test_progress_callback_and_bar(problem):
     assert stream.getvalue() == "\rcoarse grid [#####-----] 5/10 fits\rcoarse grid [##########] 10/10 fits\n"
 
 
-@pytest.mark.slow
 def test_standardisation_and_no_scaling(problem):
     X, y = problem
     standard = SVCGridSearch(cv=FOLDS, scaling="standard", **GRID).fit(X, y)

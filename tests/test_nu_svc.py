@@ -63,7 +63,6 @@ def nu_pair_objectives(model, X, y, nu, kernel, params):
     return np.array(objectives)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("dataset, kernel, nu", CASES)
 def test_agrees_with_libsvm(dataset, kernel, nu):
     X, y = DATASETS[dataset]
@@ -91,7 +90,6 @@ def test_decision_values_match_libsvm_on_iris():
     np.testing.assert_allclose(ours.intercept_, oracle.intercept_, atol=1e-5)
 
 
-@pytest.mark.slow
 def test_nu_svc_is_c_svc_with_the_effective_C():
     """Chang and Lin (2001): the rescaled nu-SVC solution solves C-SVC with C = 1/r."""
     X, y = DATASETS["breast_cancer"]
@@ -158,7 +156,6 @@ def test_too_small_nu_warns_that_the_problem_is_degenerate():
     assert model.binary_models_[0].r > 1.0
 
 
-@pytest.mark.slow
 def test_sample_weight_equals_repetition_and_class_weight():
     X, y = make_blobs(n_samples=[40, 40], centers=[[0, 0], [2, 2]], cluster_std=1.5, random_state=3)
     weights = np.where(y == 1, 2.0, 1.0)
@@ -177,7 +174,6 @@ def test_sample_weight_equals_repetition_and_class_weight():
     )
 
 
-@pytest.mark.slow
 def test_precomputed_and_callable_kernels_equal_the_named_kernel():
     X, y = DATASETS["wine"]
     named = NuSVC(nu=0.3, gamma=0.2, tol=1e-8).fit(X, y)
@@ -249,7 +245,6 @@ def _expected_failures(estimator):
 # NuSVC(kernel='precomputed') is left out: the checks' small random Gram matrices make nu = 0.5 infeasible
 # or too small (w = 0); test_precomputed_and_callable_kernels_equal_the_named_kernel covers that kernel.
 # Several checks fit random labels, where nu = 0.5 is rightly reported degenerate.
-@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::svmkit.svm.DegenerateNuWarning")
 @parametrize_with_checks([NuSVC(), NuSVC(kernel="linear", probability=True)], expected_failed_checks=_expected_failures)
 def test_scikit_learn_estimator_checks(estimator, check):

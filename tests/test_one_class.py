@@ -45,7 +45,6 @@ def one_class_objective(model, X, kernel, params):
     return 0.5 * a @ K @ a
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("dataset, kernel, nu", CASES)
 def test_agrees_with_libsvm(dataset, kernel, nu):
     X = DATASETS[dataset]
@@ -78,7 +77,6 @@ def test_attributes_follow_scikit_learn_at_high_accuracy():
     np.testing.assert_allclose(linear.coef_, linear.dual_coef_ @ DATASETS["heart_scale"][linear.support_])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("nu", [0.05, 0.2, 0.5, 0.8])
 def test_nu_bounds_outliers_and_support_vectors(nu):
     """Schölkopf et al. 2001: fraction of outliers <= nu <= fraction of support vectors; the optimum's theory."""
@@ -118,7 +116,6 @@ def test_labels_are_ignored():
     np.testing.assert_array_equal(with_labels.fit_predict(X, y), without.predict(X))
 
 
-@pytest.mark.slow
 def test_sample_weight_zero_removes_the_sample_and_precomputed_kernel():
     X = DATASETS["wine"]
     weights = np.ones(X.shape[0])
@@ -175,7 +172,6 @@ def _expected_failures(estimator):
     [OneClassSVM(), OneClassSVM(kernel="linear", nu=0.3), OneClassSVM(kernel="precomputed")],
     expected_failed_checks=_expected_failures,
 )
-@pytest.mark.slow
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 

@@ -24,7 +24,6 @@ def test_an_unknown_name_is_an_attribute_error():
         svmkit.SVM  # noqa: B018
 
 
-@pytest.mark.slow
 def test_importing_svc_leaves_model_selection_file_formats_and_persistence_unloaded():
     code = (
         "import sys\n"

@@ -200,7 +200,6 @@ def test_predict_checks_fit_and_n_features(model):
         model.predict(X[:, :1])
 
 
-@pytest.mark.slow
 @parametrize_with_checks([Perceptron(), KernelPerceptron()])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

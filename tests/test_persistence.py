@@ -434,7 +434,6 @@ def test_estimators_of_every_module_are_tested(module, name):
     assert ESTIMATORS[name] is cls
 
 
-@pytest.mark.slow
 def test_grid_search_with_standard_scaling_and_sparse_data():
     X = sp.csr_matrix(np.where(np.abs(X_HEART) < 0.5, 0.0, X_HEART))
     search, _ = fitted(SVCGridSearch, scaling="standard", estimator=SVC(class_weight="balanced"))
@@ -749,7 +748,6 @@ for path in sys.argv[2:]:
 """
 
 
-@pytest.mark.slow
 def test_crafted_files_never_crash_the_process(tmp_path):
     paths = []
     for i, case in enumerate(ISOLATED):

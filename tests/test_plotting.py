@@ -85,7 +85,6 @@ def test_decision_boundary_refuses_other_models(overlapping, make, message):
         plot_decision_boundary(model, data, y[: data.shape[0]])
 
 
-@pytest.mark.slow
 def test_grid_search_heatmap_has_one_cell_per_point(overlapping):
     X, y, _ = overlapping
     search = SVCGridSearch(log2_C=(-1, 3, 2), log2_gamma=(1, -3, -2), cv=3, refine=True, refine_steps=2).fit(X, y)

@@ -221,7 +221,6 @@ MODELS = {
 }
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("dataset", list(DATASETS))
 @pytest.mark.parametrize("name", list(MODELS))
 def test_probabilities_match_scikit_learn_with_the_same_folds(name, dataset):
@@ -245,7 +244,6 @@ def test_probabilities_with_sample_weights_match_scikit_learn():
     assert np.abs(ours.predict_proba(X) - oracle.predict_proba(X)).max() <= 0.02
 
 
-@pytest.mark.slow
 def test_probabilities_are_deterministic_for_a_random_state():
     X, y = DATASETS["iris"]
     first = SVC(probability=True, random_state=7).fit(X, y)
@@ -256,7 +254,6 @@ def test_probabilities_are_deterministic_for_a_random_state():
     assert not np.array_equal(first.probA_, other.probA_)
 
 
-@pytest.mark.slow
 def test_predict_from_proba_agrees_with_the_probabilities():
     X, y = DATASETS["breast_cancer"]
     model = SVC(C=0.05, probability=True, random_state=0).fit(X, y)
@@ -318,7 +315,6 @@ def test_fold_permutation_draws_more_values_when_rejections_use_up_the_first_one
     SVC(kernel="linear", C=0.5, probability=True, random_state=1),
     NuSVC(nu=0.3, probability=True, random_state=0),
 ], ids=["rbf", "linear", "nu"])
-@pytest.mark.slow
 @pytest.mark.parametrize("loader", [load_wine, load_breast_cancer], ids=["wine", "cancer"])
 def test_cross_validation_fits_in_one_batch_are_the_fits_of_each_fold(estimator, loader):
     """The five fits of each pair, solved together as one batch of duals (each fold the pair's

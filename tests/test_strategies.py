@@ -86,7 +86,6 @@ def _digits():
     return StandardScaler().fit_transform(X), y
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("cache_size, expected", [(200, "shared"), (4, "per problem"), (0.3, "blocked")])
 def test_every_plan_branch_of_a_multiclass_fit_reaches_libsvm_s_optimum(cache_size, expected):
     """Digits (1,797 x 64, 10 classes, 45 one-vs-one problems): one store of rows for all
@@ -122,7 +121,6 @@ def test_a_two_class_fit_on_a_store_of_some_of_its_rows_reaches_libsvm_s_optimum
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
 
 
-@pytest.mark.slow
 def test_a_fit_of_more_than_twenty_thousand_rows_by_the_blocked_strategy_reaches_libsvm_s_optimum():
     """a9a's first 21,000 rows (UCI Adult, 123 binary features, sparse), RBF: the blocked
     strategy (the Gram matrix does not fit in 200 MB), against LIBSVM."""
@@ -141,7 +139,6 @@ def test_a_fit_of_more_than_twenty_thousand_rows_by_the_blocked_strategy_reaches
     assert abs(ours.support_.shape[0] - oracle.support_.shape[0]) <= 0.02 * oracle.support_.shape[0]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("shrinking", [True, False])
 def test_the_blocked_strategy_of_every_formulation_reaches_the_gram_strategy_s_solution(shrinking):
     """nu-SVC, one-class and epsilon-SVR by working sets (a budget of 0.2 MB) and by the Gram
@@ -160,7 +157,6 @@ def test_the_blocked_strategy_of_every_formulation_reaches_the_gram_strategy_s_s
                            gram.decision_function(X) if not isinstance(gram, SVR) else gram.predict(X), atol=1e-3)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("cache_size", [200.0, 0.2])
 @pytest.mark.parametrize("max_iter", [1, 20, 300])
 def test_both_strategies_keep_to_the_step_limit(cache_size, max_iter):
@@ -173,7 +169,6 @@ def test_both_strategies_keep_to_the_step_limit(cache_size, max_iter):
     assert model.n_iter_[0] <= max_iter and model.fit_status_ == 1
 
 
-@pytest.mark.slow
 def test_svr_by_both_strategies_equals_libsvm():
     X, y = make_classification(n_samples=800, n_features=6, random_state=2)
     target = X @ np.linspace(-1, 1, 6) + 0.3 * y

@@ -39,12 +39,10 @@ def _expected_failures(estimator):
     [SVC(), SVC(kernel="linear", multiclass="ovr"), SVC(kernel="precomputed")],
     expected_failed_checks=_expected_failures,
 )
-@pytest.mark.slow
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
 
-@pytest.mark.slow
 def test_pipeline_grid_search_and_cross_validation():
     pipeline = make_pipeline(StandardScaler(), SVC())
     scores = cross_val_score(pipeline, X_iris, y_iris, cv=5)
@@ -54,7 +52,6 @@ def test_pipeline_grid_search_and_cross_validation():
     assert search.best_params_["svc__C"] in (0.1, 1.0, 10.0)
 
 
-@pytest.mark.slow
 def test_dense_and_csr_inputs_give_the_same_model():
     X, y = make_classification(n_samples=200, n_features=30, random_state=0)
     X[np.abs(X) < 0.8] = 0.0
@@ -236,7 +233,6 @@ def test_progress_is_reported_through_logging_and_callback(caplog):
     assert any("gap" in record.message and "active" in record.message for record in caplog.records)
 
 
-@pytest.mark.slow
 def test_a_fit_within_the_progress_interval_reports_once():
     reports = []
     X, y = make_classification(n_samples=300, n_features=5, random_state=6)
@@ -257,7 +253,6 @@ def test_max_iter_warns_with_the_gap_reached():
 
 @pytest.mark.parametrize("n_samples, multiclass, cache_size", [(60, "ovo", 200), (600, "ovr", 200), (2400, "ovo", 2)],
                          ids=["shared_rows", "one_vs_rest", "rows_per_problem_on_threads"])
-@pytest.mark.slow
 def test_max_iter_warnings_point_at_the_line_that_called_fit(n_samples, multiclass, cache_size):
     """The step-limit warnings name the line that called fit, whatever the plan of the fit;
     those of problems solved on svmkit's worker threads (a budget too small for one store of
@@ -344,7 +339,6 @@ def test_ready_test_arrays_skip_revalidation_and_others_get_scikit_learns_checks
         named.predict(X)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
 def test_predictions_on_threads_equal_those_on_one_thread(kernel):
     """A prediction of more than a million kernel values is spread over ``n_jobs`` threads in
@@ -386,7 +380,6 @@ def test_the_compiled_decision_path_follows_a_new_fit_and_refuses_bad_rows(kerne
         model.predict(X[:7, :3])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("support_vectors_sparse", [True, False])
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
 def test_sparse_test_rows_give_the_dense_rows_decisions(support_vectors_sparse, kernel):
@@ -502,7 +495,6 @@ def test_map_in_threads_keeps_order_raises_and_runs_nested_maps_in_turn():
     SVC(multiclass="ovr", kernel="linear", C=0.1),
     SVC(multiclass="ovr", kernel="precomputed", C=0.5),
 ], ids=["rbf", "linear", "precomputed"])
-@pytest.mark.slow
 def test_one_vs_rest_problems_are_each_class_against_the_rest_fitted_alone(estimator):
     """The one-vs-rest problems, solved as one batch on one store of rows, are the two-class
     fits of each class against the rest."""

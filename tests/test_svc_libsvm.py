@@ -50,7 +50,6 @@ def libsvm_pair_objectives(model, X, kernel, params):
     return np.array(objectives)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("dataset", list(DATASETS))
 @pytest.mark.parametrize("kernel", list(KERNELS))
 def test_agrees_with_libsvm(dataset, kernel):
@@ -72,7 +71,6 @@ def test_agrees_with_libsvm(dataset, kernel):
         assert -1e-9 <= model.duality_gap <= 2 * n * ours.C * ours.tol
 
 
-@pytest.mark.slow
 def test_one_vs_one_decision_values_match_libsvm():
     X, y = DATASETS["wine"]
     ours = SVC(C=1.0, gamma=0.1, decision_function_shape="ovo", tol=1e-6).fit(X, y)
@@ -86,7 +84,6 @@ def test_one_vs_one_decision_values_match_libsvm():
     np.testing.assert_allclose(ovr_shape, LibsvmSVC(C=1.0, gamma=0.1, tol=1e-6).fit(X, y).decision_function(X), atol=1e-4)
 
 
-@pytest.mark.slow
 def test_one_vs_rest_trains_one_problem_per_class():
     X, y = DATASETS["wine"]
     model = SVC(C=1.0, gamma=0.1, multiclass="ovr", tol=1e-6).fit(X, y)
@@ -99,7 +96,6 @@ def test_one_vs_rest_trains_one_problem_per_class():
     np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(model.decision_function(X), 1)])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("shrinking", [True, False])
 def test_blocked_solver_with_small_cache_reaches_libsvm_objective(shrinking):
     X, y = make_classification(n_samples=1500, n_features=10, flip_y=0.05, random_state=1)

@@ -47,7 +47,6 @@ def svr_objective(model, X, y, kernel, params, epsilon):
     return 0.5 * c @ K @ c - y[model.support_] @ c + epsilon * np.abs(c).sum()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("dataset, kernel", CASES)
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_agrees_with_libsvm(name, dataset, kernel):
@@ -68,7 +67,6 @@ def test_agrees_with_libsvm(name, dataset, kernel):
     assert ours.fit_status_ == 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("kernel", ["poly", "linear"])
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_ill_conditioned_fits_agree_at_a_tighter_tol(name, kernel):
@@ -80,7 +78,6 @@ def test_ill_conditioned_fits_agree_at_a_tighter_tol(name, kernel):
     assert np.abs(ours.predict(X) - oracle.predict(X)).max() <= 1e-3 * y.std()
 
 
-@pytest.mark.slow
 def test_epsilon_svr_on_diabetes_matches_libsvm():
     X, y = DATASETS["diabetes"]
     ours = SVR(C=10.0, epsilon=0.2, tol=1e-6).fit(X, y)
@@ -94,7 +91,6 @@ def test_epsilon_svr_on_diabetes_matches_libsvm():
     assert ours.score(X, y) == pytest.approx(oracle.score(X, y), abs=1e-6)
 
 
-@pytest.mark.slow
 def test_linear_coef_and_sparse_input():
     X, y = DATASETS["friedman1"]
     model = SVR(kernel="linear", C=0.5).fit(X, y)
@@ -106,7 +102,6 @@ def test_linear_coef_and_sparse_input():
     np.testing.assert_allclose(sparse.coef_, model.coef_, atol=1e-8)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("estimator", [SVR(C=2.0, epsilon=0.3, tol=1e-8), NuSVR(C=2.0, nu=0.3, tol=1e-8)])
 def test_theory_of_the_optimum(estimator):
     X, y = DATASETS["friedman1"]
@@ -128,7 +123,6 @@ def test_theory_of_the_optimum(estimator):
     assert list(report.to_frame().columns) == ["alpha", "mu", "slack", "residual", "category", "violation"]
 
 
-@pytest.mark.slow
 def test_nu_svr_learns_the_tube_of_the_equivalent_svr():
     """nu bounds the fraction outside the tube and of support vectors; SVR with epsilon = epsilon_ is the same fit."""
     X, y = DATASETS["friedman1"]
@@ -141,7 +135,6 @@ def test_nu_svr_learns_the_tube_of_the_equivalent_svr():
     np.testing.assert_allclose(eps_model.predict(X), nu_model.predict(X), atol=1e-5)
 
 
-@pytest.mark.slow
 def test_sample_weight_zero_removes_the_sample_and_precomputed_kernel():
     X, y = DATASETS["diabetes"]
     weights = np.ones(y.shape[0])
@@ -183,7 +176,6 @@ def test_targets_are_required_and_numeric():
         SVR().fit(X, np.r_[np.nan, y[1:]])
 
 
-@pytest.mark.slow
 def test_max_iter_warns_and_the_callback_sees_2n_variables():
     X, y = DATASETS["diabetes"]
     with pytest.warns(ConvergenceWarning, match=r"max_iter=5 with the KKT gap"):
@@ -211,7 +203,6 @@ def _expected_failures(estimator):
     [SVR(), SVR(kernel="precomputed"), NuSVR(), NuSVR(kernel="linear")],
     expected_failed_checks=_expected_failures,
 )
-@pytest.mark.slow
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
