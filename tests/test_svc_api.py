@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.datasets import load_iris, make_classification
+from sklearn.datasets import load_digits, load_iris, make_classification
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -506,3 +506,15 @@ def test_one_vs_rest_problems_are_each_class_against_the_rest_fitted_alone(estim
         alone = clone(estimator).set_params(tol=1e-8).fit(X, np.where(y == k, 1, 0))
         np.testing.assert_allclose(model.dual_objective_[k], alone.dual_objective_, rtol=1e-8)
         np.testing.assert_allclose(model.intercept_[k], alone.intercept_[0], rtol=1e-6, atol=1e-7)
+
+
+def test_one_vs_rest_scores_of_ten_classes_are_scikit_learn_s_of_the_pair_decisions():
+    """Digits (10 classes, 45 pairs): the 'ovr' shape is scikit-learn's transform of the
+    one-vs-one decisions (votes plus confidences in (-1/3, 1/3)), computed by products here."""
+    from sklearn.utils.multiclass import _ovr_decision_function
+
+    X, y = load_digits(return_X_y=True)
+    model = SVC(kernel="linear").fit(X[:600], y[:600])
+    scores = model.decision_function(X)
+    pairs = model.set_params(decision_function_shape="ovo").decision_function(X)
+    np.testing.assert_allclose(scores, _ovr_decision_function(pairs < 0, -pairs, 10), rtol=0, atol=1e-12)

@@ -18,7 +18,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from sklearn.utils.multiclass import _ovr_decision_function
 
 from .._solver import OPTIMAL
 from .._validation import check_class_weight, check_finite_bounds, check_finite_result, check_parameters
@@ -606,8 +605,24 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         if n_classes == 2:
             return decisions[:, 0]
         if self.multiclass == "ovo" and self.decision_function_shape == "ovr":
-            return _ovr_decision_function(decisions < 0, -decisions, n_classes)
+            return self._one_vs_rest_scores(decisions)
         return decisions
+
+    def _one_vs_rest_scores(self, decisions):
+        """scikit-learn's one-vs-rest scores of one-vs-one decisions
+        (``sklearn.utils.multiclass._ovr_decision_function(decisions < 0, -decisions, n_classes)``)
+        by products with the pairs' class indicators: votes (pair ``k`` votes for its first
+        class where its decision is at least 0) plus the summed decisions mapped into
+        (-1/3, 1/3), ``x / (3 (|x| + 1))``, which break ties without overturning a vote."""
+        first, second = self._pair_classes()
+        n_pairs, n_classes = first.shape[0], self.classes_.shape[0]
+        to_first, to_second = np.zeros((n_pairs, n_classes)), np.zeros((n_pairs, n_classes))
+        to_first[np.arange(n_pairs), first] = 1.0
+        to_second[np.arange(n_pairs), second] = 1.0
+        for_first = (decisions >= 0).astype(np.float64)
+        votes = for_first @ to_first + (1.0 - for_first) @ to_second
+        confidences = decisions @ (to_first - to_second)
+        return votes + confidences / (3 * (np.abs(confidences) + 1))
 
     def predict(self, X):
         """Class labels: the sign for two classes, votes for one-vs-one (ties go
