@@ -8,7 +8,9 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, Options, StrOptions, validate_parameter_constraints
+from sklearn.utils._param_validation import (
+    Interval, Options, StrOptions, make_constraint, validate_parameter_constraints,
+)
 
 #: A finite real number.
 FINITE = Interval(Real, None, None, closed="neither")
@@ -54,9 +56,23 @@ def check_parameters(estimator):
     estimator : BaseEstimator
         An estimator with a ``_parameter_constraints`` dict.
     """
-    validate_parameter_constraints(
-        estimator._parameter_constraints, estimator.get_params(deep=False), caller_name=type(estimator).__name__
-    )
+    kind = type(estimator)
+    constraints = _CONSTRAINTS.get(kind)
+    if constraints is None:
+        constraints = _CONSTRAINTS[kind] = [
+            (name, [make_constraint(each) for each in allowed])
+            for name, allowed in kind._parameter_constraints.items()
+            if allowed != "no_validation" and name in kind._get_param_names()
+        ]
+    for name, allowed in constraints:
+        value = getattr(estimator, name)
+        if not any(constraint.is_satisfied_by(value) for constraint in allowed):
+            # (scikit-learn's message, which names the parameter and what it accepts)
+            validate_parameter_constraints(kind._parameter_constraints, {name: value}, caller_name=kind.__name__)
+
+
+#: Each estimator class's constraints, made once (a fit checks them in microseconds).
+_CONSTRAINTS = {}
 
 
 def check_class_weight(class_weight):
