@@ -131,8 +131,27 @@ def case_rows(case, anchors, objective_kind, columns):
     return rows
 
 
+def commands_section(path, document):
+    """The lines of a file of timed commands (``cli_startup.py``): median and fastest seconds
+    of each command, and its targets."""
+    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+    lines = [f"## {document['benchmark']}: `{name}`", "", "```", document["command"], "```", ""]
+    details = [f"date {document['date']}" + (f", commit {document['commit']}" if document.get("commit") else ""),
+               f"machine: {document['machine']}"]
+    lines += [f"- {detail}" for detail in details] + [""]
+    rows = [[command, f"{timing['median_s']:.3f}", f"{timing['min_s']:.3f}", str(timing["runs"])]
+            for command, timing in document["results"].items()]
+    lines += markdown_table(["command", "median s", "fastest s", "runs"], rows)
+    targets = document.get("targets") or {}
+    if targets:
+        lines += [""] + [f"- {target}: {'met' if met else 'not met'}" for target, met in targets.items()]
+    return lines
+
+
 def section(path, document):
     """The lines of one results file: its heading, command, run details and table."""
+    if "cases" not in document:
+        return commands_section(path, document)
     anchors = document.get("anchors") or DEFAULT_ANCHORS
     present = {library for case in document["cases"] for library in case["results"]}
     anchors = {library: name for library, name in anchors.items() if library in present}
