@@ -65,6 +65,11 @@ PARALLEL_BATCH_VALUES = 2**20
 #: some tens of microseconds). A count, not a time: the solution does not depend on the
 #: machine's speed.
 STEPS_PER_CALL = 20_000
+#: A compiled call of the linear models' and perceptrons' loops (LinearSVC, PegasosSVC,
+#: Perceptron, KernelPerceptron) returns after the pass over the data in which it has read this
+#: many values (at least one pass), so that Ctrl-C is served: some tens of milliseconds of
+#: memory traffic, against microseconds a call costs. A count, not a time, as STEPS_PER_CALL.
+LINEAR_VALUES_PER_CALL = 2**24
 #: The Gram strategy tries Newton steps on the face of the free multipliers (where SMO
 #: zig-zags on a badly conditioned face) after this many SMO steps per variable at first ...
 FACE_STEPS_PER_VARIABLE = 2
@@ -235,3 +240,15 @@ def gram_dtype(n_rows, budget_bytes):
     if values * 4 <= budget_bytes:
         return np.dtype(np.float32)
     return None
+
+
+def epochs_per_call(values_per_epoch):
+    """Epochs of a compiled loop that reads ``values_per_epoch`` values an epoch made in one call:
+    as many as ``LINEAR_VALUES_PER_CALL`` values allow, at least one.
+
+    Examples
+    --------
+    >>> epochs_per_call(50_000 * 51), epochs_per_call(10**9)
+    (6, 1)
+    """
+    return max(1, int(LINEAR_VALUES_PER_CALL // max(values_per_epoch, 1)))

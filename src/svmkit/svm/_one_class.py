@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils._param_validation import Interval
 
+from .._interrupt import unfitted_on_interrupt
 from .._validation import check_finite_bounds, check_parameters
 from ._base import SingleProblemSVM
 from ._binary import NOT_SUPPORT_VECTOR, KKTReport
@@ -115,6 +116,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         "nu": [Interval(numbers.Real, 0, 1, closed="right")],
     }
 
+    @unfitted_on_interrupt
     def fit(self, X, y=None, sample_weight=None):
         """Estimate the support of the training data.
 

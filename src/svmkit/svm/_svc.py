@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils.multiclass import _ovr_decision_function
 
+from .._interrupt import unfitted_on_interrupt
 from .._solver import OPTIMAL
 from .._validation import check_class_weight, check_finite_bounds, check_finite_result, check_parameters
 from ..qp import solve_dual_qp
@@ -284,6 +285,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         check_class_weight(self.class_weight)
         check_parameters(self)
 
+    @unfitted_on_interrupt
     def fit(self, X, y, sample_weight=None):
         """Fit the classifier.
 
