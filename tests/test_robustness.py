@@ -13,6 +13,8 @@ import zipfile
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -135,6 +137,34 @@ def test_hard_margin_on_numerically_singular_rbf_kernel_is_not_separable_not_a_s
     yo = Xo[:, 0] + 0.8 * rng.randn(200) > 0
     with pytest.raises(NotSeparableError, match="not separable|no solution"):
         SVC(C=np.inf, kernel="rbf").fit(Xo, yo)
+
+
+@pytest.mark.parametrize("estimator", [SVC, NuSVC, SVR, NuSVR, OneClassSVM])
+@pytest.mark.parametrize("layout", [np.asarray, sp.csr_matrix])
+def test_an_asymmetric_precomputed_kernel_is_refused(estimator, layout):
+    A, B = rng.randn(30, 3), rng.randn(30, 3)
+    K = layout(A @ B.T)  # (the reproducer: NuSVR iterated for minutes on it with a flat gap)
+    fit_args = (K,) if estimator is OneClassSVM else (K, y_reg if estimator in (SVR, NuSVR) else y)
+    with pytest.raises(ValueError, match=r"precomputed kernel matrix is not symmetric: K\[\d+, \d+\] = "):
+        estimator(kernel="precomputed").fit(*fit_args)
+
+
+def test_a_precomputed_kernel_symmetric_up_to_float32_round_off_is_accepted():
+    K = X @ X.T
+    noisy = K * (1 + 1e-7 * rng.uniform(-1, 1, K.shape))  # (not symmetric in its last bits)
+    assert not np.array_equal(noisy, noisy.T)
+    exact = SVC(kernel="precomputed").fit(K, y)
+    assert_array_equal(SVC(kernel="precomputed").fit(noisy, y).support_, exact.support_)
+
+
+def test_a_tol_below_round_off_stops_at_a_stall_with_the_gap_reached():
+    Xo = np.random.RandomState(0).randn(300, 4)
+    yo = (Xo[:, 0] + 0.8 * np.random.RandomState(1).randn(300) > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match=r"stopped improving at the KKT gap \d\.\d{3}e-\d+ > tol=1e-308"):
+        model = SVC(tol=1e-308).fit(Xo, yo)
+    # (without the stall it ran to the default limit of 10 million steps, about as accurate)
+    assert model.n_iter_[0] < 1_000_000
+    assert_allclose(model.dual_coef_, SVC(tol=1e-12).fit(Xo, yo).dual_coef_, rtol=1e-6, atol=1e-9)
 
 
 def _duplicated_csr():

@@ -51,6 +51,18 @@ LINEAR_WORKING_SET = 256
 #: Rounds without a decrease of the dual objective after which the blocked strategy stops
 #: with status STALLED (round-off limits the accuracy).
 STALL_ROUNDS = 50
+#: The Gram strategy stops a problem with status STALLED where its KKT gap has not fallen below
+#: STALL_GAP_FRACTION of its value at the last progress for STALL_STEPS_PER_VARIABLE steps per
+#: variable, and at least STALL_MIN_STEPS: SMO's gap falls by far more over such a stretch
+#: unless round-off (a tol below it) or an inconsistent kernel (one that is not symmetric)
+#: holds it, and a stalled problem would otherwise run to the step limit.
+STALL_GAP_FRACTION = 0.9
+STALL_STEPS_PER_VARIABLE = 20
+STALL_MIN_STEPS = 200_000
+#: A precomputed training kernel is refused as not symmetric where ``|K_ij - K_ji|`` exceeds
+#: this fraction of its largest value: ten times float32's round-off, so that Gram matrices
+#: computed in single precision or by unsymmetric BLAS products pass.
+PRECOMPUTED_SYMMETRY_RTOL = 1e-6
 #: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
 #: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products.
 SPARSE_ROWS_DENSITY = 0.08

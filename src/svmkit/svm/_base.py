@@ -20,9 +20,9 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
-from .._plan import PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
+from .._plan import PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
-from .._validation import FINITE, N_JOBS, POSITIVE, canonical_csr
+from .._validation import FINITE, N_JOBS, POSITIVE, canonical_csr, check_symmetric_kernel
 from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 
 def is_real(value):
@@ -167,6 +167,8 @@ class BaseKernelSVM(BaseEstimator):
                 f"With kernel='precomputed', X must be the square Gram matrix of the training set; "
                 f"got shape {X.shape}."
             )
+        if self._precomputed:
+            check_symmetric_kernel(X, PRECOMPUTED_SYMMETRY_RTOL)
         return X, y
 
     def _validate_test_X(self, X):
