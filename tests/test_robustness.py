@@ -351,6 +351,29 @@ def test_loading_structurally_valid_but_mutated_model_files_gives_model_file_err
             return
 
 
+@pytest.mark.parametrize(
+    "make, member, methods",
+    [
+        (lambda: SVC().fit(X, y3), "dual_coef_", ("predict", "decision_function")),
+        (lambda: SVC(kernel="linear").fit(X, y), "support_vectors_", ("predict", "decision_function")),
+        (lambda: NuSVR(kernel="poly").fit(X, y_reg), "support_vectors_", ("predict",)),
+        (lambda: OneClassSVM().fit(X), "dual_coef_", ("predict", "decision_function", "score_samples")),
+        (lambda: LinearSVC().fit(X, y3), "coef_", ("predict", "decision_function")),
+        (lambda: PegasosSVC(random_state=0).fit(X, y), "coef_", ("predict", "decision_function")),
+        (lambda: KernelPerceptron().fit(X, y3), "dual_coef_", ("predict", "decision_function")),
+    ],
+)
+def test_a_model_file_with_huge_finite_values_predicts_an_error_not_inf_or_nan(make, member, methods):
+    buffer = io.BytesIO()
+    svmkit.save(make(), buffer)
+    members = _members(buffer.getvalue())
+    members[member] = np.where(members[member] != 0, np.copysign(1e308, members[member]), 0.0)
+    model = svmkit.load(io.BytesIO(_pack(members)))  # (finite values: the file is well formed)
+    for method in methods:
+        with pytest.raises(ValueError, match=r"are not finite for some samples: the model's .*" + member):
+            getattr(model, method)(X)
+
+
 @pytest.mark.parametrize("class_name", ["svmkit.cli._options._Option", "os.system", "svmkit.kernels.RBFKernel"])
 def test_a_model_file_may_name_only_saveable_estimator_classes(class_name):
     buffer = io.BytesIO()

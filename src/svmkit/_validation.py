@@ -167,3 +167,40 @@ def check_symmetric_kernel(K, rtol):
             f"{K[j, i]:.6g} (a kernel is symmetric, K[i, j] = K(x_i, x_j) = K[j, i]; differences up to {rtol:g} "
             f"of its largest value, {scale:.6g}, are taken for round-off)."
         )
+
+
+def check_finite_prediction(values, estimator, model_values, what="decision values"):
+    """Return ``values`` (a prediction's output) where they are all finite; else raise.
+
+    A fitted model's values are finite but may be so large (a model file may carry any
+    float64) that its predictions overflow to inf or NaN; those are refused rather than
+    returned.
+
+    Parameters
+    ----------
+    values : ndarray
+    estimator : object
+        The estimator, named in the message.
+    model_values : str
+        The fitted attributes the values are computed from, for the message.
+    what : str
+        What ``values`` are, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what``, the estimator and ``model_values``.
+
+    Examples
+    --------
+    >>> check_finite_prediction(np.array([1.0, np.inf]), object(), "coef_ and intercept_")
+    Traceback (most recent call last):
+    ...
+    ValueError: The decision values of object are not finite for some samples: the model's coef_ and intercept_ (or the data) are too large for float64. A model loaded from a file may hold values out of range.
+    """
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"The {what} of {type(estimator).__name__} are not finite for some samples: the model's {model_values} "
+            "(or the data) are too large for float64. A model loaded from a file may hold values out of range."
+        )
+    return values

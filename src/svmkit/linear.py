@@ -43,7 +43,9 @@ from svmkit import _plan
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
 from svmkit._interrupt import unfitted_on_interrupt
-from svmkit._validation import canonical_csr, check_class_weight, check_finite_bounds, check_finite_result
+from svmkit._validation import (
+    canonical_csr, check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result,
+)
 
 __all__ = ["LinearSVC", "PegasosSVC"]
 
@@ -181,7 +183,7 @@ class _LinearClassifierMixin(_ScoreClassifierMixin):
         """
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False))
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        scores = check_finite_prediction(np.asarray(X @ self.coef_.T) + self.intercept_, self, "coef_ and intercept_")
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 

@@ -37,7 +37,7 @@ from svmkit import _plan
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
 from svmkit._interrupt import unfitted_on_interrupt
-from svmkit._validation import canonical_csr, check_finite_result, check_parameters
+from svmkit._validation import canonical_csr, check_finite_prediction, check_finite_result, check_parameters
 from svmkit.kernels import make_kernel, resolve_gamma
 from svmkit.linear import (
     _bias_value,
@@ -305,7 +305,8 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False))
         kernel_values = _kernel_block(self.kernel_, X, self.support_vectors_)
-        scores = kernel_values @ self.dual_coef_.T + self.intercept_
+        scores = check_finite_prediction(kernel_values @ self.dual_coef_.T + self.intercept_, self,
+                                         "dual_coef_, support_vectors_ and intercept_")
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 
