@@ -4,11 +4,14 @@ each gives a documented exception or the right result. What could crash runs in 
 import io
 import json
 import os
+import struct
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 import warnings
 import zipfile
+import zlib
 
 import numpy as np
 import pytest
@@ -372,6 +375,53 @@ def test_a_model_file_with_huge_finite_values_predicts_an_error_not_inf_or_nan(m
     for method in methods:
         with pytest.raises(ValueError, match=r"are not finite for some samples: the model's .*" + member):
             getattr(model, method)(X)
+
+
+def _zeros_deflated(n_mib):
+    """A raw deflate stream of ``n_mib`` MiB of zero bytes, made of copies of one
+    self-contained block (a full flush resets the compressor), so never held expanded."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = compressor.compress(bytes(2**20)) + compressor.flush(zlib.Z_FULL_FLUSH)
+    return block * n_mib + zlib.compressobj(9, zlib.DEFLATED, -15).flush()
+
+
+def _one_member_zip(name, stream, declared_size, crc):
+    """A ZIP archive of one deflated member ``name`` whose headers declare ``declared_size``."""
+    name = name.encode()
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0x21, crc, len(stream), declared_size, len(name), 0)
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0x21, crc, len(stream), declared_size,
+                          len(name), 0, 0, 0, 0, 0, 0)
+    directory = central + name
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(directory), len(local) + len(name) + len(stream), 0)
+    return local + name + stream + directory + end
+
+
+def _crc_of_zeros(n_bytes):
+    crc = 0
+    for start in range(0, n_bytes, 2**24):
+        crc = zlib.crc32(bytes(min(2**24, n_bytes - start)), crc)
+    return crc
+
+
+@pytest.mark.parametrize("declared", ["honest", "understated"])
+def test_a_zip_bomb_is_refused_quickly_in_bounded_memory(declared):
+    n_mib = 3 * 1024  # (3 GiB of zeros, from a file of about 3 MB)
+    stream = _zeros_deflated(n_mib)
+    assert len(stream) < 4 * 2**20
+    if declared == "honest":
+        bomb = _one_member_zip("metadata.npy", stream, n_mib * 2**20, 0)  # (refused before its checksum counts)
+        message = r"refusing to decompress the svmkit model file: its members would expand to 3221225472 bytes"
+    else:  # (the headers claim 1000 bytes and the checksum of 1000 zeros: the stream holds far more)
+        bomb = _one_member_zip("metadata.npy", stream, 1000, _crc_of_zeros(1000))
+        message = "truncated or corrupted svmkit model file: ValueError: the magic string is not correct"
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match=message):
+            svmkit.load(io.BytesIO(bomb))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20
 
 
 @pytest.mark.parametrize("class_name", ["svmkit.cli._options._Option", "os.system", "svmkit.kernels.RBFKernel"])
