@@ -169,9 +169,13 @@ class BaseKernelSVM(BaseEstimator):
                 f"With kernel='precomputed', X must be the square Gram matrix of the training set; "
                 f"got shape {X.shape}."
             )
+        return X, y
+
+    def _check_kernel_matrix(self, X):
+        """With ``kernel='precomputed'``, refuse a training kernel matrix that is not symmetric
+        (called once the labels and weights are checked, whose errors come first)."""
         if self._precomputed:
             check_symmetric_kernel(X, PRECOMPUTED_SYMMETRY_RTOL)
-        return X, y
 
     def _validate_test_X(self, X):
         if not self.__sklearn_is_fitted__():

@@ -142,6 +142,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         weights = self._check_weights(sample_weight, X)
         check_finite_bounds(weights * self.nu, "nu * sample_weight")
         rows = np.flatnonzero(weights > 0)
+        self._check_kernel_matrix(X)
         self.kernel_, source = self._row_source(X)
         batch = one_class_batch(rows, weights[rows], self.nu)
         solution = self._solve(batch, source)

@@ -322,6 +322,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         weights = self._check_weights(sample_weight, X)
         if self.class_weight is not None:
             weights = compute_class_weight(self.class_weight, classes=classes, y=y)[y_index] * weights
+        self._check_kernel_matrix(X)
         self.classes_ = classes
         upper = self._upper_bounds(weights, y_index)
         self.shape_fit_ = X.shape

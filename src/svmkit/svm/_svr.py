@@ -55,6 +55,7 @@ class _BaseSVR(RegressorMixin, SingleProblemSVM):
         with np.errstate(over="ignore"):
             upper = self.C * weights[rows]
         check_finite_bounds(upper, "C * sample_weight")
+        self._check_kernel_matrix(X)
         self.kernel_, source = self._row_source(X)
         batch = self._dual(rows, z[rows], upper)
         solution = self._solve(batch, source)
