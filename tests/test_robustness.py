@@ -4,15 +4,20 @@ each gives a documented exception or the right result. What could crash runs in 
 import io
 import json
 import os
+import struct
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 import warnings
 import zipfile
+import zlib
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -135,6 +140,34 @@ def test_hard_margin_on_numerically_singular_rbf_kernel_is_not_separable_not_a_s
     yo = Xo[:, 0] + 0.8 * rng.randn(200) > 0
     with pytest.raises(NotSeparableError, match="not separable|no solution"):
         SVC(C=np.inf, kernel="rbf").fit(Xo, yo)
+
+
+@pytest.mark.parametrize("estimator", [SVC, NuSVC, SVR, NuSVR, OneClassSVM])
+@pytest.mark.parametrize("layout", [np.asarray, sp.csr_matrix])
+def test_an_asymmetric_precomputed_kernel_is_refused(estimator, layout):
+    A, B = rng.randn(30, 3), rng.randn(30, 3)
+    K = layout(A @ B.T)  # (the reproducer: NuSVR iterated for minutes on it with a flat gap)
+    fit_args = (K,) if estimator is OneClassSVM else (K, y_reg if estimator in (SVR, NuSVR) else y)
+    with pytest.raises(ValueError, match=r"precomputed kernel matrix is not symmetric: K\[\d+, \d+\] = "):
+        estimator(kernel="precomputed").fit(*fit_args)
+
+
+def test_a_precomputed_kernel_symmetric_up_to_float32_round_off_is_accepted():
+    K = X @ X.T
+    noisy = K * (1 + 1e-7 * rng.uniform(-1, 1, K.shape))  # (not symmetric in its last bits)
+    assert not np.array_equal(noisy, noisy.T)
+    exact = SVC(kernel="precomputed").fit(K, y)
+    assert_array_equal(SVC(kernel="precomputed").fit(noisy, y).support_, exact.support_)
+
+
+def test_a_tol_below_round_off_stops_at_a_stall_with_the_gap_reached():
+    Xo = np.random.RandomState(0).randn(300, 4)
+    yo = (Xo[:, 0] + 0.8 * np.random.RandomState(1).randn(300) > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match=r"stopped improving at the KKT gap \d\.\d{3}e-\d+ > tol=1e-308"):
+        model = SVC(tol=1e-308).fit(Xo, yo)
+    # (without the stall it ran to the default limit of 10 million steps, about as accurate)
+    assert model.n_iter_[0] < 1_000_000
+    assert_allclose(model.dual_coef_, SVC(tol=1e-12).fit(Xo, yo).dual_coef_, rtol=1e-6, atol=1e-9)
 
 
 def _duplicated_csr():
@@ -319,6 +352,76 @@ def test_loading_structurally_valid_but_mutated_model_files_gives_model_file_err
             model.predict(data)
         except (ModelFileError, ValueError):
             return
+
+
+@pytest.mark.parametrize(
+    "make, member, methods",
+    [
+        (lambda: SVC().fit(X, y3), "dual_coef_", ("predict", "decision_function")),
+        (lambda: SVC(kernel="linear").fit(X, y), "support_vectors_", ("predict", "decision_function")),
+        (lambda: NuSVR(kernel="poly").fit(X, y_reg), "support_vectors_", ("predict",)),
+        (lambda: OneClassSVM().fit(X), "dual_coef_", ("predict", "decision_function", "score_samples")),
+        (lambda: LinearSVC().fit(X, y3), "coef_", ("predict", "decision_function")),
+        (lambda: PegasosSVC(random_state=0).fit(X, y), "coef_", ("predict", "decision_function")),
+        (lambda: KernelPerceptron().fit(X, y3), "dual_coef_", ("predict", "decision_function")),
+    ],
+)
+def test_a_model_file_with_huge_finite_values_predicts_an_error_not_inf_or_nan(make, member, methods):
+    buffer = io.BytesIO()
+    svmkit.save(make(), buffer)
+    members = _members(buffer.getvalue())
+    members[member] = np.where(members[member] != 0, np.copysign(1e308, members[member]), 0.0)
+    model = svmkit.load(io.BytesIO(_pack(members)))  # (finite values: the file is well formed)
+    for method in methods:
+        with pytest.raises(ValueError, match=r"are not finite for some samples: the model's .*" + member):
+            getattr(model, method)(X)
+
+
+def _zeros_deflated(n_mib):
+    """A raw deflate stream of ``n_mib`` MiB of zero bytes, made of copies of one
+    self-contained block (a full flush resets the compressor), so never held expanded."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = compressor.compress(bytes(2**20)) + compressor.flush(zlib.Z_FULL_FLUSH)
+    return block * n_mib + zlib.compressobj(9, zlib.DEFLATED, -15).flush()
+
+
+def _one_member_zip(name, stream, declared_size, crc):
+    """A ZIP archive of one deflated member ``name`` whose headers declare ``declared_size``."""
+    name = name.encode()
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0x21, crc, len(stream), declared_size, len(name), 0)
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0x21, crc, len(stream), declared_size,
+                          len(name), 0, 0, 0, 0, 0, 0)
+    directory = central + name
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(directory), len(local) + len(name) + len(stream), 0)
+    return local + name + stream + directory + end
+
+
+def _crc_of_zeros(n_bytes):
+    crc = 0
+    for start in range(0, n_bytes, 2**24):
+        crc = zlib.crc32(bytes(min(2**24, n_bytes - start)), crc)
+    return crc
+
+
+@pytest.mark.parametrize("declared", ["honest", "understated"])
+def test_a_zip_bomb_is_refused_quickly_in_bounded_memory(declared):
+    n_mib = 3 * 1024  # (3 GiB of zeros, from a file of about 3 MB)
+    stream = _zeros_deflated(n_mib)
+    assert len(stream) < 4 * 2**20
+    if declared == "honest":
+        bomb = _one_member_zip("metadata.npy", stream, n_mib * 2**20, 0)  # (refused before its checksum counts)
+        message = r"refusing to decompress the svmkit model file: its members would expand to 3221225472 bytes"
+    else:  # (the headers claim 1000 bytes and the checksum of 1000 zeros: the stream holds far more)
+        bomb = _one_member_zip("metadata.npy", stream, 1000, _crc_of_zeros(1000))
+        message = "truncated or corrupted svmkit model file: ValueError: the magic string is not correct"
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match=message):
+            svmkit.load(io.BytesIO(bomb))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20
 
 
 @pytest.mark.parametrize("class_name", ["svmkit.cli._options._Option", "os.system", "svmkit.kernels.RBFKernel"])

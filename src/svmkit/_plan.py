@@ -51,6 +51,18 @@ LINEAR_WORKING_SET = 256
 #: Rounds without a decrease of the dual objective after which the blocked strategy stops
 #: with status STALLED (round-off limits the accuracy).
 STALL_ROUNDS = 50
+#: The Gram strategy stops a problem with status STALLED where its KKT gap has not fallen below
+#: STALL_GAP_FRACTION of its value at the last progress for STALL_STEPS_PER_VARIABLE steps per
+#: variable, and at least STALL_MIN_STEPS: SMO's gap falls by far more over such a stretch
+#: unless round-off (a tol below it) or an inconsistent kernel (one that is not symmetric)
+#: holds it, and a stalled problem would otherwise run to the step limit.
+STALL_GAP_FRACTION = 0.9
+STALL_STEPS_PER_VARIABLE = 20
+STALL_MIN_STEPS = 200_000
+#: A precomputed training kernel is refused as not symmetric where ``|K_ij - K_ji|`` exceeds
+#: this fraction of its largest value: ten times float32's round-off, so that Gram matrices
+#: computed in single precision or by unsymmetric BLAS products pass.
+PRECOMPUTED_SYMMETRY_RTOL = 1e-6
 #: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
 #: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products.
 SPARSE_ROWS_DENSITY = 0.08
@@ -65,6 +77,11 @@ PARALLEL_BATCH_VALUES = 2**20
 #: some tens of microseconds). A count, not a time: the solution does not depend on the
 #: machine's speed.
 STEPS_PER_CALL = 20_000
+#: A compiled call of the linear models' and perceptrons' loops (LinearSVC, PegasosSVC,
+#: Perceptron, KernelPerceptron) returns after the pass over the data in which it has read this
+#: many values (at least one pass), so that Ctrl-C is served: some tens of milliseconds of
+#: memory traffic, against microseconds a call costs. A count, not a time, as STEPS_PER_CALL.
+LINEAR_VALUES_PER_CALL = 2**24
 #: The Gram strategy tries Newton steps on the face of the free multipliers (where SMO
 #: zig-zags on a badly conditioned face) after this many SMO steps per variable at first ...
 FACE_STEPS_PER_VARIABLE = 2
@@ -235,3 +252,15 @@ def gram_dtype(n_rows, budget_bytes):
     if values * 4 <= budget_bytes:
         return np.dtype(np.float32)
     return None
+
+
+def epochs_per_call(values_per_epoch):
+    """Epochs of a compiled loop that reads ``values_per_epoch`` values an epoch made in one call:
+    as many as ``LINEAR_VALUES_PER_CALL`` values allow, at least one.
+
+    Examples
+    --------
+    >>> epochs_per_call(50_000 * 51), epochs_per_call(10**9)
+    (6, 1)
+    """
+    return max(1, int(LINEAR_VALUES_PER_CALL // max(values_per_epoch, 1)))

@@ -140,3 +140,83 @@ def check_finite_result(values, cause):
     for name, value in values.items():
         if not np.all(np.isfinite(np.asarray(value, dtype=np.float64))):
             raise ValueError(f"The fit's {name} is not finite: {cause}.")
+
+
+def check_symmetric_kernel(K, rtol):
+    """Raise ``ValueError`` unless the square kernel matrix ``K`` (dense or CSR) is symmetric
+    within ``rtol`` times its largest absolute value.
+
+    A dual on a kernel that is not symmetric has no meaning (SMO's steps disagree with its
+    gradient and wander); LIBSVM accepts any matrix. Dense matrices are compared a block of
+    rows with the same block of columns at a time, so the check takes little memory.
+
+    Examples
+    --------
+    >>> check_symmetric_kernel(np.array([[1.0, 0.5], [0.5, 1.0]]), 1e-6)
+    >>> check_symmetric_kernel(np.array([[1.0, 0.5], [0.0, 1.0]]), 1e-6)
+    Traceback (most recent call last):
+    ...
+    ValueError: The precomputed kernel matrix is not symmetric: K[0, 1] = 0.5 but K[1, 0] = 0 (a kernel is symmetric, K[i, j] = K(x_i, x_j) = K[j, i]; differences up to 1e-06 of its largest value, 1, are taken for round-off).
+    """
+    n = K.shape[0]
+    if sp.issparse(K):
+        difference = abs(K - K.T).tocoo()
+        scale = abs(K).max() if K.nnz else 0.0
+        worst = int(np.argmax(difference.data)) if difference.nnz else -1
+        largest = difference.data[worst] if worst >= 0 else 0.0
+        where = (int(difference.row[worst]), int(difference.col[worst])) if worst >= 0 else (0, 0)
+    else:
+        scale = float(np.abs(K).max(initial=0.0))
+        largest, where = 0.0, (0, 0)
+        block = max(1, 2**20 // max(n, 1))  # (rows of 8 MB at most)
+        for start in range(0, n, block):
+            stop = min(start + block, n)
+            difference = np.abs(K[start:stop] - K[:, start:stop].T)
+            worst = int(np.argmax(difference))
+            if difference.flat[worst] > largest:
+                largest = float(difference.flat[worst])
+                where = (start + worst // n, worst % n)
+    if largest > rtol * scale:
+        i, j = where
+        raise ValueError(
+            f"The precomputed kernel matrix is not symmetric: K[{i}, {j}] = {K[i, j]:.6g} but K[{j}, {i}] = "
+            f"{K[j, i]:.6g} (a kernel is symmetric, K[i, j] = K(x_i, x_j) = K[j, i]; differences up to {rtol:g} "
+            f"of its largest value, {scale:.6g}, are taken for round-off)."
+        )
+
+
+def check_finite_prediction(values, estimator, model_values, what="decision values"):
+    """Return ``values`` (a prediction's output) where they are all finite; else raise.
+
+    A fitted model's values are finite but may be so large (a model file may carry any
+    float64) that its predictions overflow to inf or NaN; those are refused rather than
+    returned.
+
+    Parameters
+    ----------
+    values : ndarray
+    estimator : object
+        The estimator, named in the message.
+    model_values : str
+        The fitted attributes the values are computed from, for the message.
+    what : str
+        What ``values`` are, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what``, the estimator and ``model_values``.
+
+    Examples
+    --------
+    >>> check_finite_prediction(np.array([1.0, np.inf]), object(), "coef_ and intercept_")
+    Traceback (most recent call last):
+    ...
+    ValueError: The decision values of object are not finite for some samples: the model's coef_ and intercept_ (or the data) are too large for float64. A model loaded from a file may hold values out of range.
+    """
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"The {what} of {type(estimator).__name__} are not finite for some samples: the model's {model_values} "
+            "(or the data) are too large for float64. A model loaded from a file may hold values out of range."
+        )
+    return values

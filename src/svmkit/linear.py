@@ -39,9 +39,13 @@ from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from svmkit import _plan
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
-from svmkit._validation import canonical_csr, check_class_weight, check_finite_bounds, check_finite_result
+from svmkit._interrupt import unfitted_on_interrupt
+from svmkit._validation import (
+    canonical_csr, check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result,
+)
 
 __all__ = ["LinearSVC", "PegasosSVC"]
 
@@ -56,6 +60,34 @@ def _core_data(X):
     if sp.issparse(X):
         return X.indptr, X.indices, X.data, None
     return _EMPTY_INDEX, _EMPTY_INDEX, _EMPTY_VALUES, X
+
+
+def _values_per_row(X, bias_value):
+    """Values a compiled loop reads per visit of a sample of ``X`` (its mean row length, the
+    augmented feature included), by which its calls are bounded."""
+    stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
+    return stored / max(X.shape[0], 1) + (bias_value != 0.0)
+
+
+def _dual_coordinate_descent(data, bias_value, n_weights, y, rows, upper, diag, tol, max_iter, seed, row_values):
+    """Dual coordinate descent (:func:`svmkit._core.linear.dcd_passes`) in compiled calls of
+    ``LINEAR_VALUES_PER_CALL`` values each, so that Ctrl-C is served between them.
+
+    Returns
+    -------
+    alpha : (n_samples,) dual variables (0 outside ``rows``).
+    w : (n_weights,) ``sum_i alpha_i y_i x_i`` (augmented).
+    n_iter : passes made.
+    gap : ``max PG - min PG`` of the last pass.
+    status : ``CONVERGED`` or ``MAX_ITER_REACHED``.
+    """
+    sample, signs, index, bounds, counts, random = _core.dcd_start(*data, bias_value, y, rows, upper, diag, seed)
+    w = np.zeros(n_weights)
+    status = _core.PAUSED
+    while status == _core.PAUSED:
+        status = _core.dcd_passes(*data, bias_value, w, sample, signs, index, bounds, counts, random, tol,
+                                  max_iter, row_values, float(_plan.LINEAR_VALUES_PER_CALL))
+    return sample[:, 0].copy(), w, int(counts[1]), float(bounds[2]), status
 
 
 def _check_real(name, value, *, low=0.0, allow_low=False):
@@ -151,7 +183,7 @@ class _LinearClassifierMixin(_ScoreClassifierMixin):
         """
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False))
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        scores = check_finite_prediction(np.asarray(X @ self.coef_.T) + self.intercept_, self, "coef_ and intercept_")
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 
@@ -255,6 +287,7 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         check_class_weight(self.class_weight)
         _check_random_state_param(self.random_state)
 
+    @unfitted_on_interrupt
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
 
@@ -304,10 +337,12 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         weights = np.empty((n_problems, n_weights))
         self.alpha_ = np.empty((n_problems, X.shape[0]))
         n_iters = np.empty(n_problems, dtype=np.intp)
-        notice_compilation(_core.dcd_svc)
+        notice_compilation(_core.dcd_start, _core.dcd_passes)
+        row_values = _values_per_row(X, bias_value)
         for k in range(n_problems):
-            alpha, w, n_iter, gap, status = _core.dcd_svc(
-                *data, bias_value, n_weights, targets[k], rows, upper, diag, float(self.tol), int(self.max_iter), seed
+            alpha, w, n_iter, gap, status = _dual_coordinate_descent(
+                data, bias_value, n_weights, targets[k], rows, upper, diag, float(self.tol), int(self.max_iter), seed,
+                row_values,
             )
             if status == _core.MAX_ITER_REACHED:
                 warnings.warn(
@@ -442,6 +477,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             return 0 if self.average else np.inf
         return int(self.average)
 
+    @unfitted_on_interrupt
     def fit(self, X, y):
         """Fit the model from zero weights with ``max_iter`` epochs.
 
@@ -462,6 +498,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self._run_epochs(X, targets, self.max_iter)
         return self
 
+    @unfitted_on_interrupt
     def partial_fit(self, X, y, classes=None):
         """One epoch over a batch, continuing from the current model.
 
@@ -530,13 +567,17 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         average_start = float(self._average_start())
         data = _core_data(X)
         weights = np.empty_like(self._directions)
-        notice_compilation(_core.pegasos_epochs)
+        notice_compilation(_core.pegasos_start, _core.pegasos_epochs)
+        # (each step reads a row, and updates at most two vectors by it)
+        per_call = _plan.epochs_per_call(3 * X.shape[0] * _values_per_row(X, self._bias_value))
         for k in range(targets.shape[0]):
             direction, offset, state = self._directions[k], self._average_offsets[k], self._states[k]
-            _core.pegasos_epochs(
-                *data, self._bias_value, targets[k], lambda_pegasos, n_epochs, seed,
-                bool(self.projection), average_start, direction, offset, state,
-            )
+            order, random, sq_norms = _core.pegasos_start(*data, self._bias_value, X.shape[0], seed)
+            for done in range(0, n_epochs, per_call):
+                _core.pegasos_epochs(
+                    *data, self._bias_value, targets[k], lambda_pegasos, min(per_call, n_epochs - done), order,
+                    random, sq_norms, bool(self.projection), average_start, direction, offset, state,
+                )
             scale, sum_scale, t = state[0], state[1], state[2]
             n_averaged = t - average_start
             if n_averaged > 0:

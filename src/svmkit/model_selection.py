@@ -28,6 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
+from ._interrupt import unfitted_on_interrupt
 from .preprocessing import LibsvmScaler
 from .svm import SVC
 
@@ -164,6 +165,7 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.progress = progress
         self.random_state = random_state
 
+    @unfitted_on_interrupt
     def fit(self, X, y):
         """Cross-validate every grid point, then refit the best one on all the data.
 

@@ -33,9 +33,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from svmkit import _plan
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
-from svmkit._validation import canonical_csr, check_finite_result, check_parameters
+from svmkit._interrupt import unfitted_on_interrupt
+from svmkit._validation import canonical_csr, check_finite_prediction, check_finite_result, check_parameters
 from svmkit.kernels import make_kernel, resolve_gamma
 from svmkit.linear import (
     _bias_value,
@@ -47,6 +49,7 @@ from svmkit.linear import (
     _LinearClassifierMixin,
     _ScoreClassifierMixin,
     _split_weights,
+    _values_per_row,
 )
 
 __all__ = ["Perceptron", "KernelPerceptron"]
@@ -112,6 +115,7 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
 
+    @unfitted_on_interrupt
     def fit(self, X, y):
         """Fit the perceptron.
 
@@ -136,14 +140,20 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         weights = np.empty((targets.shape[0], n_weights))
         self.alpha_ = np.empty(targets.shape, dtype=np.int64)
         n_iters = []
+        row_values = _values_per_row(X, bias_value)
+        budget = float(_plan.LINEAR_VALUES_PER_CALL)
         notice_compilation(_core.perceptron_sweeps)
         for k, target in enumerate(targets):
-            weights[k], self.alpha_[k], n_iter, status = _core.perceptron_sweeps(
-                *data, bias_value, n_weights, target, float(self.eta), int(self.max_iter)
-            )
+            weights[k] = 0.0
+            mistakes, counts = np.zeros(X.shape[0], dtype=np.int64), np.zeros(1, dtype=np.int64)
+            status = _core.PAUSED
+            while status == _core.PAUSED:  # (bounded calls, so that Ctrl-C is served between them)
+                status = _core.perceptron_sweeps(*data, bias_value, target, float(self.eta), weights[k], mistakes,
+                                                 counts, int(self.max_iter), row_values, budget)
             if status == _core.MAX_ITER_REACHED:
                 _warn_not_separated(self, self.max_iter, self.classes_, k)
-            n_iters.append(n_iter)
+            self.alpha_[k] = mistakes
+            n_iters.append(int(counts[0]))
         check_finite_result({"weights": weights}, "the data or eta are too large for float64; scale the data")
         self.coef_, self.intercept_ = _split_weights(weights, bias_value, X.shape[1])
         self.n_iter_ = int(max(n_iters))
@@ -233,6 +243,7 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
             return make_kernel(self.kernel, degree=self.degree, gamma=gamma, coef0=float(self.coef0))
         return make_kernel(self.kernel)
 
+    @unfitted_on_interrupt
     def fit(self, X, y):
         """Fit the kernel perceptron.
 
@@ -261,11 +272,17 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         self.alpha_ = np.empty(targets.shape, dtype=np.int64)
         n_iters = []
         notice_compilation(_core.kernel_perceptron_sweeps)
+        budget = float(_plan.LINEAR_VALUES_PER_CALL)
         for k, target in enumerate(targets):
-            self.alpha_[k], n_iter, status = _core.kernel_perceptron_sweeps(gram, target, int(self.max_iter))
+            alpha, decision, counts = np.zeros(X.shape[0], dtype=np.int64), np.zeros(X.shape[0]), np.zeros(1, np.int64)
+            status = _core.PAUSED
+            while status == _core.PAUSED:  # (bounded calls, so that Ctrl-C is served between them)
+                status = _core.kernel_perceptron_sweeps(gram, target, alpha, decision, counts, int(self.max_iter),
+                                                        budget)
             if status == _core.MAX_ITER_REACHED:
                 _warn_not_separated(self, self.max_iter, self.classes_, k)
-            n_iters.append(n_iter)
+            self.alpha_[k] = alpha
+            n_iters.append(int(counts[0]))
         self.n_iter_ = int(max(n_iters))
         self.support_ = np.flatnonzero(self.alpha_.any(axis=0))
         self.support_vectors_ = X[self.support_]
@@ -288,7 +305,8 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False))
         kernel_values = _kernel_block(self.kernel_, X, self.support_vectors_)
-        scores = kernel_values @ self.dual_coef_.T + self.intercept_
+        scores = check_finite_prediction(kernel_values @ self.dual_coef_.T + self.intercept_, self,
+                                         "dual_coef_, support_vectors_ and intercept_")
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 

@@ -10,7 +10,12 @@ A model with an intercept carries it as an extra weight ``w[n_features]``
 for an augmented feature of constant value ``bias_value`` (LIBLINEAR's
 ``-B``); ``bias_value = 0`` means no intercept.
 
-Status codes returned: ``CONVERGED`` (0) or ``MAX_ITER_REACHED`` (1).
+Every loop returns to its caller after a bounded amount of work (``budget`` values read, or
+a number of epochs), its state kept in arrays that the next call continues from, so that the
+caller serves Ctrl-C between calls; a fit split over calls is the fit of one long call.
+
+Status codes returned: ``CONVERGED`` (0), ``MAX_ITER_REACHED`` (1) or ``PAUSED`` (2: the
+call's budget is spent, call again).
 """
 
 import numpy as np
@@ -19,6 +24,7 @@ from svmkit._core._jit import jit
 
 CONVERGED = 0
 MAX_ITER_REACHED = 1
+PAUSED = 2
 
 # Columns of the per-sample table of the DCD solver.
 _ALPHA, _QBAR, _DIAG, _UPPER = 0, 1, 2, 3
@@ -123,35 +129,29 @@ def _row_sq_norm(i, indptr, indices, data, dense, bias_value):
 
 
 @jit
-def dcd_svc(indptr, indices, data, dense, bias_value, n_weights, y, rows, upper, diag, tol, max_iter, seed):
-    """Dual coordinate descent with shrinking for the L1- and L2-loss linear SVM.
-
-    Solves ``min 1/2 a'(Q + D)a - 1'a`` subject to ``0 <= a_i <= upper_i``
-    with ``Q_ij = y_i y_j x_i'x_j`` (Hsieh et al., ICML 2008; LIBLINEAR's
-    ``solve_l2r_l1l2_svc``). L1 loss: ``upper = C_i``, ``diag = 0``; L2 loss:
-    ``upper = inf``, ``diag = 1 / (2 C_i)``.
+def dcd_start(indptr, indices, data, dense, bias_value, y, rows, upper, diag, seed):
+    """The state of dual coordinate descent (:func:`dcd_passes`) before its first pass.
 
     Parameters
     ----------
     y : float64 array of +1/-1, one per sample.
     rows : int64 array, the samples that take part (those with ``C_i > 0``).
     upper, diag : float64 arrays, one per sample.
-    tol : stop when ``max PG - min PG <= tol`` on all of ``rows``.
-    max_iter : maximum number of passes.
     seed : seed of the random visiting order.
 
     Returns
     -------
-    alpha : (n_samples,) dual variables (0 outside ``rows``).
-    w : (n_weights,) ``sum_i alpha_i y_i x_i`` (augmented).
-    n_iter : passes made.
-    gap : ``max PG - min PG`` of the last pass.
-    status : ``CONVERGED`` or ``MAX_ITER_REACHED``.
+    sample : (n_samples, 4) float64, per sample: the dual variable, ``Q_ii + D_ii``, ``D_ii``
+        and the upper bound.
+    signs : (n_samples,) int8 labels.
+    index : (n_rows,) the samples in their visiting order (the active ones first).
+    bounds : float64 ``[max PG, min PG]`` of the last pass as the shrinking uses them, then the
+        spread ``max PG - min PG`` of the last pass.
+    counts : int64 ``[active samples, passes made]``.
+    random : uint64 ``[state of the random generator]``.
     """
-    random_state = _seed_state(seed)
     n_samples = y.shape[0]
     n_rows = rows.shape[0]
-    w = np.zeros(n_weights)
     # What a visit of sample i reads, side by side in one 32-byte row (one cache line instead of
     # four), and the labels as bytes: 10 % faster on a9a than separate float64 arrays.
     sample = np.zeros((n_samples, 4))
@@ -162,14 +162,48 @@ def dcd_svc(indptr, indices, data, dense, bias_value, n_weights, y, rows, upper,
         sample[i, _DIAG] = diag[i]
         sample[i, _UPPER] = upper[i]
         signs[i] = 1 if y[i] > 0 else -1
-    index = rows.copy()
-    active_size = n_rows
-    pg_max_old = np.inf
-    pg_min_old = -np.inf
-    gap = np.inf
+    bounds = np.array([np.inf, -np.inf, np.inf])
+    counts = np.array([n_rows, 0], dtype=np.int64)
+    random = np.empty(1, dtype=np.uint64)
+    random[0] = _seed_state(seed)
+    return sample, signs, rows.copy(), bounds, counts, random
+
+
+@jit
+def dcd_passes(indptr, indices, data, dense, bias_value, w, sample, signs, index, bounds, counts, random,
+               tol, max_iter, row_values, budget):
+    """Passes of dual coordinate descent with shrinking for the L1- and L2-loss linear SVM.
+
+    Solves ``min 1/2 a'(Q + D)a - 1'a`` subject to ``0 <= a_i <= upper_i``
+    with ``Q_ij = y_i y_j x_i'x_j`` (Hsieh et al., ICML 2008; LIBLINEAR's
+    ``solve_l2r_l1l2_svc``). L1 loss: ``upper = C_i``, ``diag = 0``; L2 loss:
+    ``upper = inf``, ``diag = 1 / (2 C_i)``. The state (from :func:`dcd_start`) and
+    ``w = sum_i alpha_i y_i x_i`` (augmented, zero at the start) are updated in place, so that
+    passes split over several calls give the same result as one call.
+
+    Parameters
+    ----------
+    tol : stop when ``max PG - min PG <= tol`` on all samples that take part.
+    max_iter : maximum number of passes, counted over all calls.
+    row_values : values read per visit of a sample (the mean row length).
+    budget : return after the pass in which the values read by this call reach ``budget``.
+
+    Returns
+    -------
+    status : ``CONVERGED``, ``MAX_ITER_REACHED`` or ``PAUSED`` (the budget is spent).
+    """
+    n_rows = index.shape[0]
+    random_state = random[0]
+    active_size = counts[0]
+    n_iter = counts[1]
+    pg_max_old, pg_min_old, gap = bounds[0], bounds[1], bounds[2]
     status = MAX_ITER_REACHED
-    n_iter = 0
+    work = 0.0
     while n_iter < max_iter:
+        if work >= budget:
+            status = PAUSED
+            break
+        work += active_size * row_values
         pg_max_new = -np.inf
         pg_min_new = np.inf
         random_state = _shuffle(index, active_size, random_state)
@@ -221,11 +255,27 @@ def dcd_svc(indptr, indices, data, dense, bias_value, n_weights, y, rows, upper,
             continue
         pg_max_old = pg_max_new if pg_max_new > 0.0 else np.inf
         pg_min_old = pg_min_new if pg_min_new < 0.0 else -np.inf
-    return sample[:, _ALPHA].copy(), w, n_iter, gap, status
+    random[0] = random_state
+    counts[0], counts[1] = active_size, n_iter
+    bounds[0], bounds[1], bounds[2] = pg_max_old, pg_min_old, gap
+    return status
 
 
 @jit
-def pegasos_epochs(indptr, indices, data, dense, bias_value, y, lam, n_epochs, seed,
+def pegasos_start(indptr, indices, data, dense, bias_value, n_samples, seed):
+    """What :func:`pegasos_epochs` carries from call to call: the visiting order (the samples
+    in their order), the state of the random generator (uint64 ``[state]``) from ``seed``, and
+    the samples' squared norms."""
+    sq_norms = np.empty(n_samples)
+    for i in range(n_samples):
+        sq_norms[i] = _row_sq_norm(i, indptr, indices, data, dense, bias_value)
+    random = np.empty(1, dtype=np.uint64)
+    random[0] = _seed_state(seed)
+    return np.arange(n_samples), random, sq_norms
+
+
+@jit
+def pegasos_epochs(indptr, indices, data, dense, bias_value, y, lam, n_epochs, order, random, sq_norms,
                    project, average_start, v, average_offset, state):
     """Run ``n_epochs`` Pegasos epochs (Shalev-Shwartz et al., ICML 2007).
 
@@ -242,15 +292,14 @@ def pegasos_epochs(indptr, indices, data, dense, bias_value, y, lam, n_epochs, s
 
     Parameters
     ----------
+    order, random, sq_norms : from :func:`pegasos_start`; ``order`` and ``random`` are
+        updated in place, so that epochs split over several calls give the same result as
+        one call.
     v, average_offset : float64 arrays of length n_weights, updated in place.
     state : float64 array ``[scale, sum_scale, t, v_sq_norm]``, updated in place.
     """
-    random_state = _seed_state(seed)
     n_samples = y.shape[0]
-    order = np.arange(n_samples)
-    sq_norms = np.empty(n_samples)
-    for i in range(n_samples):
-        sq_norms[i] = _row_sq_norm(i, indptr, indices, data, dense, bias_value)
+    random_state = random[0]
     radius = 1.0 / np.sqrt(lam)
     scale, sum_scale, t, v_sq_norm = state[0], state[1], state[2], state[3]
     for _ in range(n_epochs):
@@ -285,11 +334,13 @@ def pegasos_epochs(indptr, indices, data, dense, bias_value, y, lam, n_epochs, s
         v_sq_norm = 0.0  # recompute, dropping the round-off of the incremental updates
         for k in range(v.shape[0]):
             v_sq_norm += v[k] * v[k]
+    random[0] = random_state
     state[0], state[1], state[2], state[3] = scale, sum_scale, t, v_sq_norm
 
 
 @jit
-def perceptron_sweeps(indptr, indices, data, dense, bias_value, n_weights, y, eta, max_iter):
+def perceptron_sweeps(indptr, indices, data, dense, bias_value, y, eta, w, mistakes, counts, max_iter,
+                      row_values, budget):
     """The primal perceptron: sweep the samples in order, update on mistakes.
 
     A mistake is ``y_i (w'x_i + b) <= 0``; it triggers ``w += eta y_i x_i``
@@ -297,19 +348,28 @@ def perceptron_sweeps(indptr, indices, data, dense, bias_value, n_weights, y, et
     augmented feature makes the bias update ``eta y_i`` when
     ``bias_value = 1``). Stops after a sweep without mistakes.
 
+    Parameters
+    ----------
+    w : (n_weights,) weights (bias last when ``bias_value != 0``), zero at the start.
+    mistakes : (n_samples,) int64, mistakes made on each sample, zero at the start.
+    counts : int64 ``[sweeps made]``. ``w``, ``mistakes`` and ``counts`` are updated in
+        place, so that sweeps split over several calls give the same result as one call.
+    max_iter : maximum number of sweeps, counted over all calls.
+    row_values : values read per visit or update of a sample (the mean row length).
+    budget : return after the sweep in which the values read by this call reach ``budget``.
+
     Returns
     -------
-    w : (n_weights,) weights (bias last when ``bias_value != 0``).
-    mistakes : (n_samples,) int64, mistakes made on each sample.
-    n_iter : sweeps made.
-    status : ``CONVERGED`` or ``MAX_ITER_REACHED``.
+    status : ``CONVERGED``, ``MAX_ITER_REACHED`` or ``PAUSED`` (the budget is spent).
     """
     n_samples = y.shape[0]
-    w = np.zeros(n_weights)
-    mistakes = np.zeros(n_samples, dtype=np.int64)
     status = MAX_ITER_REACHED
-    n_iter = 0
+    n_iter = counts[0]
+    work = 0.0
     while n_iter < max_iter:
+        if work >= budget:
+            status = PAUSED
+            break
         n_iter += 1
         n_errors = 0
         for i in range(n_samples):
@@ -317,14 +377,16 @@ def perceptron_sweeps(indptr, indices, data, dense, bias_value, n_weights, y, et
                 mistakes[i] += 1
                 n_errors += 1
                 _row_axpy(eta * y[i], w, i, indptr, indices, data, dense, bias_value)
+        work += (n_samples + n_errors) * row_values
         if n_errors == 0:
             status = CONVERGED
             break
-    return w, mistakes, n_iter, status
+    counts[0] = n_iter
+    return status
 
 
 @jit
-def kernel_perceptron_sweeps(gram, y, max_iter):
+def kernel_perceptron_sweeps(gram, y, alpha, decision, counts, max_iter, budget):
     """The kernel perceptron in dual form over a precomputed Gram matrix.
 
     ``g(x_j) = sum_i alpha_i y_i (K(x_i, x_j) + 1)``; a mistake on ``j``
@@ -332,18 +394,27 @@ def kernel_perceptron_sweeps(gram, y, max_iter):
     samples are kept up to date (one row of ``gram`` per mistake), so a sweep
     costs O(n) plus O(n) per mistake. Stops after a sweep without mistakes.
 
+    Parameters
+    ----------
+    alpha : (n_samples,) int64 mistake counts, zero at the start.
+    decision : (n_samples,) float64 values ``g``, zero at the start.
+    counts : int64 ``[sweeps made]``. ``alpha``, ``decision`` and ``counts`` are updated in
+        place, so that sweeps split over several calls give the same result as one call.
+    max_iter : maximum number of sweeps, counted over all calls.
+    budget : return after the sweep in which the values read by this call reach ``budget``.
+
     Returns
     -------
-    alpha : (n_samples,) int64 mistake counts.
-    n_iter : sweeps made.
-    status : ``CONVERGED`` or ``MAX_ITER_REACHED``.
+    status : ``CONVERGED``, ``MAX_ITER_REACHED`` or ``PAUSED`` (the budget is spent).
     """
     n_samples = y.shape[0]
-    alpha = np.zeros(n_samples, dtype=np.int64)
-    decision = np.zeros(n_samples)
     status = MAX_ITER_REACHED
-    n_iter = 0
+    n_iter = counts[0]
+    work = 0.0
     while n_iter < max_iter:
+        if work >= budget:
+            status = PAUSED
+            break
         n_iter += 1
         n_errors = 0
         for i in range(n_samples):
@@ -353,7 +424,9 @@ def kernel_perceptron_sweeps(gram, y, max_iter):
                 row = gram[i]
                 for j in range(n_samples):
                     decision[j] += y[i] * (row[j] + 1.0)
+        work += float(n_samples) * (1 + n_errors)
         if n_errors == 0:
             status = CONVERGED
             break
-    return alpha, n_iter, status
+    counts[0] = n_iter
+    return status

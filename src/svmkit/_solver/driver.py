@@ -21,7 +21,7 @@ from .. import _plan
 from .._core.kernels import precomputed_kernel_data
 from .._first_use import notice_compilation
 from .._core.smo import (
-    GROUP, N_WANTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
+    GROUP, N_WANTED, NOT_STARTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
 )
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
@@ -211,6 +211,7 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress):
     core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), plan.prefetch)
     eps = _EPS[gram_store.store.K.dtype]
     face = _FaceSchedule()
+    stall = _StallWatch()
     while work.cursor[GROUP] < n_groups:
         g = work.cursor[GROUP]
         start, stop = compiled.runs[g, 0], compiled.runs[g + 1, 0]
@@ -224,8 +225,29 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress):
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < compiled.upper[start:stop])))
             face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
             work.resume[0], work.resume[1] = 0, -1  # (the multipliers moved: the solver's keys are stale)
+        if (work.cursor[GROUP] == g and work.cursor[STARTED] == STARTED_DONE
+                and stall.stalled(g, int(work.n_iter[g]), float(work.gap[g]), stop - start)):
+            work.status[g] = STALLED
+            work.cursor[GROUP], work.cursor[STARTED] = g + 1, NOT_STARTED
         if progress.wanted or progress.stop.is_set():
             progress.report(work.n_iter.sum(), work.gap[min(work.cursor[GROUP], n_groups - 1)], stop - start)
+
+
+class _StallWatch:
+    """Whether a problem of the Gram strategy has stalled: its KKT gap has not fallen below
+    ``STALL_GAP_FRACTION`` of its value at the last progress for ``STALL_STEPS_PER_VARIABLE``
+    steps per variable (at least ``STALL_MIN_STEPS``)."""
+
+    def __init__(self):
+        self.group = None
+        self.reference = np.inf
+        self.since = 0
+
+    def stalled(self, group, steps, gap, n_variables):
+        if group != self.group or gap < _plan.STALL_GAP_FRACTION * self.reference:
+            self.group, self.reference, self.since = group, gap, steps
+            return False
+        return steps - self.since >= max(_plan.STALL_MIN_STEPS, _plan.STALL_STEPS_PER_VARIABLE * n_variables)
 
 
 class _FaceSchedule:

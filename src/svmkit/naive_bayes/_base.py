@@ -24,6 +24,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .._interrupt import unfitted_on_interrupt
 from .._validation import check_finite_result
 from . import _categorical, _gaussian
 from ._input import as_table, column, column_label, gaussian_matrix, import_pandas
@@ -89,6 +90,7 @@ class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    @unfitted_on_interrupt
     def fit(self, X, y, sample_weight=None):
         """Fit the model to ``X``, ``y``.
 
@@ -107,6 +109,7 @@ class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
         """
         return self._learn(X, y, sample_weight, classes=None, first_batch=True)
 
+    @unfitted_on_interrupt
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add one batch of rows to the model.
 

@@ -82,13 +82,20 @@ def _read_archive(raw, max_decompressed_bytes):
             for info in infos:
                 if not info.filename.endswith(".npy"):
                     raise ModelFileError(f"not an svmkit model file: unexpected member {info.filename!r}")
-                # (zipfile stops at the size the member declares, which the sum above bounds)
-                arrays[info.filename[: -len(".npy")]] = _read_npy(archive.read(info), info.filename)
+                arrays[info.filename[: -len(".npy")]] = _read_npy(_read_member(archive, info), info.filename)
     except ModelFileError:
         raise
     except _ARCHIVE_ERRORS as error:
         raise ModelFileError(f"truncated or corrupted svmkit model file: {type(error).__name__}: {error}") from None
     return arrays
+
+
+def _read_member(archive, info):
+    """The bytes of a member: at most the size it declares (which the limit bounds) are ever
+    decompressed. (``ZipFile.read`` decompresses up to 2 GiB at once before it cuts the data at
+    the declared size: a member of a few MB that declares 1000 bytes expands that far.)"""
+    with archive.open(info) as member:
+        return member.read(info.file_size)
 
 
 def _read_npy(data, name):

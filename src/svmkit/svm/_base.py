@@ -20,9 +20,11 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
-from .._plan import PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
+from .._plan import PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
-from .._validation import FINITE, N_JOBS, POSITIVE, canonical_csr
+from .._validation import (
+    FINITE, N_JOBS, POSITIVE, canonical_csr, check_finite_prediction, check_symmetric_kernel,
+)
 from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 
 def is_real(value):
@@ -168,6 +170,12 @@ class BaseKernelSVM(BaseEstimator):
                 f"got shape {X.shape}."
             )
         return X, y
+
+    def _check_kernel_matrix(self, X):
+        """With ``kernel='precomputed'``, refuse a training kernel matrix that is not symmetric
+        (called once the labels and weights are checked, whose errors come first)."""
+        if self._precomputed:
+            check_symmetric_kernel(X, PRECOMPUTED_SYMMETRY_RTOL)
 
     def _validate_test_X(self, X):
         if not self.__sklearn_is_fitted__():
@@ -316,6 +324,12 @@ class BaseKernelSVM(BaseEstimator):
         return self._prediction_model().T.copy()
 
     def _kernel_decision(self, X, coef, intercept):
+        """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k) (:meth:`_decision_of`);
+        a ValueError where they are not finite (a model's values beyond float64's range)."""
+        return check_finite_prediction(self._decision_of(X, coef, intercept), self,
+                                       "dual_coef_, support_vectors_ and intercept_")
+
+    def _decision_of(self, X, coef, intercept):
         """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k): the linear kernel
         through ``w``; a precomputed kernel from the support vectors' columns; others in blocks
         of test rows that stay in cache (BLAS products and the compiled kernel), spread over

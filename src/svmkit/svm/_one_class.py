@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils._param_validation import Interval
 
+from .._interrupt import unfitted_on_interrupt
 from .._validation import check_finite_bounds, check_parameters
 from ._base import SingleProblemSVM
 from ._binary import NOT_SUPPORT_VECTOR, KKTReport
@@ -115,6 +116,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         "nu": [Interval(numbers.Real, 0, 1, closed="right")],
     }
 
+    @unfitted_on_interrupt
     def fit(self, X, y=None, sample_weight=None):
         """Estimate the support of the training data.
 
@@ -140,6 +142,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         weights = self._check_weights(sample_weight, X)
         check_finite_bounds(weights * self.nu, "nu * sample_weight")
         rows = np.flatnonzero(weights > 0)
+        self._check_kernel_matrix(X)
         self.kernel_, source = self._row_source(X)
         batch = one_class_batch(rows, weights[rows], self.nu)
         solution = self._solve(batch, source)

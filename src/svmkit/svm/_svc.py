@@ -19,8 +19,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 
+from .._interrupt import unfitted_on_interrupt
 from .._solver import OPTIMAL
-from .._validation import check_class_weight, check_finite_bounds, check_finite_result, check_parameters
+from .._validation import (
+    check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result, check_parameters,
+)
 from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, enable_logging, is_real
 from ._binary import BinaryModel, StackedVariables, libsvm_layout, objectives_per_problem
@@ -283,6 +286,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         check_class_weight(self.class_weight)
         check_parameters(self)
 
+    @unfitted_on_interrupt
     def fit(self, X, y, sample_weight=None):
         """Fit the classifier.
 
@@ -317,6 +321,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         weights = self._check_weights(sample_weight, X)
         if self.class_weight is not None:
             weights = compute_class_weight(self.class_weight, classes=classes, y=y)[y_index] * weights
+        self._check_kernel_matrix(X)
         self.classes_ = classes
         upper = self._upper_bounds(weights, y_index)
         self.shape_fit_ = X.shape
@@ -682,7 +687,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             if self.two_class_probability == "sigmoid":
                 first = np.clip(sigmoid_predict(decisions[:, 0], self.probA_[0], self.probB_[0]), MIN_PROB, 1 - MIN_PROB)
                 return np.column_stack([first, 1.0 - first])
-        return pairwise_probabilities(decisions, self.probA_, self.probB_, self.classes_.shape[0])
+        probabilities = pairwise_probabilities(decisions, self.probA_, self.probB_, self.classes_.shape[0])
+        return check_finite_prediction(probabilities, self, "probA_ and probB_", "probabilities")
 
     @available_if(_check_probability)
     def predict_log_proba(self, X):

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils._param_validation import Interval
 
+from .._interrupt import unfitted_on_interrupt
 from .._validation import NON_NEGATIVE, POSITIVE, check_finite_bounds, check_finite_result, check_parameters
 from ._base import SingleProblemSVM
 from ._binary import KKTReport
@@ -29,6 +30,7 @@ class _BaseSVR(RegressorMixin, SingleProblemSVM):
         if not isinstance(self.C, numbers.Real) or isinstance(self.C, bool) or not np.isfinite(self.C) or self.C <= 0:
             raise ValueError(f"C must be a finite number > 0, got {self.C!r}.")
 
+    @unfitted_on_interrupt
     def fit(self, X, y, sample_weight=None):
         """Fit the regressor.
 
@@ -53,6 +55,7 @@ class _BaseSVR(RegressorMixin, SingleProblemSVM):
         with np.errstate(over="ignore"):
             upper = self.C * weights[rows]
         check_finite_bounds(upper, "C * sample_weight")
+        self._check_kernel_matrix(X)
         self.kernel_, source = self._row_source(X)
         batch = self._dual(rows, z[rows], upper)
         solution = self._solve(batch, source)
