@@ -655,9 +655,10 @@ def _use_or_want(store, work, r):
 def _want_rows(store, work, variables, start, stop, prefetch):
     """After the row SMO needs (listed already), list the missing rows of the strongest
     violators (``-y G`` in I_up, ``y G`` in I_low, the larger), up to ``prefetch`` rows in
-    all: those SMO asks for next."""
+    all, and at most half the store (so that the rows listed do not push each other, or the
+    row of the pair's other variable, out)."""
     y, rows, grad, flags = variables.y, variables.rows, variables.grad, variables.flags
-    room = min(prefetch, stop - start) - work.cursor[N_WANTED]
+    room = min(prefetch, stop - start, max(store.K.shape[0] // 2, 1)) - work.cursor[N_WANTED]
     if room > 0:
         best_score = np.full(room, -np.inf)
         best_row = np.full(room, -1)
