@@ -434,3 +434,13 @@ def test_a_model_file_may_name_only_saveable_estimator_classes(class_name):
     members["metadata"] = np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)
     with pytest.raises(ModelFileError, match="refusing to load"):
         svmkit.load(io.BytesIO(_pack(members)))
+
+
+def test_a_parameter_made_invalid_after_a_fit_is_refused_at_the_next_fit():
+    """Valid settings are remembered, so that refits skip their checks; a value changed to an
+    invalid one (a negative C, shrinking="yes") is still refused."""
+    model = SVC(C=1).fit(X, y)
+    with pytest.raises(ValueError, match="C"):
+        model.set_params(C=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="shrinking"):
+        model.set_params(C=1, shrinking="yes").fit(X, y)

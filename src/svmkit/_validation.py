@@ -64,15 +64,29 @@ def check_parameters(estimator):
             for name, allowed in kind._parameter_constraints.items()
             if allowed != "no_validation" and name in kind._get_param_names()
         ]
-    for name, allowed in constraints:
-        value = getattr(estimator, name)
+    values = [(name, getattr(estimator, name)) for name, _ in constraints]
+    try:
+        key = (kind, tuple((name, type(value), value) for name, value in values))
+        if key in _ACCEPTED:
+            return
+    except TypeError:  # (an unhashable value: a class_weight dict, a callable's state)
+        key = None
+    for (name, allowed), (_, value) in zip(constraints, values):
         if not any(constraint.is_satisfied_by(value) for constraint in allowed):
             # (scikit-learn's message, which names the parameter and what it accepts)
             validate_parameter_constraints(kind._parameter_constraints, {name: value}, caller_name=kind.__name__)
+    if key is not None:
+        if len(_ACCEPTED) >= _ACCEPTED_MAX:
+            _ACCEPTED.clear()
+        _ACCEPTED.add(key)
 
 
-#: Each estimator class's constraints, made once (a fit checks them in microseconds).
+#: Each estimator class's constraints, made once.
 _CONSTRAINTS = {}
+#: Parameter values found valid (class, then name, type and value of each): a fit of the same
+#: settings again, as in a grid search's folds or a benchmark's repetitions, looks them up.
+_ACCEPTED = set()
+_ACCEPTED_MAX = 1024  # (settings remembered at most; a grid search has tens to hundreds)
 
 
 def check_class_weight(class_weight):
