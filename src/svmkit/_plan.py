@@ -219,7 +219,7 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
             threads -= 1
         widest = np.float64 if all(d == np.float64 for d in own_dtypes) else np.float32
         return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots], threads, max_steps)
-    shared_rows = int(budget_bytes // (4 * max(n_data, 1)))  # (float32 rows)
+    shared_rows = float32_rows(n_data, budget_bytes)
     if dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data:
         return Plan("gram", True, np.dtype(np.float32), dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps)
     if dots == "sparse" and sparse_density > SPARSE_ROWS_DENSITY and n_data * n_features * 4 <= FLOAT32_COPY_BYTES:
@@ -235,6 +235,18 @@ def with_rows_per_problem(plan):
     """``plan`` with a store of rows per problem instead of one shared store (for a batch whose
     problems' rows are not runs of consecutive rows of the data)."""
     return replace(plan, shared_rows=False)
+
+
+def float32_rows(n_rows, budget_bytes):
+    """How many float32 kernel rows of ``n_rows`` values ``budget_bytes`` holds (a store of
+    rows where the Gram matrix does not fit).
+
+    Examples
+    --------
+    >>> float32_rows(8000, 200 * 2**20)
+    6553
+    """
+    return int(budget_bytes // (4 * max(n_rows, 1)))
 
 
 def gram_dtype(n_rows, budget_bytes):

@@ -307,7 +307,7 @@ def _own_rows_group(batch, g, source, plan, settings, progress):
     budget = settings.cache_size * 2**20 / max(plan.threads, 1)
     dtype = _plan.gram_dtype(n_rows, budget)
     # (a Gram matrix beyond the budget: as many float32 rows as it holds, the least recently used out)
-    capacity = n_rows if dtype is not None else int(max(2, min(n_rows, budget // (4 * n_rows))))
+    capacity = n_rows if dtype is not None else max(2, min(n_rows, _plan.float32_rows(n_rows, budget)))
     store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else np.dtype(np.float32), capacity)
     work = new_work(compiled)
     work.alpha[:] = batch.alpha0[part]
