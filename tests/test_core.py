@@ -33,18 +33,31 @@ def test_kernel_rows_equal_the_formulas(code, gamma, coef0, degree, layout):
         data = dense_kernel_data(data_X.astype(dtype), code, gamma, coef0, degree)
     rows = np.array([3, 0, 39, 3])
     out = np.empty((4, 40), dtype=data.XT.dtype)
-    kernel_rows(data, rows, out)
+    places = np.array([2, 0, 3, 1])  # (row rows[k] into out[places[k]])
+    kernel_rows(data, rows, out, places)
     tolerance = 1e-5 if out.dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(out, expected[rows], rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(out[places], expected[rows], rtol=tolerance, atol=tolerance)
     np.testing.assert_allclose(kernel_diagonal(data), np.diagonal(expected), rtol=tolerance)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kernel_rows_longer_than_a_tile_equal_the_formulas(sparse):
+    wide = np.random.default_rng(3).normal(size=(9000, 5))  # (three tiles of columns)
+    wide[wide < 0] = 0.0
+    rows = np.array([8999, 0, 4096])
+    data = (sparse_kernel_data(sp.csr_matrix(wide), RBF, 0.2, 0.0, 3.0) if sparse
+            else dense_kernel_data(wide, RBF, 0.2, 0.0, 3.0))
+    out = np.empty((3, 9000))
+    kernel_rows(data, rows, out, np.arange(3))
+    np.testing.assert_allclose(out, kernel_by_formula(RBF, 0.2, 0.0, 3.0, wide[rows], wide), rtol=1e-12)
 
 
 def test_precomputed_rows_are_copies_of_the_matrix():
     K = X @ X.T
     out = np.empty((2, 40))
     data = precomputed_kernel_data(K)
-    kernel_rows(data, np.array([5, 1]), out)
-    np.testing.assert_array_equal(out, K[[5, 1]])
+    kernel_rows(data, np.array([5, 1]), out, np.array([1, 0]))
+    np.testing.assert_array_equal(out, K[[1, 5]])
     np.testing.assert_array_equal(kernel_diagonal(data), np.diagonal(K))
 
 

@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._exp import exp_nonpositive, exp_nonpositive_single
-from ._jit import jit
+from ._jit import inlined_jit, jit
 
 #: Kernel codes of the compiled kernels.
 LINEAR, POLYNOMIAL, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
@@ -51,101 +51,120 @@ def apply_kernel(products, row_norms, col_norms, code, gamma, coef0, degree):
     array([[1.    , 0.6065],
            [0.6065, 1.    ]])
     """
+    for i in range(products.shape[0]):
+        kernel_of_products(products[i], row_norms[i], col_norms, code, gamma, coef0, degree)
+
+
+@inlined_jit
+def kernel_of_products(row, row_norm, col_norms, code, gamma, coef0, degree):
+    """In place: ``row[j] <- k`` from the dot products of one row with the columns (see
+    :func:`apply_kernel`), ``row_norm`` the row's squared norm."""
     if code == LINEAR:
         return
-    single = products.itemsize == 4
+    single = row.itemsize == 4
     power = int(degree)
-    for i in range(products.shape[0]):
-        row = products[i]
-        if code == RBF:
-            a = row_norms[i]
-            if single:
-                for j in range(row.shape[0]):
-                    distance = a + col_norms[j] - 2.0 * row[j]
-                    row[j] = exp_nonpositive_single(-gamma * np.float64(distance if distance > 0.0 else 0.0))
-            else:
-                for j in range(row.shape[0]):
-                    distance = a + col_norms[j] - 2.0 * row[j]
-                    row[j] = exp_nonpositive(-gamma * (distance if distance > 0.0 else 0.0))
-        elif code == POLYNOMIAL:
+    if code == RBF:
+        if single:
             for j in range(row.shape[0]):
-                base = gamma * row[j] + coef0
-                value = 1.0
-                exponent = power
-                while exponent > 0:  # (repeated squaring)
-                    if exponent & 1:
-                        value *= base
-                    base *= base
-                    exponent >>= 1
-                row[j] = value
-        elif code == SIGMOID:
+                distance = row_norm + col_norms[j] - 2.0 * row[j]
+                row[j] = exp_nonpositive_single(-gamma * np.float64(distance if distance > 0.0 else 0.0))
+        else:
             for j in range(row.shape[0]):
-                row[j] = np.tanh(gamma * row[j] + coef0)
+                distance = row_norm + col_norms[j] - 2.0 * row[j]
+                row[j] = exp_nonpositive(-gamma * (distance if distance > 0.0 else 0.0))
+    elif code == POLYNOMIAL:
+        for j in range(row.shape[0]):
+            base = gamma * row[j] + coef0
+            value = 1.0
+            exponent = power
+            while exponent > 0:  # (repeated squaring)
+                if exponent & 1:
+                    value *= base
+                base *= base
+                exponent >>= 1
+            row[j] = value
+    elif code == SIGMOID:
+        for j in range(row.shape[0]):
+            row[j] = np.tanh(gamma * row[j] + coef0)
+
+
+_TILE_COLUMNS = 4096  # columns of a tile of kernel_rows: the tile of thin data's transpose stays in a core's L2 cache
 
 
 @jit
-def kernel_rows(data, rows, out):
-    """``out[k, c] = k(x_{rows[k]}, x_c)`` for every row ``c`` of ``data`` (a
+def kernel_rows(data, rows, out, places):
+    """``out[places[k], c] = k(x_{rows[k]}, x_c)`` for every row ``c`` of ``data`` (a
     :class:`KernelData`): copied from the Gram matrix (``PRECOMPUTED``), or dot products
-    by compiled loops followed by :func:`apply_kernel`. Dense rows are read from their
-    transpose, four features at a time, so that each pass runs along contiguous memory and
-    every sum adds its features in order; sparse rows over their nonzeros, the row scattered
-    into a dense scratch row first.
+    by compiled loops followed by :func:`apply_kernel`, a tile of columns at a time for all
+    the rows (the tile's data stay in the core's cache, whatever the rows). Dense rows are
+    read from their transpose, four features at a time, so that each pass runs along
+    contiguous memory and every sum adds its features in order; sparse rows over their
+    nonzeros, the row scattered into a dense scratch row first. ``places`` lets rows go
+    straight to where a store keeps them.
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
-    >>> out = np.empty((1, 3))
-    >>> kernel_rows(dense_kernel_data(X, RBF, 0.5, 0.0, 3.0), np.array([1]), out)
-    >>> out.round(4)  # exp(-0.5), 1, exp(-2.5)
-    array([[0.6065, 1.    , 0.0821]])
+    >>> out = np.zeros((2, 3))
+    >>> kernel_rows(dense_kernel_data(X, RBF, 0.5, 0.0, 3.0), np.array([1]), out, np.array([1]))
+    >>> out.round(4)  # row 1 into place 1: exp(-0.5), 1, exp(-2.5)
+    array([[0.    , 0.    , 0.    ],
+           [0.6065, 1.    , 0.0821]])
     """
     if data.code == PRECOMPUTED:
         for k in range(rows.shape[0]):
             source = data.gram[rows[k]]
+            target = out[places[k]]
             for c in range(out.shape[1]):
-                out[k, c] = source[c]
+                target[c] = source[c]
         return
+    n = out.shape[1]
+    for start in range(0, n, _TILE_COLUMNS):
+        _kernel_rows_tile(data, rows, out, places, start, min(start + _TILE_COLUMNS, n))
+
+
+@jit
+def _kernel_rows_tile(data, rows, out, places, start, stop):
+    """The columns ``start:stop`` of :func:`kernel_rows`, for every row. (Unsigned column
+    indices: numba then knows them non-negative and leaves out the wrap-around of negative
+    indices, which keeps these loops from being vectorised.)"""
     XT = data.XT
     n_features = XT.shape[0]
-    n = out.shape[1]
     sparse = data.indptr.shape[0] > 0
     scratch = np.zeros(n_features if sparse else 0, dtype=out.dtype)
     indptr, indices, values = data.indptr, data.indices, data.values
     for k in range(rows.shape[0]):
         r = rows[k]
-        acc = out[k]
+        place = places[k]
+        acc = out[place]
         if sparse:
             for p in range(indptr[r], indptr[r + 1]):
                 scratch[indices[p]] = values[p]
-            for c in range(n):
+            for c in range(np.uint64(start), np.uint64(stop)):
                 total = 0.0
                 for p in range(indptr[c], indptr[c + 1]):
                     total += values[p] * scratch[indices[p]]
                 acc[c] = total
             for p in range(indptr[r], indptr[r + 1]):
                 scratch[indices[p]] = 0.0
-            continue
-        for c in range(n):
-            acc[c] = 0.0
-        f = 0
-        while f + 4 <= n_features:
-            x0, x1, x2, x3 = XT[f, r], XT[f + 1, r], XT[f + 2, r], XT[f + 3, r]
-            c0, c1, c2, c3 = XT[f], XT[f + 1], XT[f + 2], XT[f + 3]
-            for c in range(n):
-                acc[c] = acc[c] + x0 * c0[c] + x1 * c1[c] + x2 * c2[c] + x3 * c3[c]
-            f += 4
-        for f in range(f, n_features):
-            x = XT[f, r]
-            column = XT[f]
-            for c in range(n):
-                acc[c] += x * column[c]
-    if data.code != LINEAR:
-        row_norms = np.empty(rows.shape[0], dtype=data.sq_norms.dtype)
-        for k in range(rows.shape[0]):
-            row_norms[k] = data.sq_norms[rows[k]]
-        apply_kernel(out, row_norms, data.sq_norms, data.code, data.gamma, data.coef0, data.degree)
+        else:
+            for c in range(np.uint64(start), np.uint64(stop)):
+                acc[c] = 0.0
+            f = 0
+            while f + 4 <= n_features:
+                x0, x1, x2, x3 = XT[f, r], XT[f + 1, r], XT[f + 2, r], XT[f + 3, r]
+                c0, c1, c2, c3 = XT[f], XT[f + 1], XT[f + 2], XT[f + 3]
+                for c in range(np.uint64(start), np.uint64(stop)):
+                    acc[c] = acc[c] + x0 * c0[c] + x1 * c1[c] + x2 * c2[c] + x3 * c3[c]
+                f += 4
+            for f in range(f, n_features):
+                x = XT[f, r]
+                column = XT[f]
+                for c in range(np.uint64(start), np.uint64(stop)):
+                    acc[c] += x * column[c]
+        kernel_of_products(acc[start:stop], data.sq_norms[r], data.sq_norms[start:stop], data.code, data.gamma,
+                           data.coef0, data.degree)
 
 
 @jit

@@ -597,9 +597,7 @@ def _get_wanted(store, work, since):
         work.places[k] = place
     if count and not store.compute:
         return False
-    for k in range(count):
-        place = work.places[k]
-        kernel_rows(store.data, work.wanted[k:k + 1], store.K[place:place + 1])
+    kernel_rows(store.data, work.wanted[:count], store.K, work.places[:count])
     work.cursor[N_WANTED] = 0
     return True
 

@@ -190,14 +190,7 @@ class _GramStore:
     def fill(self, work):
         """Compute the rows the solver listed (``work.wanted``) into the places it gave them."""
         count = int(work.cursor[N_WANTED])
-        rows, places = work.wanted[:count].copy(), work.places[:count]
-        first = int(places[0])
-        if np.array_equal(places, np.arange(first, first + count)):
-            self.source.rows_into(rows, self.store.K[first:first + count], self.dots)
-        else:
-            block = np.empty((count, self.store.K.shape[1]), dtype=self.store.K.dtype)
-            self.source.rows_into(rows, block, self.dots)
-            self.store.K[places] = block
+        self.source.rows_into(work.wanted[:count].copy(), self.store.K, self.dots, work.places[:count].copy())
         work.cursor[N_WANTED] = 0
 
 
@@ -329,6 +322,13 @@ class _RowCache:
         self.round = 0
         self.rows_computed = 0
 
+    def cached(self, rows):
+        """The slots of ``rows`` (-1 where not cached), marked as used."""
+        self.round += 1
+        slots = self.slot_of[rows]
+        self.last_used[slots[slots >= 0]] = self.round
+        return slots
+
     def slots(self, rows):
         """The slots of ``rows`` (distinct), computing the missing ones."""
         self.round += 1
@@ -340,9 +340,7 @@ class _RowCache:
             free = np.argpartition(self.last_used, missing.size - 1)[:missing.size]
             evicted = self.row_of[free]
             self.slot_of[evicted[evicted >= 0]] = -1
-            block = np.empty((missing.size, self.buffer.shape[1]), dtype=np.float32)
-            self.source.rows_into(rows[missing], block, self.dots)
-            self.buffer[free] = block
+            self.source.rows_into(rows[missing], self.buffer, self.dots, free)
             self.rows_computed += missing.size
             self.slot_of[rows[missing]] = free
             self.row_of[free] = rows[missing]
@@ -391,12 +389,7 @@ def _blocked_group(batch, g, source, plan, settings, progress):
                 status = STALLED
                 break
         block_rows, local = np.unique(rows[ws], return_inverse=True)
-        if cache is None:
-            distinct = source.block(block_rows, block_rows)
-        else:
-            slots = cache.slots(block_rows)
-            distinct = np.empty((block_rows.shape[0], block_rows.shape[0]))
-            gather_block(cache.buffer, slots, block_rows, distinct)
+        distinct = _working_set_block(source, cache, block_rows)
         n_ws = ws.shape[0]
         K = np.ascontiguousarray(distinct[np.ix_(local, local)])  # (one row per variable: one run)
         local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
@@ -431,14 +424,34 @@ def _blocked_group(batch, g, source, plan, settings, progress):
             if cache is None:
                 change = source.weighted_columns(block_rows[used], coef[used])
             else:
+                # (the whole rows of the multipliers that moved only: cached, or computed now)
+                slots = cache.slots(block_rows[used])
                 change = np.zeros(source.n_rows)
                 add = column_sum_parallel if on_all_cores(used.size * source.n_rows) else column_sum
-                add(cache.buffer, slots[used], coef[used], change)
+                add(cache.buffer, slots, coef[used], change)
             add_by_rows(grad, y, rows, change)
         new = ws[kept.shape[0]:]
         kept = new[:q // 2] if m > q else np.empty(0, dtype=np.int64)
     progress.report(steps, gap, m, force=progress.wanted)
     return alpha, grad, steps, status, gap
+
+
+def _working_set_block(source, cache, rows):
+    """The float64 kernel block of the data rows ``rows`` with themselves: read from the
+    cached whole rows where all of them are cached, else computed for these columns only
+    (few multiply-adds next to whole rows, most of which SMO would not use), in the cache's
+    precision so that the block and the rows that update the gradient agree."""
+    if cache is None:
+        return source.block(rows, rows)
+    block = np.empty((rows.shape[0], rows.shape[0]))
+    slots = cache.cached(rows)
+    if np.all(slots >= 0):
+        gather_block(cache.buffer, slots, rows, block)
+    else:
+        square = np.empty((rows.shape[0], rows.shape[0]), dtype=cache.buffer.dtype)
+        source.subset(rows).rows_into(np.arange(rows.shape[0]), square, cache.dots)
+        block[:] = square
+    return block
 
 
 def _side_flags(y, alpha, upper):

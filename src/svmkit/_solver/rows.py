@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._parallel import blas_threads_for
+from .._parallel import blas_threads_for, map_in_threads, on_all_cores, usable_cores
 from ..kernels import row_sq_norms
 from .._core.kernels import (
     LINEAR, PRECOMPUTED, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_rows, precomputed_kernel_data,
@@ -107,25 +107,38 @@ class KernelRows:
         """The source of the rows ``rows`` only (gathered once)."""
         return KernelRows(self.kernel, self.X[rows])
 
-    def rows_into(self, rows, out, dots):
-        """``out[k] =`` the kernel row ``rows[k]`` over every row of the data, in ``out``'s
-        type: by compiled loops (``dots``: ``'loops'``, ``'sparse'``), by one BLAS product and
-        :func:`svmkit._core.kernels.apply_kernel` (``'blas'``), or by the kernel object
-        (``'python'``)."""
+    def rows_into(self, rows, out, dots, places=None):
+        """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
+        (``places`` None: ``out[k]``), in ``out``'s type: by compiled loops (``dots``:
+        ``'loops'``, ``'sparse'``; their rows shared out over the cores), by one BLAS
+        product and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``), or by the kernel
+        object (``'python'``)."""
+        if places is None:
+            places = np.arange(rows.shape[0])
+        if self.form is not None and dots != "blas":
+            data = self.compiled(out.dtype)
+            n_parts = min(rows.shape[0], usable_cores()) if on_all_cores(rows.shape[0] * out.shape[1]) else 1
+            # (the compiled loops release the GIL: a part of the rows on each core)
+            bounds = np.linspace(0, rows.shape[0], n_parts + 1).astype(np.int64)
+            parts = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
+            map_in_threads(lambda part: kernel_rows(data, rows[part], out, places[part]), parts, n_parts)
+            return
+        contiguous = places.shape[0] > 0 and np.array_equal(places, np.arange(places[0], places[0] + places.shape[0]))
+        block = out[places[0]:places[0] + places.shape[0]] if contiguous else np.empty(
+            (rows.shape[0], out.shape[1]), dtype=out.dtype)
         if self.form is None:
             step = max(1, _BLOCK_VALUES // max(self.n_rows, 1))
             for start in range(0, rows.shape[0], step):
-                out[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
-            return
-        if dots == "blas":
+                block[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
+        else:
             X = self.dense(out.dtype)
-            with blas_threads_for(out.size * X.shape[1]):
-                np.matmul(X[rows], X.T, out=out)  # (X.T: BLAS's fastest layout for these products)
+            with blas_threads_for(block.size * X.shape[1]):
+                np.matmul(X[rows], X.T, out=block)  # (X.T: BLAS's fastest layout for these products)
             if self.form[0] != LINEAR:
                 norms = self.dense_norms(out.dtype)
-                apply_kernel(out, norms[rows], norms, *self.form)
-        else:
-            kernel_rows(self.compiled(out.dtype), rows, out)
+                apply_kernel(block, norms[rows], norms, *self.form)
+        if not contiguous:
+            out[places] = block
 
     def block(self, rows, cols):
         """The float64 block ``K(x_rows, x_cols)``."""
@@ -169,8 +182,8 @@ class PrecomputedRows:
             K = np.array(K, dtype=np.float64, order="C")
         return precomputed_kernel_data(K)
 
-    def rows_into(self, rows, out, dots=None):
-        out[:] = self.K[rows]
+    def rows_into(self, rows, out, dots=None, places=None):
+        out[np.arange(rows.shape[0]) if places is None else places] = self.K[rows]
 
     def diagonal(self):
         return np.array(np.diagonal(self.K), dtype=np.float64)
