@@ -33,6 +33,7 @@ rng = np.random.RandomState(0)
 X = rng.randn(30, 3)
 y = (X[:, 0] > 0).astype(int)
 y3 = np.digitize(X[:, 0], [-0.5, 0.5])
+X_CATEGORIES = np.digitize(X, [-1.0, 0.0, 1.0])  # (categories 0 to 3 in each column)
 y_reg = X @ [1.0, -2.0, 0.5]
 X_big = X / np.abs(X).max() * 1e308  # finite values up to 1e308
 
@@ -315,12 +316,14 @@ def _mutated(array, kind, position, value):
 
 def _saved_models():
     models = [SVC().fit(X, y3), SVC(kernel="precomputed").fit(X @ X.T, y), NuSVR(kernel="poly").fit(X, y_reg),
-              OneClassSVM().fit(X), LinearSVC().fit(X, y3), KernelPerceptron().fit(X, y3), MixedNB().fit(X, y)]
+              OneClassSVM().fit(X), LinearSVC().fit(X, y3), KernelPerceptron().fit(X, y3), MixedNB().fit(X, y),
+              GaussianNB().fit(X, y3), CategoricalNB().fit(X_CATEGORIES, y)]
     saved = []
     for model in models:
         buffer = io.BytesIO()
         svmkit.save(model, buffer)
-        data = X @ X.T if getattr(model, "kernel", None) == "precomputed" else X
+        data = X @ X.T if getattr(model, "kernel", None) == "precomputed" else (
+            X_CATEGORIES if isinstance(model, CategoricalNB) else X)
         saved.append((_members(buffer.getvalue()), data))
     return saved
 
@@ -330,7 +333,7 @@ _SAVED = []
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    which=st.integers(0, 6),
+    which=st.integers(0, 8),
     mutations=st.lists(
         st.tuples(st.integers(0, 40), st.integers(0, 6), st.integers(0, 1000),
                   st.sampled_from([np.nan, np.inf, -1.0, 0.0, 2.0**31 - 1, -2.0**31, 2.0**62])),
@@ -350,8 +353,23 @@ def test_loading_structurally_valid_but_mutated_model_files_gives_model_file_err
         try:
             model = svmkit.load(io.BytesIO(_pack(members)))
             model.predict(data)
+            if hasattr(model, "predict_proba"):  # (naive Bayes: posteriors from the file's log-probabilities)
+                assert np.isfinite(model.predict_proba(data)).all()
         except (ModelFileError, ValueError):
             return
+
+
+@pytest.mark.parametrize("value", [np.inf, 0.5, np.nan])
+@pytest.mark.parametrize("member", ["class_log_prior_", "feature_log_prob_[0]"])
+def test_a_naive_bayes_file_with_a_log_probability_above_0_is_refused(member, value):
+    buffer = io.BytesIO()
+    svmkit.save(MixedNB(categorical=[3]).fit(np.c_[X, X_CATEGORIES[:, 0]], y), buffer)
+    members = _members(buffer.getvalue())
+    assert member in members
+    members[member] = members[member].copy()
+    members[member].flat[0] = value
+    with pytest.raises(ModelFileError, match="holds NaN or log-probabilities above 0"):
+        svmkit.load(io.BytesIO(_pack(members)))
 
 
 @pytest.mark.parametrize(

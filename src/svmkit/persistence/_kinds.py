@@ -83,13 +83,19 @@ def _ndim_text(ndim):
     return " or ".join(f"{n}-D" for n in ndim)
 
 
+#: How far above 0 a stored log-probability may lie (the round-off of a log of 1).
+_LOG_ONE_SLACK = 1e-12
+
+
 class _Floats(_Kind):
-    """float64 arrays; ``values``: 'finite', 'no nan' (infinities allowed) or 'any'."""
+    """float64 arrays; ``values``: 'finite', 'no nan' (infinities allowed), 'any', or 'log
+    probability' (at most 0, -inf allowed; round-off of ``_LOG_ONE_SLACK`` above 0 kept)."""
 
     def __init__(self, *ndim, values="finite"):
         self.ndim = ndim
         self.values = values
-        extra = {"finite": "", "no nan": ", inf allowed", "any": ", NaN and inf allowed"}[values]
+        extra = {"finite": "", "no nan": ", inf allowed", "any": ", NaN and inf allowed",
+                 "log probability": ", at most 0, -inf allowed"}[values]
         self.description = f"float64 {_ndim_text(ndim)}{extra}"
 
     def check(self, raw, where):
@@ -101,6 +107,8 @@ class _Floats(_Kind):
             _fail(where, "holds NaN or infinite values")
         if self.values == "no nan" and np.isnan(raw).any():
             _fail(where, "holds NaN")
+        if self.values == "log probability" and not (raw <= _LOG_ONE_SLACK).all():
+            _fail(where, "holds NaN or log-probabilities above 0")
         return raw
 
 

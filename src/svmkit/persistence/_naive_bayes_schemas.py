@@ -25,7 +25,7 @@ _NAIVE_BAYES_FIELDS = (
     _Field("classes_", _Labels(), "the class labels, sorted"),
     _Field("class_count_", _Floats(1), "weighted number of training rows of each class"),
     _Field("class_prior_", _Floats(1), "P(C_k) of each class"),
-    _Field("class_log_prior_", _Floats(1, values="no nan"), "log P(C_k) of each class"),
+    _Field("class_log_prior_", _Floats(1, values="log probability"), "log P(C_k) of each class"),
     _Field("gaussian_count_", _Floats(2), "weighted number of observed values per class and Gaussian column",
            group="gaussian", condition="when there are Gaussian columns"),
     _Field("theta_", _Floats(2), "mean per class and Gaussian column", group="gaussian",
@@ -42,7 +42,7 @@ _NAIVE_BAYES_FIELDS = (
            "column (n_classes, n_categories)", group="categorical", condition="when there are categorical columns"),
     _Field("n_categories_", _Integers(1, low=0), "number of categories of each categorical column",
            group="categorical", condition="when there are categorical columns"),
-    _Field("feature_log_prob_", _ListOf(_Floats(2, values="no nan")), "log P(A_i = b | C_k) per categorical column "
+    _Field("feature_log_prob_", _ListOf(_Floats(2, values="log probability")), "log P(A_i = b | C_k) per categorical column "
            "(n_classes, n_categories)", group="categorical", condition="when there are categorical columns"),
 )
 
