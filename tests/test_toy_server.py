@@ -161,9 +161,17 @@ def test_bad_requests_get_json_errors(server):
     assert _train(server, _body(options="-t 9")) == (400, {"error": "bad value for -t: 9 (kernel types are 0 to 4)"})
     assert _post(server, "/api/train", b"{not json") == (400, {"error": "the request is not JSON"})
     assert _post(server, "/api/elsewhere", b"{}") == (404, {"error": "no such endpoint: /api/elsewhere"})
+    # a cross-site form cannot post here: only JSON, which browsers send across sites after a preflight
+    request = urllib.request.Request(server.url + "api/train", data=json.dumps(_body()).encode(), method="POST",
+                                     headers={"Content-Type": "text/plain"})
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10)
+    assert caught.value.code == 415
+    assert json.loads(caught.value.read()) == {"error": "send the request as application/json"}
     # a body announced too long is refused before it is read
     connection = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
     connection.putrequest("POST", "/api/train")
+    connection.putheader("Content-Type", "application/json")
     connection.putheader("Content-Length", str(MAX_BODY_BYTES + 1))
     connection.endheaders()
     response = connection.getresponse()

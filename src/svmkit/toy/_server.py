@@ -96,6 +96,10 @@ class ToyHandler(BaseHTTPRequestHandler):
         if route is None:
             self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.path[:100]}")
             return
+        if self.headers.get_content_type() != "application/json":
+            # (other sites' pages cannot send JSON here without a CORS preflight, which fails)
+            self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send the request as application/json")
+            return
         try:
             length = int(self.headers.get("Content-Length", ""))
         except ValueError:

@@ -60,9 +60,9 @@ function applyOptions(text) {
   // The controls follow a typed option string where they can; the string itself is what is sent.
   const words = text.trim().split(/\s+/);
   const fields = { s: "svm-type", t: "kernel", c: "C", g: "gamma", d: "degree", r: "coef0", n: "nu", p: "epsilon" };
-  for (let i = 0; i + 1 < words.length; i += 2) {
+  for (let i = 0; i + 1 < words.length; i++) {
     const flag = words[i].replace(/^-/, ""), value = words[i + 1];
-    if (!(flag in fields)) continue;
+    if (!words[i].startsWith("-") || !(flag in fields)) continue;
     if (flag === "c") {
       $("hard").checked = /^inf/i.test(value);
       if (!$("hard").checked) $("C").value = value;
@@ -359,6 +359,7 @@ async function train() {
   const sequence = ++state.sequence;
   applyOptions($("options").value);
   document.body.dataset.state = "training";
+  const slow = setTimeout(() => { if (sequence === state.sequence) showMessage("training\u2026"); }, 300);
   let answer;
   try {
     answer = await post("/api/train", {
@@ -368,6 +369,7 @@ async function train() {
   } catch (error) {
     answer = { error: `no answer from the server (${error.message}); is svmkit toy still running?` };
   }
+  clearTimeout(slow);
   if (sequence !== state.sequence) return;  // (a later request supersedes this one)
   if (answer.error || answer.not_separable) {
     state.answer = null;
