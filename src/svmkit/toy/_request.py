@@ -15,9 +15,9 @@ import numpy as np
 from ..cli._options import UsageError, _number, _Option, _parse
 from ..cli._train import _SVM_OPTIONS, _check_svm_options, _estimator
 
-#: Largest request body in bytes (5000 points of three numbers written out in full fit).
+#: Largest request body in bytes: room for MAX_POINTS points of three numbers in full precision, several times over.
 MAX_BODY_BYTES = 1 << 20
-#: Most points a request may hold: an SMO fit of this many points answers within seconds.
+#: Most points a request may hold: more than anyone clicks, few enough for a fit to stay interactive.
 MAX_POINTS = 2000
 #: Most classes the page draws (svm-toy's three colours).
 MAX_CLASSES = 3
