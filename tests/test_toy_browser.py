@@ -68,7 +68,7 @@ def _answered(driver, action):
     """Do ``action`` (which sends one training request) and wait for the page to draw the answer."""
     before = _answers(driver)
     action()
-    WebDriverWait(driver, 60).until(lambda d: _answers(d) > before)
+    WebDriverWait(driver, 180).until(lambda d: _answers(d) > before)  # (a fresh clone compiles first)
 
 
 def _click(driver, element_id):

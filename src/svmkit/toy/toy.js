@@ -60,6 +60,10 @@ function applyOptions(text) {
   // The controls follow a typed option string where they can; the string itself is what is sent.
   const words = text.trim().split(/\s+/);
   const fields = { s: "svm-type", t: "kernel", c: "C", g: "gamma", d: "degree", r: "coef0", n: "nu", p: "epsilon" };
+  // svm-train's defaults where the string leaves a parameter out (gamma: 1 / number of features)
+  const defaults = { "svm-type": "0", kernel: "2", C: "1", degree: "3", coef0: "0", nu: "0.5", epsilon: "0.1" };
+  for (const [id, value] of Object.entries(defaults)) $(id).value = value;
+  $("hard").checked = false;
   for (let i = 0; i + 1 < words.length; i++) {
     const flag = words[i].replace(/^-/, ""), value = words[i + 1];
     if (!words[i].startsWith("-") || !(flag in fields)) continue;
@@ -71,9 +75,11 @@ function applyOptions(text) {
       if ([...select.options].some((o) => o.value === value)) select.value = value;
     } else {
       $(fields[flag]).value = value;
-      if (flag === "g" && Number(value) > 0) $("sigma").value = (1 / Math.sqrt(2 * Number(value))).toPrecision(4);
     }
   }
+  if (!words.includes("-g")) $("gamma").value = String(isRegression() || state.dim === 1 ? 1 : 0.5);
+  const gamma = Number($("gamma").value);
+  if (gamma > 0) $("sigma").value = (1 / Math.sqrt(2 * gamma)).toPrecision(4);
 }
 
 // ---- points --------------------------------------------------------------------------------------
@@ -213,23 +219,10 @@ function drawRegions(answer) {
   if (answer.label) {  // three classes: the predicted class, and where it changes
     const colours = answer.classes.map((c) => colourOf(c));
     shade(nx, ny, (i, j) => [...colours[answer.label[j * nx + i]], 70]);
-    const [x0, x1, y0, y1] = state.view;
-    ctx.save(); ctx.strokeStyle = "#000"; ctx.lineWidth = 2; ctx.beginPath();
-    const dx = (x1 - x0) / (nx - 1), dy = (y1 - y0) / (ny - 1);
-    for (let j = 0; j < ny; j++) {
-      for (let i = 0; i < nx; i++) {
-        const here = answer.label[j * nx + i], x = x0 + i * dx, y = y0 + j * dy;
-        if (i + 1 < nx && answer.label[j * nx + i + 1] !== here) {
-          const [a, b] = toPixel(x + dx / 2, y - dy / 2), [c, d] = toPixel(x + dx / 2, y + dy / 2);
-          ctx.moveTo(a, b); ctx.lineTo(c, d);
-        }
-        if (j + 1 < ny && answer.label[(j + 1) * nx + i] !== here) {
-          const [a, b] = toPixel(x - dx / 2, y + dy / 2), [c, d] = toPixel(x + dx / 2, y + dy / 2);
-          ctx.moveTo(a, b); ctx.lineTo(c, d);
-        }
-      }
-    }
-    ctx.stroke(); ctx.restore();
+    answer.classes.forEach((_, c) => {  // the edge of each class's region: its indicator's level 0
+      const inside = Float32Array.from(answer.label, (label) => (label === c ? 1 : -1));
+      contour(inside, nx, ny, 0, "#000", 2.5);
+    });
     return;
   }
   const f = unpack(answer.f);
