@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from svmkit import SVC, SVR
+from svmkit import SVC, SVR, OneClassSVM
 from svmkit.io import load_libsvm
 from svmkit.toy import make_server
 
@@ -212,6 +212,21 @@ def test_bad_option_string_shows_an_error_and_the_page_keeps_working(browser):
     assert _message(browser) == ("", "")
     points = _points(browser)
     _check_panel(browser, SVC(kernel="rbf", gamma=2.0, C=10).fit(points[:, :2], points[:, 2]))
+
+
+def test_one_class_then_back_to_classes_by_option_string(browser):
+    _answered(browser, lambda: _click(browser, "preset-circles"))
+    _set_options(browser, "-s 2 -t 2 -g 2 -n 0.2")
+    _answered(browser, lambda: _click(browser, "train"))
+    X = _points(browser)[:, :2]
+    assert _figure(browser, "primal") == pytest.approx(OneClassSVM(gamma=2.0, nu=0.2).fit(X).primal_objective_, rel=1e-9)
+    assert browser.find_element(By.ID, "svm-type").get_attribute("value") == "2"
+    assert "bounded, outlier side" in browser.find_element(By.ID, "legend").text
+    _set_options(browser, "-g 2 -c 10")  # svm-train's defaults: -s 0 -t 2
+    _answered(browser, lambda: _click(browser, "train"))
+    assert browser.find_element(By.ID, "svm-type").get_attribute("value") == "0"
+    assert browser.find_element(By.ID, "C").get_attribute("value") == "10"
+    assert "bounded, misclassified" in browser.find_element(By.ID, "legend").text
 
 
 @pytest.mark.parametrize("name", ["xor", "moons"])
