@@ -43,7 +43,7 @@ def artifacts(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(server):
+def chromium(server):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = shutil.which("chromedriver")
     if chromium is None or chromedriver is None:
@@ -53,11 +53,21 @@ def browser(server):
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,900",
                      "--force-device-scale-factor=1"):
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(chromedriver))
-    driver.get(server.url)
-    WebDriverWait(driver, 60).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready")
     yield driver
     driver.quit()
+
+
+@pytest.fixture
+def browser(chromium, server):
+    """The page, freshly loaded; after the test, its console must hold no JavaScript error."""
+    chromium.get(server.url)
+    WebDriverWait(chromium, 60).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready")
+    yield chromium
+    errors = [entry["message"] for entry in chromium.get_log("browser")
+              if entry["level"] == "SEVERE" and entry["source"] == "javascript"]
+    assert errors == []
 
 
 def _answers(driver):

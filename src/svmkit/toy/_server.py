@@ -88,6 +88,9 @@ class ToyHandler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, files(__package__).joinpath(name).read_bytes(), content_type)
         elif path == "/api/presets":
             self._send(HTTPStatus.OK, self.server.presets)
+        elif path == "/favicon.ico":  # (none: said without an error in the browser's console)
+            self.send_response(HTTPStatus.NO_CONTENT)
+            self.end_headers()
         else:
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path[:100]}")
 
