@@ -109,9 +109,10 @@ def _click_canvas(driver, fractions):
     driver.execute_script("window.scrollTo(0, 0)")
     canvas = driver.find_element(By.ID, "plot")
     width, height = canvas.size["width"], canvas.size["height"]
+    actions = ActionChains(driver, duration=0)
     for fx, fy in fractions:
-        ActionChains(driver).move_to_element_with_offset(
-            canvas, int((fx - 0.5) * width), int((fy - 0.5) * height)).click().perform()
+        actions.move_to_element_with_offset(canvas, int((fx - 0.5) * width), int((fy - 0.5) * height)).click()
+    actions.perform()
 
 
 def _hover_point(driver, index):
@@ -119,7 +120,7 @@ def _hover_point(driver, index):
     canvas = driver.find_element(By.ID, "plot")
     px, py = driver.execute_script(f"return toPixel(state.points[{index}][0], state.points[{index}][1])")
     scale = canvas.size["width"] / int(canvas.get_attribute("width"))
-    ActionChains(driver).move_to_element_with_offset(
+    ActionChains(driver, duration=0).move_to_element_with_offset(
         canvas, int(round(px * scale - canvas.size["width"] / 2)), int(round(py * scale - canvas.size["height"] / 2))
     ).perform()
     return driver.find_element(By.ID, "point-info").text
@@ -256,7 +257,7 @@ def test_regression_on_clicked_points(browser, artifacts):
     _set_options(browser, "-s 3 -t 2 -g 2 -c 10 -p 0.1")
     _answered(browser, lambda: _click(browser, "train"))  # (no points: an error, then the type applies)
     assert _message(browser) == ("there are no points: click on the drawing to add some", "error")
-    _click_canvas(browser, [(x, 0.5 - 0.3 * np.sin(6 * x)) for x in np.linspace(0.05, 0.95, 10)])
+    _click_canvas(browser, [(x, 0.5 - 0.3 * np.sin(6 * x)) for x in np.linspace(0.05, 0.95, 7)])
     _answered(browser, lambda: _click(browser, "train"))
     points = _points(browser)
     model = SVR(kernel="rbf", gamma=2.0, C=10, epsilon=0.1).fit(points[:, :1], points[:, 1])
