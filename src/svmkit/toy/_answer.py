@@ -66,7 +66,7 @@ def _classifier_answer(model, grid, n):
         name = f"{pair[0]} vs {pair[1]}"
         margin, dual, primal, gap = binary.objectives()
         row = {"problem": name, "margin": _number(margin), "dual": _number(dual), "primal": _number(primal),
-               "gap": _number(gap), "n_sv": int(np.count_nonzero(binary.alpha)), "n_iter": int(binary.n_iter),
+               "gap": _number(gap), "n_sv": int(binary.support.shape[0]), "n_iter": int(binary.n_iter),
                "b": _number(binary.intercept)}
         if model.kernel == "linear":
             row["w"] = [_number(v) for v in model.coef_[p]]

@@ -402,7 +402,7 @@ function viewAround(points) {
 async function loadFile(file) {
   const answer = await post("/api/parse", { text: await file.text() });
   if (answer.error) { showMessage(`${file.name}: ${answer.error}`, "error"); return; }
-  const oneFeature = answer.X.every((row) => row.length < 2 || row[1] === 0) && answer.X[0].length < 2;
+  const oneFeature = answer.X[0].length === 1;
   let points, dim;
   if (isRegression()) {
     points = answer.X.map((row, i) => [row[0], answer.labels[i], 1]); dim = 1;
