@@ -43,7 +43,12 @@ def artifacts(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def chromium(server):
+def downloads(tmp_path_factory):
+    return tmp_path_factory.mktemp("toy-downloads")
+
+
+@pytest.fixture(scope="module")
+def chromium(server, downloads):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = shutil.which("chromedriver")
     if chromium is None or chromedriver is None:
@@ -54,6 +59,8 @@ def chromium(server):
                      "--force-device-scale-factor=1"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                              "download.prompt_for_download": False})
     driver = webdriver.Chrome(options=options, service=Service(chromedriver))
     yield driver
     driver.quit()
@@ -63,7 +70,8 @@ def chromium(server):
 def browser(chromium, server):
     """The page, freshly loaded; after the test, its console must hold no JavaScript error."""
     chromium.get(server.url)
-    WebDriverWait(chromium, 60).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready")
+    WebDriverWait(chromium, 60, poll_frequency=0.05).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready")
     yield chromium
     errors = [entry["message"] for entry in chromium.get_log("browser")
               if entry["level"] == "SEVERE" and entry["source"] == "javascript"]
@@ -78,7 +86,7 @@ def _answered(driver, action):
     """Do ``action`` (which sends one training request) and wait for the page to draw the answer."""
     before = _answers(driver)
     action()
-    WebDriverWait(driver, 180).until(lambda d: _answers(d) > before)  # (a fresh clone compiles first)
+    WebDriverWait(driver, 180, poll_frequency=0.05).until(lambda d: _answers(d) > before)  # (a fresh clone compiles first)
 
 
 def _click(driver, element_id):
@@ -268,7 +276,7 @@ def test_regression_on_clicked_points(browser, artifacts):
     browser.save_screenshot(str(artifacts / "toy-regression.png"))
 
 
-def test_undo_save_and_load_points(browser, tmp_path):
+def test_undo_save_and_load_points(browser, downloads, tmp_path):
     _answered(browser, lambda: _click(browser, "preset-exercise-separable"))
     _set_options(browser, "-s 0 -t 0 -c 1")
     _click(browser, "clear")
@@ -276,19 +284,28 @@ def test_undo_save_and_load_points(browser, tmp_path):
     _click(browser, "undo")
     points = _points(browser)
     assert points.shape == (3, 3)
-    text = browser.execute_script("return dataFileText()")
-    path = tmp_path / "points.txt"
-    path.write_text(text)
-    X, y = load_libsvm(str(path))
+    _click(browser, "save-data")
+    _click(browser, "save-picture")
+    saved, picture = downloads / "svmkit-toy.txt", downloads / "svmkit-toy.png"
+    WebDriverWait(browser, 30, poll_frequency=0.05).until(lambda d: saved.exists() and picture.exists())
+    X, y = load_libsvm(str(saved))
     np.testing.assert_array_equal(X.toarray().ravel(), points[:, 0])
     np.testing.assert_array_equal(y, points[:, 2])
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    path = tmp_path / "points.txt"
     # loading a file through the page's file picker (its input element)
     path.write_text("+1 1:0.5 2:0.5\n-1 1:-0.5 2:-0.5\n+1 1:0.25 2:1\n-1 1:-1 2:0.1\n")
     browser.find_element(By.ID, "load-data").send_keys(str(path))
-    WebDriverWait(browser, 30).until(lambda d: _points(d).shape[0] == 4)
+    WebDriverWait(browser, 30, poll_frequency=0.05).until(lambda d: _points(d).shape[0] == 4)
     np.testing.assert_array_equal(_points(browser)[:, :2], [[0.5, 0.5], [-0.5, -0.5], [0.25, 1], [-1, 0.1]])
-    png = browser.execute_script("return document.getElementById('plot').toDataURL('image/png')")
-    assert png.startswith("data:image/png;base64,")
+    # a file of one feature: points on a line, trained as the exercise
+    path.write_text("+1 1:-1\n-1 1:0\n-1 1:1\n")
+    browser.find_element(By.ID, "load-data").send_keys(str(path))
+    WebDriverWait(browser, 30, poll_frequency=0.05).until(lambda d: _points(d).shape[0] == 3)
+    assert browser.execute_script("return state.dim") == 1
+    _set_options(browser, "-t 0 -c inf")
+    _answered(browser, lambda: _click(browser, "train"))
+    assert browser.find_element(By.ID, "hyperplane-0").text == "-2.000 x1 - 1.000"
 
 
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="times the compiled solver (NUMBA_DISABLE_JIT=1 is set)")
