@@ -94,8 +94,8 @@ def _single_problem_answer(model, grid, svm_type):
            "b": _number(model.intercept_[0])}
     if model.kernel == "linear":
         row["w"] = [_number(v) for v in model.coef_[0]]
-    answer = {"problems": [row], "points": [[entry] if entry else [] for entry in _kkt_entries(report, n, row["problem"])],
-              "n_sv": row["n_sv"], "categories": list(report.categories)}
+    points = [[entry] if entry else [] for entry in _kkt_entries(report, n, row["problem"])]
+    answer = {"problems": [row], "points": points, "n_sv": row["n_sv"], "categories": list(report.categories)}
     if svm_type in REGRESSORS:
         answer["f"] = _packed(model.predict(grid))
         answer["epsilon"] = _number(model.epsilon_ if hasattr(model, "epsilon_") else model.epsilon)

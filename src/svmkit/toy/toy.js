@@ -124,7 +124,10 @@ canvas.addEventListener("mousemove", (event) => {
 });
 canvas.addEventListener("mouseleave", () => { $("tip").style.display = "none"; });
 
-const format = (v) => (typeof v === "number" ? (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : v.toFixed(4)) : String(v));
+function format(v) {  // 4 decimals, or 4 digits in exponent form for the very large and small; text as it is
+  if (typeof v !== "number") return String(v);
+  return Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : v.toFixed(4);
+}
 
 function pointText(i) {
   const [x, y, label] = state.points[i];
@@ -134,7 +137,8 @@ function pointText(i) {
   if (answer && answer.points && answer.points[i]) {
     for (const entry of answer.points[i]) {
       const value = "yf" in entry ? ["y f(x)", entry.yf] : "f" in entry ? ["f(x)", entry.f] : ["y - f(x)", entry.residual];
-      lines.push(`${answer.problems.length > 1 ? entry.problem + ": " : ""}alpha = ${format(entry.alpha)}  mu = C - alpha = ${format(entry.mu)}`);
+      const problem = answer.problems.length > 1 ? `${entry.problem}: ` : "";
+      lines.push(`${problem}alpha = ${format(entry.alpha)}  mu = C - alpha = ${format(entry.mu)}`);
       lines.push(`  xi = ${format(entry.xi)}  ${value[0]} = ${format(value[1])}  (${entry.category})`);
     }
   }
