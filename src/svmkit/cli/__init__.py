@@ -8,7 +8,7 @@ differ from scikit-learn's, the commands follow LIBSVM: model files list the
 labels in the order of their first appearance in the training data, and
 ``predict -b 1`` gives two classes the Platt sigmoid itself. ``svmkit demo``
 trains on the bundled heart_scale data and reports the theory of the fitted
-model.
+model; ``svmkit toy`` serves LIBSVM's svm-toy as a local web page.
 
 Errors (a missing file, a malformed line, a bad option value) end the
 command with exit status 1 and one line ``svmkit: error: ...`` on stderr,
@@ -59,6 +59,25 @@ def _demo(args):
     return 0
 
 
+def _port(text):
+    """A TCP port number, 0 (a free one) to 65535."""
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, got {text!r}")
+    return port
+
+
+def _toy(args):
+    from ..toy import serve
+
+    return serve(args.host, args.port, open_browser=not args.no_browser)
+
+
 def build_parser():
     """The argument parser of the ``svmkit`` command.
 
@@ -75,6 +94,11 @@ def build_parser():
     demo.add_argument("-c", dest="C", type=float, default=1.0, help="the penalty C (default 1)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the train/test split (default 0)")
     demo.set_defaults(handler=_demo)
+    toy = commands.add_parser("toy", help="LIBSVM's svm-toy in the browser, with the theory visible")
+    toy.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
+    toy.add_argument("--port", type=_port, default=0, help="port to listen on (default: a free one)")
+    toy.add_argument("--no-browser", action="store_true", help="print the address without opening a browser")
+    toy.set_defaults(handler=_toy)
     return parser
 
 
