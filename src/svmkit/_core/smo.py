@@ -62,8 +62,9 @@ OPTIMAL, ITERATION_LIMIT, NOT_FINITE = 0, 1, 3
 #: within 10 tol (LIBSVM's unshrinking: from then on sub-problems are solved to ``tol``).
 GROUP, STARTED, N_WANTED, STEPS_SINCE, UNSHRUNK, START_AT = range(6)
 NOT_STARTED, STARTING, STARTED_DONE = 0, 2, 1
-#: Entries of ``RowStore.clock``: the time of the next use of a row, the places taken so far.
-TICK, TAKEN = range(2)
+#: Entries of ``RowStore.clock``: the time of the next use of a row, the places taken so far,
+#: the rows computed so far (by the store or its caller).
+TICK, TAKEN, COMPUTED = range(3)
 
 _TAU = 1e-12  # LIBSVM's TAU: the curvature used where K_ii + K_jj - 2 K_ij <= 0
 _SHRINK_PERIOD = 1000  # LIBSVM: shrink every min(variables, 1000) steps
@@ -92,8 +93,8 @@ nu : bool, also keep ``sum a_t`` fixed within each sign of ``y``
 RowStore = namedtuple("RowStore", "K slot owner used clock qd compute data")
 RowStore.__doc__ = """A cache of kernel rows: row ``r`` of the kernel matrix is ``K[slot[r]]``
 over all its columns (``slot[r] < 0``: not stored); ``owner[k]`` is the row held in place
-``k`` (-1: none yet), ``used[k]`` the time it was last used, ``clock`` the ``TICK`` and the
-places ``TAKEN`` (int64); ``K[0]`` holds finite values even before a row is stored there;
+``k`` (-1: none yet), ``used[k]`` the time it was last used, ``clock`` the ``TICK``, the
+places ``TAKEN`` and the rows ``COMPUTED`` (int64); ``K[0]`` holds finite values even before a row is stored there;
 ``qd``: the diagonal of the kernel matrix; ``compute``: whether missing rows are computed
 here from ``data`` (a :class:`svmkit._core.kernels.KernelData`). Made by
 :func:`row_store` or :func:`full_row_store`."""
@@ -136,14 +137,14 @@ def row_store(K, n_rows, qd, compute, data):
     capacity = K.shape[0]
     K[0] = 0.0
     return RowStore(K, np.full(n_rows, -1, dtype=np.int64), np.full(capacity, -1, dtype=np.int64),
-                    np.zeros(capacity, dtype=np.int64), np.zeros(2, dtype=np.int64), qd, compute, data)
+                    np.zeros(capacity, dtype=np.int64), np.zeros(3, dtype=np.int64), qd, compute, data)
 
 
 def full_row_store(K, qd, data):
     """A :class:`RowStore` holding every row of the square kernel matrix ``K`` in place."""
     n = K.shape[0]
     rows = np.arange(n, dtype=np.int64)
-    return RowStore(K, rows, rows.copy(), np.zeros(n, dtype=np.int64), np.array([0, n], dtype=np.int64), qd,
+    return RowStore(K, rows, rows.copy(), np.zeros(n, dtype=np.int64), np.array([0, n, 0], dtype=np.int64), qd,
                     False, data)
 
 
@@ -530,7 +531,7 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
         zero = np.int64(0)
         places = np.arange(n_kept)
         sub_store = RowStore(block, places, places, np.zeros(n_kept, dtype=np.int64),
-                             np.array([0, n_kept], dtype=np.int64), sub_qd, store.compute & False, store.data)
+                             np.array([0, n_kept, 0], dtype=np.int64), sub_qd, store.compute & False, store.data)
         status, gap, stretch, _, _ = _smo_stretch(
             sub, sub_store, Span(zero, n_kept, n_kept, zero, zero), batch.nu,
             Settings(target, settings.max_steps, settings.shrinking, settings.prefetch),
@@ -598,6 +599,7 @@ def _get_wanted(store, work, since):
     if count and not store.compute:
         return False
     kernel_rows(store.data, work.wanted[:count], store.K, work.places[:count])
+    store.clock[COMPUTED] += count
     work.cursor[N_WANTED] = 0
     return True
 

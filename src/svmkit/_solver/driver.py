@@ -21,11 +21,12 @@ from .. import _plan
 from .._core.kernels import precomputed_kernel_data
 from .._first_use import notice_compilation
 from .._core.smo import (
-    GROUP, N_WANTED, NOT_STARTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
+    COMPUTED, GROUP, N_WANTED, NOT_STARTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store, group_rho, new_work,
+    row_store, solve_batch,
 )
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
-from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualSolution, runs_of
+from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualSolution, SolverCounts, runs_of
 from .face import face_steps
 
 logger = logging.getLogger("svmkit")
@@ -133,12 +134,14 @@ def solve(batch, source, settings):
         logger.info("%s", plan)
     notice_compilation(solve_batch, group_rho, *((select_working_set,) if plan.strategy == "blocked" else ()))
     progress = _Progress(settings, batch.y.shape[0])
+    counts = SolverCounts()
     if plan.strategy == "gram" and plan.shared_rows:
         compiled = batch.compiled(runs)
-        store = _GramStore(source, plan, plan.gram_dtype, plan.cache_rows)
+        store = _GramStore(source, plan, plan.gram_dtype, plan.cache_rows, counts)
         work = new_work(compiled)
         work.alpha[:] = batch.alpha0
-        _solve_groups(compiled, store, work, plan, settings, progress)
+        _solve_groups(compiled, store, work, plan, settings, progress, counts)
+        store.count_rows()
         alpha, grad, n_iter, status, gap = work.alpha, work.grad, work.n_iter, work.status, work.gap
     else:
         alpha, grad = np.array(batch.alpha0, dtype=np.float64), np.zeros(batch.y.shape[0])
@@ -149,7 +152,7 @@ def solve(batch, source, settings):
 
         def solve_one(g):
             part = batch.group(g)
-            outcome = solve_group(batch, g, source, plan, settings, progress)
+            outcome = solve_group(batch, g, source, plan, settings, progress, counts)
             alpha[part], grad[part], n_iter[g], status[g], gap[g] = outcome
 
         try:
@@ -163,7 +166,9 @@ def solve(batch, source, settings):
     rho1, rho2 = group_rho(compiled, alpha, grad)
     if progress.wanted:
         progress.report(int(n_iter.sum()), float(gap.max(initial=0.0)), batch.y.shape[0], force=True)
-    return DualSolution(alpha, grad, n_iter, status, gap, rho1, rho2, plan)
+    if settings.verbose:
+        logger.info("%s", counts)
+    return DualSolution(alpha, grad, n_iter, status, gap, rho1, rho2, plan, counts)
 
 
 class _GramStore:
@@ -173,10 +178,11 @@ class _GramStore:
     products, Python kernels). Only the rows written take memory: a fit holds the rows it
     needs, not the whole Gram matrix."""
 
-    def __init__(self, source, plan, dtype, capacity):
+    def __init__(self, source, plan, dtype, capacity, counts):
         n = source.n_rows
         self.source = source
         self.dots = plan.dots
+        self.counts = counts
         if plan.dots == "precomputed":
             data = source.compiled()
             self.store = full_row_store(data.gram, np.ascontiguousarray(np.diagonal(data.gram)), data)
@@ -190,11 +196,19 @@ class _GramStore:
     def fill(self, work):
         """Compute the rows the solver listed (``work.wanted``) into the places it gave them."""
         count = int(work.cursor[N_WANTED])
-        self.source.rows_into(work.wanted[:count].copy(), self.store.K, self.dots, work.places[:count].copy())
+        with self.counts.timed("rows"):
+            self.source.rows_into(work.wanted[:count].copy(), self.store.K, self.dots, work.places[:count].copy())
+        self.store.clock[COMPUTED] += count
         work.cursor[N_WANTED] = 0
 
+    def count_rows(self):
+        """Add the rows computed for this store to the counts (a user's Gram matrix: none)."""
+        if self.dots != "precomputed":
+            rows = int(self.store.clock[COMPUTED])
+            self.counts.add(rows, rows * self.store.K.shape[1])
 
-def _solve_groups(compiled, gram_store, work, plan, settings, progress):
+
+def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts):
     """Compiled calls of :func:`svmkit._core.smo.solve_batch` until every group of
     ``compiled`` (from ``work.cursor[GROUP]``) is solved: the rows it asks for computed
     between calls, each call at most ``STEPS_PER_CALL`` steps, and where SMO makes long
@@ -209,7 +223,8 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress):
         g = work.cursor[GROUP]
         start, stop = compiled.runs[g, 0], compiled.runs[g + 1, 0]
         budget = min(_plan.STEPS_PER_CALL, face.steps_before_try(g, stop - start))
-        steps = solve_batch(compiled, gram_store.store, work, core_settings, budget)
+        with counts.timed("smo"):
+            steps = solve_batch(compiled, gram_store.store, work, core_settings, budget)
         face.made(steps)
         if work.cursor[N_WANTED]:
             gram_store.fill(work)
@@ -286,7 +301,7 @@ def _f64(values):
     return np.ascontiguousarray(values, dtype=np.float64)
 
 
-def _own_rows_group(batch, g, source, plan, settings, progress):
+def _own_rows_group(batch, g, source, plan, settings, progress, counts):
     """Problem ``g`` by the Gram strategy on a store of its own rows, gathered once in the
     order of its variables (so that they are runs). Returns ``(alpha, grad, steps, status,
     gap)``."""
@@ -301,10 +316,12 @@ def _own_rows_group(batch, g, source, plan, settings, progress):
     dtype = _plan.gram_dtype(n_rows, budget)
     # (a Gram matrix beyond the budget: as many float32 rows as it holds, the least recently used out)
     capacity = n_rows if dtype is not None else max(2, min(n_rows, _plan.float32_rows(n_rows, budget)))
-    store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else np.dtype(np.float32), capacity)
+    store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else np.dtype(np.float32), capacity,
+                       counts)
     work = new_work(compiled)
     work.alpha[:] = batch.alpha0[part]
-    _solve_groups(compiled, store, work, plan, settings, progress)
+    _solve_groups(compiled, store, work, plan, settings, progress, counts)
+    store.count_rows()
     return work.alpha, work.grad, work.n_iter[0], work.status[0], work.gap[0]
 
 
@@ -349,7 +366,7 @@ class _RowCache:
         return slots
 
 
-def _blocked_group(batch, g, source, plan, settings, progress):
+def _blocked_group(batch, g, source, plan, settings, progress, counts):
     """Problem ``g`` by the blocked strategy (DESIGN.md section 3): rounds of a working set
     of the largest violators, its block solved by SMO (one row per variable, so the set is
     one run), every gradient updated with the kernel columns of the multipliers that moved
@@ -363,14 +380,16 @@ def _blocked_group(batch, g, source, plan, settings, progress):
     alpha = np.array(batch.alpha0[part], dtype=np.float64)
     cache = None if source.is_linear else _RowCache(source, plan.cache_rows, plan.dots)
     grad = p.copy()
-    _add_columns(source, cache, rows, y, alpha, grad)
+    with counts.timed("gradient"):
+        _add_columns(source, cache, rows, y, alpha, grad)
     q = plan.working_set
     kept = np.empty(0, dtype=np.int64)
     objective = 0.5 * alpha @ (grad + p)
     best, since_best, steps, status = np.inf, 0, 0, OPTIMAL
     no_data = precomputed_kernel_data(np.empty((0, 0)))
     while True:
-        ws, gap = select_working_set(problem, alpha, grad, kept, q)
+        with counts.timed("selection"):
+            ws, gap = select_working_set(problem, alpha, grad, kept, q)
         progress.report(steps, gap, m)
         if gap < settings.tol:
             status = OPTIMAL
@@ -389,7 +408,8 @@ def _blocked_group(batch, g, source, plan, settings, progress):
                 status = STALLED
                 break
         block_rows, local = np.unique(rows[ws], return_inverse=True)
-        distinct = _working_set_block(source, cache, block_rows)
+        with counts.timed("rows"):
+            distinct = _working_set_block(source, cache, block_rows, counts)
         n_ws = ws.shape[0]
         K = np.ascontiguousarray(distinct[np.ix_(local, local)])  # (one row per variable: one run)
         local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
@@ -404,7 +424,8 @@ def _blocked_group(batch, g, source, plan, settings, progress):
         local_settings = Settings(max(settings.tol, 0.1 * gap), min(max(20 * n_ws, 1000), plan.max_steps - steps),
                                   False, 1)
         for _ in range(_LOCAL_FACE_TRIES):
-            solve_batch(local_batch, store, local_work, local_settings, 2**62)
+            with counts.timed("smo"):
+                solve_batch(local_batch, store, local_work, local_settings, 2**62)
             steps += max(int(local_work.n_iter[0]), 1)
             if local_work.status[0] != ITERATION_LIMIT or steps >= plan.max_steps:
                 break
@@ -422,21 +443,27 @@ def _blocked_group(batch, g, source, plan, settings, progress):
             alpha[ws] = local_work.alpha
             used = np.flatnonzero(coef)
             if cache is None:
-                change = source.weighted_columns(block_rows[used], coef[used])
+                with counts.timed("gradient"):
+                    change = source.weighted_columns(block_rows[used], coef[used])
             else:
                 # (the whole rows of the multipliers that moved only: cached, or computed now)
-                slots = cache.slots(block_rows[used])
-                change = np.zeros(source.n_rows)
-                add = column_sum_parallel if on_all_cores(used.size * source.n_rows) else column_sum
-                add(cache.buffer, slots, coef[used], change)
-            add_by_rows(grad, y, rows, change)
+                with counts.timed("rows"):
+                    slots = cache.slots(block_rows[used])
+                with counts.timed("gradient"):
+                    change = np.zeros(source.n_rows)
+                    add = column_sum_parallel if on_all_cores(used.size * source.n_rows) else column_sum
+                    add(cache.buffer, slots, coef[used], change)
+            with counts.timed("gradient"):
+                add_by_rows(grad, y, rows, change)
         new = ws[kept.shape[0]:]
         kept = new[:q // 2] if m > q else np.empty(0, dtype=np.int64)
     progress.report(steps, gap, m, force=progress.wanted)
+    if cache is not None:
+        counts.add(cache.rows_computed, cache.rows_computed * source.n_rows)
     return alpha, grad, steps, status, gap
 
 
-def _working_set_block(source, cache, rows):
+def _working_set_block(source, cache, rows, counts):
     """The float64 kernel block of the data rows ``rows`` with themselves: read from the
     cached whole rows where all of them are cached, else computed for these columns only
     (few multiply-adds next to whole rows, most of which SMO would not use), in the cache's
@@ -451,6 +478,7 @@ def _working_set_block(source, cache, rows):
         square = np.empty((rows.shape[0], rows.shape[0]), dtype=cache.buffer.dtype)
         source.subset(rows).rows_into(np.arange(rows.shape[0]), square, cache.dots)
         block[:] = square
+        counts.add(values=square.size)
     return block
 
 
