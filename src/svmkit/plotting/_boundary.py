@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ..svm._binary import BOUNDED_INSIDE, BOUNDED_MISCLASSIFIED, ON_MARGIN
 from ._style import (
     CATEGORY_ORDER,
     REGION_ALPHA,
@@ -20,6 +21,12 @@ from ._style import (
     scatter_classes,
 )
 
+#: Legend of the rings of each KKT category.
+RING_LABELS = {
+    ON_MARGIN: "support vector on the margin",
+    BOUNDED_INSIDE: "SV inside the margin (ξ ≤ 1)",
+    BOUNDED_MISCLASSIFIED: "SV misclassified (ξ > 1)",
+}
 #: Colour of the margin band ``-1 < f(x) < 1``.
 BAND_COLOR = "#999999"
 
@@ -149,7 +156,7 @@ def plot_decision_boundary(model, X, y, ax=None, resolution=200):
             if rows.any():
                 second_axis = np.zeros(rows.sum()) if one_feature else X[rows, 1]
                 rings[name] = ax.scatter(X[rows, 0], second_axis, s=200, facecolors="none", edgecolors=color,
-                                         linestyles=style, linewidths=1.6, label=f"support vector: {name}",
+                                         linestyles=style, linewidths=1.6, label=RING_LABELS[name],
                                          zorder=4)
     ax.set_xlabel(names[0])
     if one_feature:
