@@ -1,6 +1,11 @@
-"""Draw the README's pictures into docs/images/ (or the folder given): python docs/make_images.py [folder]."""
+"""Draw the README's pictures and the tutorial's into docs/images/ (or the folder given):
+python docs/make_images.py [folder]."""
 
+import doctest
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -15,7 +20,8 @@ from svmkit.datasets import load_heart_scale  # noqa: E402
 from svmkit.model_selection import SVCGridSearch  # noqa: E402
 from svmkit.plotting import plot_decision_boundary, plot_grid_search  # noqa: E402
 
-IMAGES = Path(__file__).resolve().parent / "images"
+DOCS = Path(__file__).resolve().parent
+IMAGES = DOCS / "images"
 #: Size and resolution of every picture (small PNGs for the repository).
 FIGSIZE, DPI = (6.4, 4.0), 80
 
@@ -62,6 +68,25 @@ def main(folder=IMAGES):
         figure.savefig(folder / name, dpi=DPI)
         plt.close(figure)
         print(folder / name)
+    for name in tutorial_pictures():
+        shutil.copy(name, folder / name.name)
+        print(folder / name.name)
+
+
+def tutorial_pictures():
+    """Run docs/tutorial.md (which saves its pictures in images/) in a fresh folder; its pictures."""
+    here = os.getcwd()
+    work = Path(tempfile.mkdtemp())
+    (work / "images").mkdir()
+    try:
+        os.chdir(work)
+        result = doctest.testfile(str(DOCS / "tutorial.md"), module_relative=False,
+                                  optionflags=doctest.NORMALIZE_WHITESPACE)
+    finally:
+        os.chdir(here)
+    if result.failed:
+        raise SystemExit(f"docs/tutorial.md: {result.failed} of {result.attempted} examples failed")
+    return sorted((work / "images").glob("*.png"))
 
 
 if __name__ == "__main__":
