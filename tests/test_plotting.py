@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from sklearn.datasets import load_iris  # noqa: E402
 
-from svmkit import SVC  # noqa: E402
+from svmkit import SVC, OneClassSVM  # noqa: E402
 from svmkit.model_selection import SVCGridSearch  # noqa: E402
 from svmkit.naive_bayes import CategoricalNB, GaussianNB, MixedNB  # noqa: E402
 from svmkit.plotting import (  # noqa: E402
@@ -127,6 +127,7 @@ def test_decision_boundary_uses_the_given_axes(overlapping):
         (lambda X, y: (SVC().fit(np.column_stack([X, X[:, 0]]), y), np.column_stack([X, X[:, 0]])),
          "one or two features"),
         (lambda X, y: (SVC().fit(X, y), X[:10]), "training points"),
+        (lambda X, y: (OneClassSVM().fit(X), X), "classifier"),
     ],
 )
 def test_decision_boundary_refuses_what_it_cannot_draw(overlapping, make, message):

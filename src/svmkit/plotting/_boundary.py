@@ -110,6 +110,8 @@ def plot_decision_boundary(model, X, y, ax=None, resolution=200):
     ([-1.0, 0.0, 1.0], ['on the margin'], 2)
     """
     check_is_fitted(model)
+    if not hasattr(model, "classes_") or not hasattr(model, "predict"):
+        raise ValueError(f"plot_decision_boundary draws a fitted classifier; {type(model).__name__} has no classes_.")
     names = feature_names(model, X)
     X = as_matrix(X)
     y = np.asarray(y)

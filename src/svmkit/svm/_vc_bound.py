@@ -3,14 +3,13 @@
 Hyperplanes that separate data lying in a ball of radius ``R`` with a margin of
 half-width ``rho`` (``rho = 1 / ||w||``) have a VC dimension of at most
 ``min(ceil(R^2 / rho^2), d) + 1`` in a feature space of dimension ``d``
-(Vapnik, *Statistical Learning Theory*, 1998, theorem 10.3). ``R`` is measured in
+(Vapnik, *Statistical Learning Theory*, 1998). ``R`` is measured in
 the kernel's feature space, from kernel values only.
 """
 
 from __future__ import annotations
 
 import math
-
 from dataclasses import replace
 
 import numpy as np
