@@ -157,8 +157,8 @@ def plot_decision_boundary(model, X, y, ax=None, resolution=200):
             rows = categories == name
             if rows.any():
                 second_axis = np.zeros(rows.sum()) if one_feature else X[rows, 1]
-                rings[name] = ax.scatter(X[rows, 0], second_axis, s=200, facecolors="none", edgecolors=color,
-                                         linestyles=style, linewidths=1.6, label=RING_LABELS[name],
+                rings[name] = ax.scatter(X[rows, 0], second_axis, s=220, facecolors="none", edgecolors=color,
+                                         linestyles=style, linewidths=2.2, label=RING_LABELS[name],
                                          zorder=4)
     ax.set_xlabel(names[0])
     if one_feature:
