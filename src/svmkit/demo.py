@@ -7,6 +7,7 @@ from sklearn.model_selection import train_test_split
 
 from .datasets import load_heart_scale
 from .svm import SVC
+from .svm._vc_bound import feature_space_dimension
 
 
 def run_demo(C=1.0, gamma="scale", test_size=0.3, random_state=0):
@@ -36,7 +37,10 @@ def run_demo(C=1.0, gamma="scale", test_size=0.3, random_state=0):
         f"  held-out accuracy      {accuracy:.4f}",
         f"  support vectors        {model.support_.shape[0]} (per class {model.n_support_.tolist()})",
         f"  margin 2/||w||         {model.margin_:.4f}",
-        f"  leave-one-out bound    {model.loo_bound_:.4f}",
+        f"  leave-one-out bound    {model.loo_bound_:.4f} (support vectors / N)",
+        f"  VC bound (fat margin)  {model.vc_bound_} = min(ceil(R^2 / rho^2), d) + 1 with",
+        f"                         R = {model.radius_:.4f} (radius of the data), rho = 1/||w|| = {model.rho_:.4f},",
+        f"                         d = {_dimension(model)} (dimension of the feature space)",
         f"  dual objective         {model.dual_objective_:.6f}",
         f"  primal objective       {model.primal_objective_:.6f}",
         f"  duality gap            {model.duality_gap_:.3e}",
@@ -46,3 +50,9 @@ def run_demo(C=1.0, gamma="scale", test_size=0.3, random_state=0):
         str(model.kkt_report()),
     ]
     return "\n".join(lines)
+
+
+def _dimension(model):
+    """The feature space's dimension, in words where it is infinite."""
+    d = feature_space_dimension(model.kernel_, model.n_features_in_)
+    return "infinite (RBF)" if d == float("inf") else str(d)

@@ -83,6 +83,7 @@ _PROBLEM_FIELDS = (
 _SVC_PUBLIC = (
     "n_features_in_", "feature_names_in_", "classes_", "shape_fit_", "kernel_", "support_", "support_vectors_",
     "n_support_", "dual_coef_", "intercept_", "probA_", "probB_", "n_iter_", "fit_status_", "loo_bound_",
+    "radius_",
 )
 
 
@@ -125,6 +126,8 @@ class _SVCSchema(_Schema):
                condition="fitted (not read from a LIBSVM model file)"),
         _Field("loo_bound_", _Real(), "leave-one-out error bound: support vectors / training rows", required=False,
                condition="fitted (not read from a LIBSVM model file)"),
+        _Field("radius_", _Real(), "radius of the training points' enclosing ball in feature space (VC bound)",
+               required=False, condition="fitted (not read from a LIBSVM model file)"),
         *_PROBLEM_FIELDS,
     )
 

@@ -118,6 +118,9 @@ class NuSVC(SVC):
     alpha_, slack_, margin_, dual_objective_, primal_objective_, duality_gap_ : float or ndarray
         Those of the equivalent C-SVC (``C_i = effective_C_ * w_i``), as in
         :class:`~svmkit.SVC`; ``kkt_report()`` likewise.
+    radius_, rho_, vc_bound_ : float, float or ndarray, int or ndarray
+        The fat-margin bound on the VC dimension and its terms, as in :class:`~svmkit.SVC`
+        (``rho_`` from the equivalent C-SVC's margin).
 
     Notes
     -----

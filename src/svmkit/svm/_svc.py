@@ -30,6 +30,7 @@ from ._binary import BinaryModel, StackedVariables, libsvm_layout, objectives_pe
 from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one, stacked
 from ._probability import MIN_PROB, draw_seed, fold_splits, pairwise_probabilities, sigmoid_predict, sigmoid_train
 from ._separability import NotSeparableError, is_separable
+from ._vc_bound import enclosing_radius, feature_space_dimension, vc_bound
 
 
 def _class_starts(y_index, n_classes):
@@ -169,6 +170,22 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         difference, per problem.
     loo_bound_ : float
         Leave-one-out error bound: number of support vectors / N.
+    radius_ : float
+        ``R``: the radius of the smallest ball around all training points in the
+        kernel's feature space (computed from kernel values; an upper bound of
+        it within a relative 1e-6 on ``R^2``).
+    rho_ : float or ndarray
+        ``rho = 1 / ||w||``, half of ``margin_``, per problem.
+    vc_bound_ : int or ndarray of int
+        The fat-margin bound on the VC dimension of hyperplanes of margin
+        ``rho_`` on data within ``radius_``: ``min(ceil(R^2 / rho^2), d) + 1``
+        per problem, ``d`` the dimension of the feature space: the number of
+        features for the linear kernel, that of the monomials for the
+        polynomial kernel, and infinite for every other kernel (RBF's feature
+        space is infinite; that of sigmoid, combined, callable and precomputed
+        kernels is not known), where the bound is ``ceil(R^2 / rho^2) + 1``.
+        With a soft margin, points inside the margin are not separated at
+        ``rho``, and the bound describes the hyperplanes of that margin only.
     probA_, probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         Platt parameters of each one-vs-one pair ``(i, j)``, ``i < j``, in
         LIBSVM's order and sign convention: ``P(class i | i or j) =
@@ -201,6 +218,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     (array([[-2.]]), array([-1.]))
     >>> float(model.margin_)
     1.0
+    >>> model.radius_, model.rho_, model.vc_bound_  # min(ceil(1 / 0.25), d = 1) + 1
+    (1.0, 0.5, 2)
     >>> print(model.kkt_report())
     KKT report of 3 training points
       not a support vector                1
@@ -340,6 +359,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         vars(self).pop("binary_models_", None)  # (that of an earlier fit)
         self.problem_classes_ = [(classes[a], classes[b] if b is not None else "rest") for a, b in problems]
         self._set_libsvm_attributes(X, y_index, variables)
+        self.radius_ = enclosing_radius(source, self._solver_settings())
         if self.probability:
             self._fit_probability(source, X_rows, y_index[order], upper[order])
         else:
@@ -524,6 +544,23 @@ class SVC(ClassifierMixin, BaseKernelSVM):
     def margin_(self):
         """``2 / ||w||`` of each problem (feature space)."""
         return self._objectives[0]
+
+    @property
+    def rho_(self):
+        """``rho = 1 / ||w||``, the half-width of the margin of each problem (feature space)."""
+        return self._objectives[0] / 2.0
+
+    @property
+    def vc_bound_(self):
+        """The fat-margin bound ``min(ceil(radius_^2 / rho_^2), d) + 1`` on the VC dimension of
+        each problem's hyperplanes (see the class's Attributes)."""
+        if "radius_" not in vars(self):
+            raise AttributeError(f"{type(self).__name__} has no vc_bound_: it was not fitted on training data.")
+        d = feature_space_dimension(self.kernel_, self.n_features_in_)
+        rho = self.rho_
+        if np.ndim(rho) == 0:
+            return vc_bound(self.radius_, rho, d)
+        return np.array([vc_bound(self.radius_, value, d) for value in rho.tolist()])
 
     @property
     def dual_objective_(self):
