@@ -97,3 +97,17 @@ def test_the_demo_shows_it_beside_the_leave_one_out_bound():
     loo = next(i for i, line in enumerate(lines) if "leave-one-out bound" in line)
     assert lines[loo + 1].startswith("  VC bound (fat margin)  ")
     assert "R = " in lines[loo + 2] and "d = infinite (RBF)" in lines[loo + 3]
+
+
+def test_a_pickled_model_holds_the_radius_not_the_training_data():
+    import pickle
+
+    X = np.random.default_rng(0).normal(size=(3000, 40))  # (960 KB of training data)
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    fitted = SVC(kernel="linear", C=0.1).fit(X, y)
+    blob = pickle.dumps(fitted)
+    assert len(blob) < X.nbytes / 2
+    loaded = pickle.loads(blob)
+    assert loaded.radius_ == fitted.radius_ and loaded.vc_bound_ == fitted.vc_bound_
+    # (R from the training data, asked for after the fit: the distance to the ball's centre of the farthest point)
+    assert fitted.radius_ <= np.linalg.norm(X - X.mean(axis=0), axis=1).max() + 1e-9

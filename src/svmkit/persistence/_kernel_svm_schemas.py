@@ -135,6 +135,8 @@ class _SVCSchema(_Schema):
         values = _present(estimator, _SVC_PUBLIC)
         if not values:
             return values
+        if "_radius_inputs" in vars(estimator) or "_radius" in vars(estimator):
+            values["radius_"] = estimator.radius_  # (solved when first asked for)
         state = vars(estimator)
         variables = state.get("_variables")
         if variables is not None:

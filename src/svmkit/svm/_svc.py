@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 
 from .._interrupt import unfitted_on_interrupt
-from .._solver import OPTIMAL
+from .._solver import OPTIMAL, KernelRows, PrecomputedRows
 from .._validation import (
     check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result, check_parameters,
 )
@@ -359,7 +359,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         vars(self).pop("binary_models_", None)  # (that of an earlier fit)
         self.problem_classes_ = [(classes[a], classes[b] if b is not None else "rest") for a, b in problems]
         self._set_libsvm_attributes(X, y_index, variables)
-        self.radius_ = enclosing_radius(source, self._solver_settings())
+        # R is a fit of its own (a smallest enclosing ball): made when first asked for
+        vars(self).pop("_radius", None)
+        self._radius_inputs = (X, self._solver_settings())
         if self.probability:
             self._fit_probability(source, X_rows, y_index[order], upper[order])
         else:
@@ -551,11 +553,34 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         return self._objectives[0] / 2.0
 
     @property
+    def radius_(self):
+        """``R``, the radius of the smallest ball around the training points in the kernel's
+        feature space (see the class's Attributes): solved when first asked for, from the
+        training data the model refers to until then (saving or pickling the model asks)."""
+        if "_radius" not in vars(self):
+            inputs = vars(self).pop("_radius_inputs", None)
+            if inputs is None:
+                raise AttributeError(f"{type(self).__name__} has no radius_: it was not fitted on training data.")
+            X, settings = inputs
+            source = PrecomputedRows(X.toarray() if sp.issparse(X) else X) if self._precomputed else KernelRows(
+                self.kernel_, X)
+            self._radius = enclosing_radius(source, settings)
+        return self._radius
+
+    @radius_.setter
+    def radius_(self, value):
+        vars(self).pop("_radius_inputs", None)
+        self._radius = value
+
+    def __getstate__(self):
+        if "_radius_inputs" in vars(self):
+            self.radius_  # (solved now: a pickle holds R, not the training data)
+        return super().__getstate__()
+
+    @property
     def vc_bound_(self):
         """The fat-margin bound ``min(ceil(radius_^2 / rho_^2), d) + 1`` on the VC dimension of
         each problem's hyperplanes (see the class's Attributes)."""
-        if "radius_" not in vars(self):
-            raise AttributeError(f"{type(self).__name__} has no vc_bound_: it was not fitted on training data.")
         d = feature_space_dimension(self.kernel_, self.n_features_in_)
         rho = self.rho_
         if np.ndim(rho) == 0:
