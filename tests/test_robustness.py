@@ -359,6 +359,16 @@ def test_loading_structurally_valid_but_mutated_model_files_gives_model_file_err
             return
 
 
+@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan])
+def test_a_model_file_with_a_label_that_is_not_finite_is_refused(value):
+    buffer = io.BytesIO()
+    svmkit.save(NuSVC().fit(X, y3), buffer)
+    members = _members(buffer.getvalue())
+    members["classes_"] = np.array([value, 1.0, 2.0]) if value < 0 else np.array([0.0, 1.0, value])
+    with pytest.raises(ModelFileError, match="labels must be finite"):
+        svmkit.load(io.BytesIO(_pack(members)))
+
+
 @pytest.mark.parametrize("value", [np.inf, 0.5, np.nan])
 @pytest.mark.parametrize("member", ["class_log_prior_", "feature_log_prob_[0]"])
 def test_a_naive_bayes_file_with_a_log_probability_above_0_is_refused(member, value):

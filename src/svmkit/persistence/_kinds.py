@@ -131,8 +131,8 @@ class _Integers(_Kind):
 
 
 class _Labels(_Kind):
-    """A 1-D array of labels: booleans, numbers or strings, or an object array of str, int,
-    float, bool and None (written as JSON items). Distinct labels (classes, categories) are
+    """A 1-D array of labels: booleans, finite numbers or strings, or an object array of str,
+    int, finite float, bool and None (written as JSON items). Distinct labels (classes, categories) are
     strictly increasing, as ``np.unique`` gives them, or for an object array of labels that do
     not all compare, distinct."""
 
@@ -148,6 +148,10 @@ class _Labels(_Kind):
                 _fail(where, "object arrays of labels hold str, int, float, bool and None only")
             if len(set(raw.tolist())) != raw.shape[0]:
                 _fail(where, "labels repeat")
+            if any(type(item) is float and not math.isfinite(item) for item in raw):
+                _fail(where, "labels must be finite (no NaN or infinity)")
+        elif raw.dtype.kind == "f" and not np.isfinite(raw).all():
+            _fail(where, "labels must be finite (no NaN or infinity)")
         elif np.any(raw[1:] <= raw[:-1]):
             _fail(where, "labels must be strictly increasing (sorted, each once)")
         return raw
