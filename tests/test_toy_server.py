@@ -221,3 +221,19 @@ def test_docstring_examples():
     for module in (svmkit.toy, _request, _presets, _server):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_request_naming_another_host_is_refused(server, method):
+    # (a page of another site whose name resolves to 127.0.0.1, DNS rebinding, names its own host)
+    port = server.server_address[1]
+    for host, expected in ((f"attacker.example:{port}", 403), (f"localhost:{port}", 200)):
+        connection = http.client.HTTPConnection(*server.server_address[:2], timeout=60)
+        body = json.dumps(_body()).encode() if method == "POST" else None
+        connection.request(method, "/api/train" if method == "POST" else "/", body=body,
+                           headers={"Host": host, "Content-Type": "application/json"})
+        response = connection.getresponse()
+        assert response.status == expected, host
+        if expected == 403:
+            assert json.loads(response.read())["error"].startswith("the request's Host header does not name")
+        connection.close()

@@ -8,6 +8,7 @@ a user loads come in the request body from the browser's file picker.
 from __future__ import annotations
 
 import io
+import ipaddress
 import json
 import logging
 import threading
@@ -81,7 +82,24 @@ class ToyHandler(BaseHTTPRequestHandler):
     def _error(self, status, message):
         self._send(status, {"error": message})
 
+    def _host_allowed(self):
+        """Whether the request names this server as its host: on a loopback address, only
+        ``localhost`` or the loopback address itself (a page of another site whose name was
+        made to resolve to 127.0.0.1, DNS rebinding, names its own host and is refused); on
+        an address the user chose with ``--host``, any."""
+        host, port = self.server.server_address[:2]
+        if not ipaddress.ip_address(host).is_loopback:
+            return True
+        names = {f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", f"{host}:{port}", f"[{host}]:{port}"}
+        if self.headers.get("Host", "").lower() in names:
+            return True
+        self._error(HTTPStatus.FORBIDDEN, "the request's Host header does not name this server (open the address "
+                                          "svmkit toy printed)")
+        return False
+
     def do_GET(self):
+        if not self._host_allowed():
+            return
         path = self.path.split("?", 1)[0]
         if path in _STATIC:
             name, content_type = _STATIC[path]
@@ -95,6 +113,9 @@ class ToyHandler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path[:100]}")
 
     def do_POST(self):
+        if not self._host_allowed():
+            self.close_connection = True  # (the body is not read)
+            return
         route = self._posts.get(self.path)
         if route is None:
             self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.path[:100]}")
