@@ -30,9 +30,18 @@ from . import _categorical, _gaussian
 from ._input import as_table, column, column_label, gaussian_matrix, import_pandas
 
 
+#: Rows that ``print(explanation)`` explains before "... N more".
+EXPLAINED_ROWS_SHOWN = 5
+
+
 @dataclass(frozen=True)
 class Explanation:
     """Why each row got its posterior: the terms of ``log P(C_k) + sum_i log P(x_i | C_k)``.
+
+    ``print(explanation)`` shows, for each row (the first five, then "... N
+    more"), the predicted class and a table of the terms: a line per feature,
+    then the log prior, the joint log-likelihood and the log posterior, a
+    column per class (:meth:`to_string` takes another cap).
 
     Attributes
     ----------
@@ -69,8 +78,51 @@ class Explanation:
                 self.log_proba[row],
             ]
         )
-        index = [*map(str, self.feature_names), "log prior", "joint log-likelihood", "log posterior"]
-        return pandas.DataFrame(lines, index=index, columns=self.classes)
+        return pandas.DataFrame(lines, index=self._line_names(), columns=self.classes)
+
+    def _line_names(self):
+        return [*map(str, self.feature_names), "log prior", "joint log-likelihood", "log posterior"]
+
+    def to_string(self, max_rows=EXPLAINED_ROWS_SHOWN):
+        """Each row's prediction and its terms as a table: a line per feature, then the
+        log prior, the joint log-likelihood and the log posterior, a column per class.
+
+        Parameters
+        ----------
+        max_rows : int or None, default=5
+            Rows explained before "... N more"; None explains every row.
+
+        Returns
+        -------
+        str
+        """
+        if max_rows is not None and (not isinstance(max_rows, (int, np.integer)) or max_rows < 0):
+            raise ValueError(f"max_rows must be a non-negative integer or None, got {max_rows!r}.")
+        n_rows = self.log_proba.shape[0]
+        shown = n_rows if max_rows is None else min(max_rows, n_rows)
+        names = self._line_names()
+        name_width = max(map(len, names))
+        headings = [str(label) for label in self.classes]
+        width = max(10, *map(len, headings))
+        blocks = []
+        for row in range(shown):
+            best = int(np.argmax(self.log_proba[row]))
+            lines = [
+                f"row {row}: predicted {self.classes[best]} (P = {np.exp(self.log_proba[row, best]):.4g})",
+                " " * name_width + "".join(f"  {heading:>{width}}" for heading in headings),
+            ]
+            values = np.vstack(
+                [self.feature_log_likelihood[row].T, self.log_prior, self.joint_log_likelihood[row], self.log_proba[row]]
+            )
+            lines += [f"{name:<{name_width}}" + "".join(f"  {value:>{width}.4g}" for value in line)
+                      for name, line in zip(names, values)]
+            blocks.append("\n".join(lines))
+        if shown < n_rows:
+            blocks.append(f"... {n_rows - shown} more rows (to_string(max_rows=None) explains every row)")
+        return "\n\n".join(blocks)
+
+    def __str__(self):
+        return self.to_string()
 
 
 class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
