@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import cached_property
 from itertools import combinations
 from numbers import Real
@@ -119,6 +120,13 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         others, as the seeds teach it).
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         Shape of :meth:`decision_function` for ``multiclass='ovo'``, as in scikit-learn.
+    break_ties : bool, default=False
+        As in scikit-learn: with ``decision_function_shape='ovr'`` and more than
+        two classes, :meth:`predict` returns the class of the largest
+        one-vs-rest score of :meth:`decision_function` (votes, ties broken by
+        the summed decision values) instead of the first class among those of
+        most votes. Costs a little more at prediction. Must be False with
+        ``decision_function_shape='ovo'``.
     random_state : int, RandomState or None, default=None
         Seeds the shuffle of the cross-validation folds of ``probability=True``
         (the solver itself is deterministic). With the same integer, the folds
@@ -131,7 +139,12 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         reference; it needs the ``qp`` extra (``pip install svmkit[qp]``).
     n_jobs : int or None, default=None
         Threads that solve the two-class problems of a multiclass fit in
-        parallel: None or -1 for every core, 1 for one at a time. They share
+        parallel: None or -1 for every core, 1 for one at a time. **Unlike
+        scikit-learn**, where ``n_jobs=None`` means one job, None here means every
+        usable core: these are threads inside one fit (scikit-learn's SVC has none),
+        and svmkit's speed on a multiclass fit relies on them. Inside outer
+        parallelism (``GridSearchCV(n_jobs=...)``, ``cross_val_score(n_jobs=...)``,
+        joblib) pass ``n_jobs=1`` so that the processes do not compete for cores. They share
         ``cache_size``. A callable kernel and ``callback`` are then called from
         several threads at once. Fits whose Gram matrices hold fewer than 2**23
         values in all run on one thread (threads there only contend for the
@@ -208,6 +221,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
       bounded, inside the margin          0
       bounded, misclassified              0
       largest KKT violation        0.000e+00
+    index   y  alpha   mu  xi  y f(x)  category
+        0   1      2  inf   0       1  on the margin
+        1  -1      2  inf   0       1  on the margin
+        2  -1      0  inf   0       3  not a support vector
     """
 
     _parameter_constraints = {
@@ -217,6 +234,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "multiclass": [StrOptions({"ovo", "ovr"})],
         "decision_function_shape": [StrOptions({"ovo", "ovr"})],
+        "break_ties": ["boolean"],
         "random_state": ["random_state"],
         "solver": [StrOptions({"smo", "qp"})],
     }
@@ -237,6 +255,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         max_iter=-1,
         multiclass="ovo",
         decision_function_shape="ovr",
+        break_ties=False,
         random_state=None,
         callback=None,
         solver="smo",
@@ -257,6 +276,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.max_iter = max_iter
         self.multiclass = multiclass
         self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
         self.random_state = random_state
         self.callback = callback
         self.solver = solver
@@ -279,6 +299,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             raise ValueError(f"decision_function_shape must be 'ovo' or 'ovr', got {self.decision_function_shape!r}.")
         if not isinstance(self.probability, (bool, np.bool_)):
             raise ValueError(f"probability must be True or False, got {self.probability!r}.")
+        if not isinstance(self.break_ties, (bool, np.bool_)):
+            raise ValueError(f"break_ties must be True or False, got {self.break_ties!r}.")
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'.")
         if self.two_class_probability not in ("coupling", "sigmoid"):
             raise ValueError(
                 f"two_class_probability must be 'coupling' or 'sigmoid', got {self.two_class_probability!r}."
@@ -575,6 +599,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         Returns
         -------
         KKTReport
+            ``print(report)`` shows every point's row (the first 20, then "... N
+            more"; ``report.to_string(max_rows=None)`` shows all of them).
         """
         check_is_fitted(self)
         if problem is None:
@@ -584,7 +610,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                     f"(see problem_classes_)."
                 )
             problem = 0
-        return self.binary_models_[problem].kkt_report()
+        report = self.binary_models_[problem].kkt_report()
+        positive, negative = (np.asarray([label], dtype=object) for label in self.problem_classes_[problem])
+        return replace(report, label=np.where(report.label > 0, positive, negative))
 
     # -- prediction -------------------------------------------------------------
     def _problem_decisions(self, X):
@@ -631,13 +659,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
     def predict(self, X):
         """Class labels: the sign for two classes, votes for one-vs-one (ties go
-        to the first class, as LIBSVM), the largest decision for one-vs-rest."""
+        to the first class, as LIBSVM, or with ``break_ties=True`` to the largest
+        one-vs-rest score), the largest decision for one-vs-rest."""
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'.")
         decisions = self._problem_decisions(X)
         n_classes = self.classes_.shape[0]
         if n_classes == 2:
             return self.classes_[(decisions[:, 0] > 0).astype(int)]
         if self.multiclass == "ovr":
             return self.classes_[np.argmax(decisions, axis=1)]
+        if self.break_ties:
+            return self.classes_[np.argmax(self._one_vs_rest_scores(decisions), axis=1)]
         first, second = self._pair_classes()
         winners = np.where(decisions > 0, first, second) + n_classes * np.arange(decisions.shape[0])[:, np.newaxis]
         votes = np.bincount(winners.ravel(), minlength=decisions.shape[0] * n_classes)
