@@ -2,11 +2,13 @@
 perceptrons and Pegasos, var_smoothing=0, min_categories."""
 
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn import naive_bayes as sklearn_nb
 from sklearn import svm as sklearn_svm
 from sklearn.datasets import load_iris
 
-from svmkit import SVC, NuSVC
+from svmkit import SVC, CategoricalNB, GaussianNB, LinearSVC, NuSVC, Perceptron
 
 
 def tied_iris():
@@ -52,3 +54,73 @@ def test_break_ties_needs_ovr_shape():
     model = SVC(decision_function_shape="ovo").fit(X, y).set_params(break_ties=True)
     with pytest.raises(ValueError, match="break_ties must be False"):
         model.predict(X)
+
+
+# -- naive Bayes -------------------------------------------------------------------------------
+
+
+def test_gaussian_nb_accepts_var_smoothing_zero_as_scikit_learn():
+    X, y = load_iris(return_X_y=True)
+    ours = GaussianNB(var_smoothing=0, ddof=0).fit(X, y)
+    theirs = sklearn_nb.GaussianNB(var_smoothing=0).fit(X, y)
+    assert ours.epsilon_ == theirs.epsilon_ == 0.0
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-12)
+    np.testing.assert_allclose(ours.predict_log_proba(X), theirs.predict_log_proba(X), rtol=1e-9, atol=1e-9)
+
+
+def test_var_smoothing_zero_with_a_constant_column_is_refused():
+    X, y = load_iris(return_X_y=True)
+    X = np.column_stack([X, np.where(y == 1, 2.0, X[:, 0])])  # column 4 constant in class 1
+    with pytest.raises(ValueError, match=r"var_smoothing=0 leaves Gaussian column 4 a variance of 0 in class 1"):
+        GaussianNB(var_smoothing=0).fit(X, y)
+    assert np.all(np.isfinite(GaussianNB().fit(X, y).predict_log_proba(X)))
+
+
+def absent_category():
+    """Integer codes 0-3 in the first column, 0-2 in the second; code 3 of the first never
+    occurs in training but does at prediction."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 3, 40), rng.integers(0, 3, 40)])
+    y = (X[:, 0] + rng.integers(0, 2, 40) > 1).astype(int)
+    X_test = np.array([[3, 0], [3, 2], [1, 1], [0, 2]])
+    return X, y, X_test
+
+
+@pytest.mark.parametrize("min_categories", [4, [4, 3], np.array([4, 2])])
+def test_min_categories_as_scikit_learn(min_categories):
+    X, y, X_test = absent_category()
+    ours = CategoricalNB(min_categories=min_categories).fit(X, y)
+    theirs = sklearn_nb.CategoricalNB(min_categories=min_categories).fit(X, y)
+    np.testing.assert_array_equal(ours.n_categories_, theirs.n_categories_)
+    np.testing.assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-12)
+    without = CategoricalNB().fit(X, y).predict_proba(X_test)
+    assert not np.allclose(without, theirs.predict_proba(X_test))  # (the declared category matters)
+
+
+def test_pandas_categorical_dtype_declares_the_categories():
+    X, y, X_test = absent_category()
+    dtype = pd.CategoricalDtype([0, 1, 2, 3])
+    frame = pd.DataFrame({"a": pd.Series(X[:, 0]).astype(dtype), "b": pd.Series(X[:, 1]).astype("category")})
+    test = pd.DataFrame({"a": pd.Series(X_test[:, 0]).astype(dtype), "b": pd.Series(X_test[:, 1]).astype("category")})
+    ours = CategoricalNB().fit(frame, y)
+    theirs = sklearn_nb.CategoricalNB(min_categories=[4, 3]).fit(X, y)
+    assert ours.categories_[0].tolist() == [0, 1, 2, 3]
+    np.testing.assert_allclose(ours.predict_proba(test), theirs.predict_proba(X_test), rtol=1e-12)
+
+
+def test_bad_min_categories():
+    X, y, _ = absent_category()
+    for value in (0, 2.5, [4, 3, 2], "4"):
+        with pytest.raises(ValueError, match="min_categories must be None, an integer >= 1 or one per column"):
+            CategoricalNB(min_categories=value).fit(X, y)
+
+
+def test_the_nan_error_points_to_svmkits_naive_bayes():
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[3, 1] = np.nan
+    for model in (SVC(), LinearSVC(), Perceptron()):
+        with pytest.raises(ValueError, match=r"Input X contains NaN\.\n.* svmkit's naive Bayes classifiers") as error:
+            model.fit(X, y)
+        assert "HistGradientBoosting" not in str(error.value)
+    assert GaussianNB().fit(X, y).predict(X[:5]).shape == (5,)  # (which fits)

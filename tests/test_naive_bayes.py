@@ -428,7 +428,7 @@ def test_column_of_missing_values(make):
     ("model", "message"),
     [
         (CategoricalNB(alpha=-1), "alpha must be a finite number >= 0"),
-        (GaussianNB(var_smoothing=0), "var_smoothing must be a finite number > 0"),
+        (GaussianNB(var_smoothing=-1e-9), "var_smoothing must be a finite number >= 0"),
         (GaussianNB(ddof=-1), "ddof must be a non-negative integer"),
         (GaussianNB(priors=[0.5, 0.2]), "sum to 1"),
         (GaussianNB(priors=[1.0]), "priors has 1 entries but there are 2 classes"),

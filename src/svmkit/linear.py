@@ -37,7 +37,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from svmkit import _plan
 from svmkit._core import linear as _core
@@ -45,6 +45,7 @@ from svmkit._first_use import notice_compilation
 from svmkit._interrupt import unfitted_on_interrupt
 from svmkit._validation import (
     canonical_csr, check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result,
+    validate_data,
 )
 
 __all__ = ["LinearSVC", "PegasosSVC"]

@@ -31,13 +31,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from svmkit import _plan
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
 from svmkit._interrupt import unfitted_on_interrupt
-from svmkit._validation import canonical_csr, check_finite_prediction, check_finite_result, check_parameters
+from svmkit._validation import (
+    canonical_csr, check_finite_prediction, check_finite_result, check_parameters, validate_data,
+)
 from svmkit.kernels import make_kernel, resolve_gamma
 from svmkit.linear import (
     _bias_value,

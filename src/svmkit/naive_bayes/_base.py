@@ -307,6 +307,14 @@ class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
                 "the Gaussian columns' means or variances overflow float64 (values or weights too large); "
                 "scale the data",
             )
+            zero = (gaussian_moments.count > 0) & (variance <= 0)
+            if np.any(zero):
+                k, j = np.argwhere(zero)[0]
+                raise ValueError(
+                    f"var_smoothing={self.var_smoothing!r} leaves Gaussian column {j} a variance of 0 in class "
+                    f"{k} (its values there are all equal, or fewer than ddof + 1): the density is not finite. Use "
+                    "var_smoothing > 0 (the default 1e-9 adds a small floor)."
+                )
         for categories, counts in category_counts:
             with np.errstate(over="ignore"):
                 denominator = counts.sum(axis=1) + self.alpha * counts.shape[1]
@@ -334,7 +342,11 @@ class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
         self.categories_ = [categories for categories, _ in category_counts]
         self.category_count_ = [counts for _, counts in category_counts]
         self.n_categories_ = np.array([categories.size for categories in self.categories_])
-        smoothed = [_categorical.log_probabilities(counts, self.alpha) for counts in self.category_count_]
+        minimum = getattr(self, "min_categories", None)
+        if minimum is not None:
+            self.n_categories_ = np.maximum(self.n_categories_, _min_categories(minimum, self.n_categories_.size))
+        smoothed = [_categorical.log_probabilities(counts, self.alpha, int(n_categories))
+                    for counts, n_categories in zip(self.category_count_, self.n_categories_)]
         self.feature_log_prob_ = [seen for seen, _ in smoothed]
         self._unseen_log_prob_ = [unseen for _, unseen in smoothed]
 
@@ -389,10 +401,23 @@ def check_alpha(alpha):
         raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}.")
 
 
+def _min_categories(min_categories, n_columns):
+    """``min_categories`` as one integer per categorical column."""
+    minimum = np.asarray(min_categories)
+    if minimum.dtype.kind not in "iu" or minimum.ndim > 1 or np.any(minimum < 1) or (
+        minimum.ndim == 1 and minimum.shape[0] != n_columns
+    ):
+        raise ValueError(
+            f"min_categories must be None, an integer >= 1 or one per column ({n_columns}); got {min_categories!r}."
+        )
+    return np.broadcast_to(minimum, (n_columns,))
+
+
 def check_var_smoothing(var_smoothing):
-    """``var_smoothing`` must be a finite number > 0, so that every variance is positive."""
-    if not _is_finite_real(var_smoothing) or var_smoothing <= 0:
-        raise ValueError(f"var_smoothing must be a finite number > 0; got {var_smoothing!r}.")
+    """``var_smoothing`` must be a finite number >= 0 (as scikit-learn; a fit whose variances
+    it leaves at 0 is refused by the fit)."""
+    if not _is_finite_real(var_smoothing) or var_smoothing < 0:
+        raise ValueError(f"var_smoothing must be a finite number >= 0; got {var_smoothing!r}.")
 
 
 def check_ddof(ddof):

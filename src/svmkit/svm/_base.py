@@ -16,14 +16,14 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
 from .._plan import PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from .._validation import (
-    FINITE, N_JOBS, POSITIVE, canonical_csr, check_finite_prediction, check_symmetric_kernel,
+    FINITE, N_JOBS, POSITIVE, canonical_csr, check_finite_prediction, check_symmetric_kernel, validate_data,
 )
 from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 
