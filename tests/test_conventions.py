@@ -4,11 +4,12 @@ perceptrons and Pegasos, var_smoothing=0, min_categories."""
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn import linear_model as sklearn_linear
 from sklearn import naive_bayes as sklearn_nb
 from sklearn import svm as sklearn_svm
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_iris, make_blobs
 
-from svmkit import SVC, CategoricalNB, GaussianNB, LinearSVC, NuSVC, Perceptron
+from svmkit import SVC, CategoricalNB, GaussianNB, KernelPerceptron, LinearSVC, NuSVC, PegasosSVC, Perceptron
 
 
 def tied_iris():
@@ -124,3 +125,67 @@ def test_the_nan_error_points_to_svmkits_naive_bayes():
             model.fit(X, y)
         assert "HistGradientBoosting" not in str(error.value)
     assert GaussianNB().fit(X, y).predict(X[:5]).shape == (5,)  # (which fits)
+
+
+# -- sample_weight of the perceptrons and Pegasos ------------------------------------------------
+
+
+def separable_blobs():
+    X, y = make_blobs(n_samples=60, centers=[[-2.0, -1.0], [2.0, 1.5]], cluster_std=0.8, random_state=3)
+    weights = np.random.default_rng(0).choice([0.0, 0.5, 1.0, 3.0], size=60)
+    return X, y, weights
+
+
+def test_weighted_perceptron_is_scikit_learns():
+    X, y, weights = separable_blobs()
+    ours = Perceptron().fit(X, y, sample_weight=weights)
+    theirs = sklearn_linear.Perceptron(shuffle=False, tol=None, max_iter=ours.n_iter_ + 5, eta0=1.0)
+    theirs.fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-12)
+    assert not np.allclose(Perceptron().fit(X, y).coef_, ours.coef_)  # (the weights matter)
+
+
+def test_perceptron_weight_zero_leaves_the_row_out_and_a_common_factor_scales_w():
+    X, y, weights = separable_blobs()
+    weighted = Perceptron().fit(X, y, sample_weight=weights)
+    kept = weights > 0
+    alone = Perceptron().fit(X[kept], y[kept], sample_weight=weights[kept])
+    np.testing.assert_array_equal(weighted.coef_, alone.coef_)
+    np.testing.assert_array_equal(weighted.alpha_[:, kept], alone.alpha_)
+    assert np.all(weighted.alpha_[:, ~kept] == 0)
+    doubled = Perceptron().fit(X, y, sample_weight=2 * weights)
+    np.testing.assert_allclose(doubled.coef_, 2 * weighted.coef_, rtol=1e-12)
+    np.testing.assert_array_equal(doubled.alpha_, weighted.alpha_)
+
+
+def test_weighted_kernel_perceptron_with_the_linear_kernel_is_the_weighted_perceptron():
+    X, y, weights = separable_blobs()
+    dual = KernelPerceptron(kernel="linear").fit(X, y, sample_weight=weights)
+    primal = Perceptron().fit(X, y, sample_weight=weights)
+    np.testing.assert_array_equal(dual.alpha_, primal.alpha_)
+    np.testing.assert_allclose(dual.decision_function(X), primal.decision_function(X), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(dual.dual_coef_[0], (primal.alpha_[0] * weights * np.where(y == 1, 1, -1))[dual.support_])
+
+
+def hinge_objective(model, X, y, C, weights):
+    """``1/2 ||w||^2 + C sum s_i max(0, 1 - y_i f(x_i))`` with the intercept regularised
+    (PegasosSVC's and LinearSVC's intercept is the weight of a constant feature)."""
+    w = np.append(model.coef_.ravel(), model.intercept_)
+    signs = np.where(y == model.classes_[1], 1.0, -1.0)
+    return 0.5 * w @ w + C * weights @ np.maximum(0.0, 1.0 - signs * model.decision_function(X))
+
+
+def test_weighted_pegasos_minimises_the_weighted_objective():
+    X, y = load_iris(return_X_y=True)
+    X, y = X[50:, :2], y[50:]  # versicolor against virginica: overlapping classes
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    weights = np.where(y == 2, 4.0, 0.5)
+    reference = LinearSVC(C=1.0, loss="hinge", tol=1e-8, max_iter=10_000).fit(X, y, sample_weight=weights)
+    optimum = hinge_objective(reference, X, y, 1.0, weights)
+    pegasos = PegasosSVC(C=1.0, max_iter=300, average=True, random_state=0).fit(X, y, sample_weight=weights)
+    unweighted = PegasosSVC(C=1.0, max_iter=300, average=True, random_state=0).fit(X, y)
+    assert optimum <= hinge_objective(pegasos, X, y, 1.0, weights) < 1.06 * optimum  # (SGD: near the optimum)
+    assert hinge_objective(unweighted, X, y, 1.0, weights) > 2 * optimum
+    ones = PegasosSVC(C=1.0, max_iter=20, random_state=0).fit(X, y, sample_weight=np.ones(100))
+    np.testing.assert_array_equal(ones.coef_, PegasosSVC(C=1.0, max_iter=20, random_state=0).fit(X, y).coef_)

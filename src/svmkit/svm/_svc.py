@@ -356,8 +356,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         order = np.argsort(y_index, kind="stable") if by_class else np.arange(y_index.shape[0])
         X_rows = _rows_of(X, order, self._precomputed) if by_class else X
         self.kernel_, source = self._row_source(X_rows)
+        names = [self._pair_name(problem) for problem in problems]
+        label = f"{len(problems)} {'one-vs-one pairs' if by_class else 'one-vs-rest problems'}" \
+            if len(problems) > 1 else names[0]
         variables = self._fit_problems(X_rows, source, self._problem_data(y_index[order], upper[order], problems),
-                                       problems)
+                                       problems, names, label)
         variables = variables._replace(indices=order[variables.indices])
         self._problem_pairs = problems
         self._variables = variables
@@ -400,6 +403,13 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return [(k, None) for k in range(n_classes)]
         return list(combinations(range(n_classes), 2))
 
+    def _pair_name(self, problem):
+        """How progress reports name a two-class problem: 'pair 3 vs 7', 'class 3 vs rest'."""
+        positive, negative = problem
+        if negative is None:
+            return f"class {self.classes_[positive]} vs rest"
+        return f"pair {self.classes_[positive]} vs {self.classes_[negative]}"
+
     def _problem_data(self, y_index, upper, problems):
         """The :class:`svmkit.svm._formulations.Problems` of the fit: every row against the
         others (two classes, one-vs-rest), or the pairs' rows in LIBSVM's order (``y_index``
@@ -408,9 +418,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return against_the_rest(y_index, [positive for positive, _ in problems], upper)
         return one_vs_one(_class_starts(y_index, self.classes_.shape[0]), problems, upper)
 
-    def _fit_problems(self, X, source, problem_data, problems):
+    def _fit_problems(self, X, source, problem_data, problems, names=(), label=""):
         """Solve the problems (SMO, or the QP library) and return their
-        :class:`StackedVariables`."""
+        :class:`StackedVariables`; ``names`` and ``label`` name them in progress reports."""
         undecided = []
         if self._is_hard_margin():
             for k in range(problem_data.bounds.shape[0] - 1):
@@ -426,7 +436,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             for k in np.flatnonzero(solution.status):
                 self._warn_unless_optimal(int(solution.status[k]), float(solution.gap[k]))
         else:
-            solution = self._solve(batch, source, lambda solution: self._check_undecided(solution, undecided))
+            solution = self._solve(batch, source, lambda solution: self._check_undecided(solution, undecided),
+                                   names, label)
         return self._read(batch, solution, problems)
 
     def _check_undecided(self, solution, undecided):
@@ -493,7 +504,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 fold_upper[weighted[held]] = 0.0
                 folds.append(problem._replace(upper=fold_upper))
         if folds:
-            variables = self._fit_problems(X, source, stacked(folds), None)
+            names = [f"{self._pair_name(pair)}, fold {f + 1}/{len(helds)}"
+                     for pair, (_, _, helds, _) in zip(combinations(range(self.classes_.shape[0]), 2), pairs)
+                     for f in range(len(helds))]
+            label = f"probability fit: {len(folds)} folds of {len(pairs)} pair{'s' if len(pairs) > 1 else ''}"
+            variables = self._fit_problems(X, source, stacked(folds), None, names, label)
         fold = 0
         prob_a, prob_b = [], []
         for labels, decisions, helds, weighted in pairs:
