@@ -95,6 +95,24 @@ class Explanation:
         Returns
         -------
         str
+
+        Examples
+        --------
+        >>> from svmkit.naive_bayes import CategoricalNB
+        >>> X = [["Yes", "Single"], ["No", "Married"], ["No", "Single"], ["Yes", "Married"], ["No", "Divorced"],
+        ...      ["No", "Married"], ["Yes", "Divorced"], ["No", "Single"], ["No", "Married"], ["No", "Single"]]
+        >>> evade = ["No", "No", "No", "No", "Yes", "No", "No", "Yes", "No", "Yes"]
+        >>> explanation = CategoricalNB().fit(X, evade).explain([["No", "Single"], ["Yes", "Married"]])
+        >>> print(explanation.to_string(max_rows=1))
+        row 0: predicted Yes (P = 0.507)
+                                      No         Yes
+        x0                       -0.5878     -0.2231
+        x1                        -1.204     -0.6931
+        log prior                -0.3567      -1.204
+        joint log-likelihood      -2.148       -2.12
+        log posterior            -0.7073     -0.6792
+        <BLANKLINE>
+        ... 1 more row (to_string(max_rows=None) explains every row)
         """
         if max_rows is not None and (not isinstance(max_rows, (int, np.integer)) or max_rows < 0):
             raise ValueError(f"max_rows must be a non-negative integer or None, got {max_rows!r}.")
@@ -118,7 +136,8 @@ class Explanation:
                       for name, line in zip(names, values)]
             blocks.append("\n".join(lines))
         if shown < n_rows:
-            blocks.append(f"... {n_rows - shown} more rows (to_string(max_rows=None) explains every row)")
+            left = n_rows - shown
+            blocks.append(f"... {left} more row{'s' if left > 1 else ''} (to_string(max_rows=None) explains every row)")
         return "\n\n".join(blocks)
 
     def __str__(self):
