@@ -1,6 +1,8 @@
 """Parameters that follow scikit-learn's conventions: break_ties, sample_weight of the
 perceptrons and Pegasos, var_smoothing=0, min_categories."""
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +11,7 @@ from sklearn import naive_bayes as sklearn_nb
 from sklearn import svm as sklearn_svm
 from sklearn.datasets import load_iris, make_blobs
 
+import svmkit
 from svmkit import SVC, CategoricalNB, GaussianNB, KernelPerceptron, LinearSVC, NuSVC, PegasosSVC, Perceptron
 
 
@@ -189,3 +192,13 @@ def test_weighted_pegasos_minimises_the_weighted_objective():
     assert hinge_objective(unweighted, X, y, 1.0, weights) > 2 * optimum
     ones = PegasosSVC(C=1.0, max_iter=20, random_state=0).fit(X, y, sample_weight=np.ones(100))
     np.testing.assert_array_equal(ones.coef_, PegasosSVC(C=1.0, max_iter=20, random_state=0).fit(X, y).coef_)
+
+
+def test_min_categories_survive_saving():
+    X, y, X_test = absent_category()
+    model = CategoricalNB(min_categories=[4, 3]).fit(X, y)
+    buffer = io.BytesIO()
+    svmkit.save(model, buffer)
+    loaded = svmkit.load(io.BytesIO(buffer.getvalue()))
+    np.testing.assert_array_equal(loaded.n_categories_, [4, 3])
+    np.testing.assert_array_equal(loaded.predict_proba(X_test), model.predict_proba(X_test))

@@ -40,7 +40,8 @@ _NAIVE_BAYES_FIELDS = (
            condition="when there are categorical columns"),
     _Field("category_count_", _ListOf(_Floats(2)), "weighted count of each category per class, per categorical "
            "column (n_classes, n_categories)", group="categorical", condition="when there are categorical columns"),
-    _Field("n_categories_", _Integers(1, low=0), "number of categories of each categorical column",
+    _Field("n_categories_", _Integers(1, low=0), "number of categories of each categorical column (more than its "
+           "categories_ with min_categories)",
            group="categorical", condition="when there are categorical columns"),
     _Field("feature_log_prob_", _ListOf(_Floats(2, values="no nan")), "log P(A_i = b | C_k) per categorical column "
            "(n_classes, n_categories)", group="categorical", condition="when there are categorical columns"),
