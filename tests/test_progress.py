@@ -3,16 +3,15 @@ terminal (and none in pipes and logs)."""
 
 import fcntl
 import logging
-import re
 import os
 import pty
+import re
 import struct
 import subprocess
 import sys
 import termios
 from importlib.resources import files
 
-import numpy as np
 import pytest
 from sklearn.datasets import load_iris
 

@@ -4,7 +4,6 @@ the solver call and chunked kernel evaluation at prediction time."""
 from __future__ import annotations
 
 from dataclasses import replace
-import logging
 import math
 import numbers
 import os
