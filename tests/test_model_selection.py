@@ -1,7 +1,5 @@
 """Grid search over (C, gamma) with the scaling fitted inside each fold."""
 
-import io
-
 import joblib
 import numpy as np
 import pytest
@@ -11,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from svmkit import SVC
-from svmkit.model_selection import SVCGridSearch, _StderrProgress, log2_range
+from svmkit.model_selection import SVCGridSearch, log2_range
 from svmkit.preprocessing import LibsvmScaler
 
 GRID = dict(log2_C=(-1, 3, 2), log2_gamma=(1, -1, -2))
@@ -112,16 +110,17 @@ def test_parallel_runs_through_the_joblib_backend(problem, search):
     assert threaded.best_params_ == search.best_params_
 
 
-def test_progress_callback_and_bar(problem):
+def test_progress_callback_and_bar(problem, capsys):
     calls = []
     SVCGridSearch(cv=FOLDS, progress=lambda *args: calls.append(args), **GRID).fit(*problem)
     assert len(calls) == 24 and calls[-1] == ("coarse", 24, 24)
     assert [done for _, done, _ in calls] == list(range(1, 25))
-    stream = io.StringIO()
-    bar = _StderrProgress(width=10, stream=stream)
-    bar("coarse", 5, 10)
-    bar("coarse", 10, 10)
-    assert stream.getvalue() == "\rcoarse grid [#####-----] 5/10 fits\rcoarse grid [##########] 10/10 fits\n"
+    SVCGridSearch(cv=FOLDS, progress=True, **GRID).fit(*problem)
+    drawn = capsys.readouterr().err.split("\r")[-1]
+    assert drawn.startswith("coarse grid: 100%") and " 24/24 " in drawn
+    assert drawn.rstrip().endswith("fold 4/4]") and "log2 C=" in drawn and "log2 gamma=" in drawn
+    SVCGridSearch(cv=FOLDS, **GRID).fit(*problem)  # (progress=None: stderr is not a terminal here)
+    assert capsys.readouterr().err == ""
 
 
 def test_standardisation_and_no_scaling(problem):

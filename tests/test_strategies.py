@@ -78,7 +78,7 @@ def test_verbose_fits_log_their_plan(caplog):
 
     with caplog.at_level(logging.INFO, logger="svmkit"):
         SVC(verbose=True).fit(*load_digits(n_class=2, return_X_y=True))
-    assert any(record.message.startswith("plan: gram strategy") for record in caplog.records)
+    assert any(record.message.startswith("pair 1 vs 0: plan: gram strategy") for record in caplog.records)
 
 
 def _digits():

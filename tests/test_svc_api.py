@@ -171,7 +171,7 @@ def test_theory_attributes_of_a_binary_fit():
     assert counts["bounded, misclassified"] == int(np.sum((model.alpha_ >= 0.5) & (model.slack_ > 1)))
     np.testing.assert_allclose(report.mu, 0.5 - model.alpha_)
     frame = report.to_frame()
-    assert list(frame.columns) == ["alpha", "mu", "slack", "yf", "category", "violation"]
+    assert list(frame.columns) == ["y", "alpha", "mu", "slack", "yf", "category", "violation"]
 
 
 def test_multiclass_theory_attributes_per_problem():

@@ -8,6 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import validation as sklearn_validation
 from sklearn.utils._param_validation import (
     Interval, Options, StrOptions, make_constraint, validate_parameter_constraints,
 )
@@ -234,3 +235,21 @@ def check_finite_prediction(values, estimator, model_values, what="decision valu
             "(or the data) are too large for float64. A model loaded from a file may hold values out of range."
         )
     return values
+
+
+def validate_data(estimator, *args, **kwargs):
+    """scikit-learn's ``validate_data``, whose error for NaN in ``X`` points to svmkit's naive
+    Bayes classifiers (which leave missing values out) and to imputing in a Pipeline, instead
+    of to scikit-learn's HistGradientBoosting."""
+    try:
+        return sklearn_validation.validate_data(estimator, *args, **kwargs)
+    except ValueError as error:
+        first, _, rest = str(error).partition("\n")
+        if "contains NaN" not in first or not rest:
+            raise
+        raise ValueError(
+            f"{first}\n{type(estimator).__name__} does not accept missing values encoded as NaN. svmkit's naive "
+            "Bayes classifiers (svmkit.GaussianNB, CategoricalNB, MixedNB) leave missing values out when fitting "
+            "and predicting; or fill them in first with sklearn.impute.SimpleImputer in a Pipeline (which "
+            "svmkit.save saves too)."
+        ) from None

@@ -47,7 +47,7 @@ def run_demo(C=1.0, gamma="scale", test_size=0.3, random_state=0):
         f"  solver iterations      {int(model.n_iter_[0])}",
         f"  fit time               {fit_time * 1000:.1f} ms (a first fit took {warm_up:.2f} s: "
         "loading, or on a fresh install compiling, the solver)",
-        str(model.kkt_report()),
+        model.kkt_report().to_string(max_rows=5),
     ]
     return "\n".join(lines)
 

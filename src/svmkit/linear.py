@@ -37,14 +37,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from svmkit import _plan
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
 from svmkit._interrupt import unfitted_on_interrupt
+from svmkit._progress import IterationLog, check_verbose
 from svmkit._validation import (
     canonical_csr, check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result,
+    validate_data,
 )
 
 __all__ = ["LinearSVC", "PegasosSVC"]
@@ -69,7 +71,8 @@ def _values_per_row(X, bias_value):
     return stored / max(X.shape[0], 1) + (bias_value != 0.0)
 
 
-def _dual_coordinate_descent(data, bias_value, n_weights, y, rows, upper, diag, tol, max_iter, seed, row_values):
+def _dual_coordinate_descent(data, bias_value, n_weights, y, rows, upper, diag, tol, max_iter, seed, row_values,
+                             report):
     """Dual coordinate descent (:func:`svmkit._core.linear.dcd_passes`) in compiled calls of
     ``LINEAR_VALUES_PER_CALL`` values each, so that Ctrl-C is served between them.
 
@@ -80,6 +83,8 @@ def _dual_coordinate_descent(data, bias_value, n_weights, y, rows, upper, diag, 
     n_iter : passes made.
     gap : ``max PG - min PG`` of the last pass.
     status : ``CONVERGED`` or ``MAX_ITER_REACHED``.
+
+    ``report(text, done)`` is called between the compiled calls and at the end.
     """
     sample, signs, index, bounds, counts, random = _core.dcd_start(*data, bias_value, y, rows, upper, diag, seed)
     w = np.zeros(n_weights)
@@ -87,6 +92,8 @@ def _dual_coordinate_descent(data, bias_value, n_weights, y, rows, upper, diag, 
     while status == _core.PAUSED:
         status = _core.dcd_passes(*data, bias_value, w, sample, signs, index, bounds, counts, random, tol,
                                   max_iter, row_values, float(_plan.LINEAR_VALUES_PER_CALL))
+        report(f"pass {int(counts[1]):>6d}  projected-gradient spread {float(bounds[2]):10.4e}  active "
+               f"{int(counts[0])}/{rows.shape[0]}", status != _core.PAUSED)
     return sample[:, 0].copy(), w, int(counts[1]), float(bounds[2]), status
 
 
@@ -221,6 +228,9 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         Multiplies ``C`` for the samples of each class.
     random_state : int, RandomState or None, default=None
         Seed of the random order in which coordinates are visited.
+    verbose : bool or int, default=False
+        Log each problem's passes (the projected-gradient spread and active
+        set, about once a second and at its end) to the ``svmkit`` logger.
 
     Attributes
     ----------
@@ -266,6 +276,7 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         intercept_scaling=1.0,
         class_weight=None,
         random_state=None,
+        verbose=False,
     ):
         self.C = C
         self.loss = loss
@@ -275,6 +286,7 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.random_state = random_state
+        self.verbose = verbose
 
     def _validate_params(self):
         _check_real("C", self.C)
@@ -286,6 +298,7 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}.")
         check_class_weight(self.class_weight)
         _check_random_state_param(self.random_state)
+        check_verbose(self.verbose)
 
     @unfitted_on_interrupt
     def fit(self, X, y, sample_weight=None):
@@ -339,10 +352,11 @@ class LinearSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         n_iters = np.empty(n_problems, dtype=np.intp)
         notice_compilation(_core.dcd_start, _core.dcd_passes)
         row_values = _values_per_row(X, bias_value)
+        log = IterationLog(self, self.classes_, n_problems)
         for k in range(n_problems):
             alpha, w, n_iter, gap, status = _dual_coordinate_descent(
                 data, bias_value, n_weights, targets[k], rows, upper, diag, float(self.tol), int(self.max_iter), seed,
-                row_values,
+                row_values, lambda text, done: log.report(k, text, done),
             )
             if status == _core.MAX_ITER_REACHED:
                 warnings.warn(
@@ -410,13 +424,16 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
     intercept_scaling : float > 0, default=1.0
     projection : bool, default=True
-        Project onto the ball of radius ``1 / sqrt(lambda_p)``, which holds
-        the optimum.
+        Project onto the ball of radius ``1 / sqrt(lambda_p)`` (with sample
+        weights ``s``: ``sqrt(mean(s) / lambda_p)``), which holds the optimum.
     average : bool or int >= 0, default=False
         ``True``: the model is the mean of all iterates; an integer ``k``:
         the mean of the iterates after step ``k``; ``False``: the last iterate.
     random_state : int, RandomState or None, default=None
         Seed of the visiting orders.
+    verbose : bool or int, default=False
+        Log the epochs of each problem (about once a second, and at its end)
+        to the ``svmkit`` logger.
 
     Attributes
     ----------
@@ -453,6 +470,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         projection=True,
         average=False,
         random_state=None,
+        verbose=False,
     ):
         self.C = C
         self.max_iter = max_iter
@@ -461,6 +479,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.projection = projection
         self.average = average
         self.random_state = random_state
+        self.verbose = verbose
 
     def _validate_params(self):
         _check_real("C", self.C)
@@ -471,6 +490,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         if not isinstance(self.average, (bool, np.bool_)):
             _check_int("average", self.average, low=0)
         _check_random_state_param(self.random_state)
+        check_verbose(self.verbose)
 
     def _average_start(self):
         if isinstance(self.average, (bool, np.bool_)):
@@ -478,13 +498,17 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         return int(self.average)
 
     @unfitted_on_interrupt
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the model from zero weights with ``max_iter`` epochs.
 
         Parameters
         ----------
         X : array-like or CSR matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights ``s_i``: the objective's hinge term of sample
+            ``i`` is multiplied by ``s_i`` (its ``C`` becomes ``C s_i``, as in
+            :class:`LinearSVC` and scikit-learn), and so is its step.
 
         Returns
         -------
@@ -493,9 +517,14 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         X = canonical_csr(X)
+        weights = None
+        if sample_weight is not None:
+            weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            if not np.all(np.isfinite(weights)) or not weights.sum() > 0:
+                raise ValueError("sample_weight must be finite with a positive sum.")
         self.classes_, _, targets = _encode_classes(self, y)
         self._start(X.shape[1], targets.shape[0])
-        self._run_epochs(X, targets, self.max_iter)
+        self._run_epochs(X, targets, self.max_iter, weights)
         return self
 
     @unfitted_on_interrupt
@@ -554,7 +583,7 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self._states[:, 0] = 1.0
         self.n_samples_seen_ = 0
 
-    def _run_epochs(self, X, targets, n_epochs):
+    def _run_epochs(self, X, targets, n_epochs, sample_weights=None):
         if not 0.0 < 1.0 / (2.0 * self.C * (self.n_samples_seen_ + X.shape[0])) < np.inf:
             raise ValueError(
                 f"C={self.C!r} is out of float64's range for {self.n_samples_seen_ + X.shape[0]} samples: "
@@ -563,6 +592,10 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.n_samples_seen_ += X.shape[0]
         self.lambda_ = 1.0 / (2.0 * self.C * self.n_samples_seen_)
         lambda_pegasos = 2.0 * self.lambda_
+        if sample_weights is None:
+            sample_weights, radius = np.ones(X.shape[0]), 1.0 / np.sqrt(lambda_pegasos)
+        else:
+            radius = np.sqrt(sample_weights.mean() / lambda_pegasos)
         seed = self._rng.randint(_MAX_SEED)
         average_start = float(self._average_start())
         data = _core_data(X)
@@ -570,14 +603,17 @@ class PegasosSVC(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         notice_compilation(_core.pegasos_start, _core.pegasos_epochs)
         # (each step reads a row, and updates at most two vectors by it)
         per_call = _plan.epochs_per_call(3 * X.shape[0] * _values_per_row(X, self._bias_value))
+        log = IterationLog(self, self.classes_, targets.shape[0])
         for k in range(targets.shape[0]):
             direction, offset, state = self._directions[k], self._average_offsets[k], self._states[k]
             order, random, sq_norms = _core.pegasos_start(*data, self._bias_value, X.shape[0], seed)
             for done in range(0, n_epochs, per_call):
                 _core.pegasos_epochs(
-                    *data, self._bias_value, targets[k], lambda_pegasos, min(per_call, n_epochs - done), order,
-                    random, sq_norms, bool(self.projection), average_start, direction, offset, state,
+                    *data, self._bias_value, targets[k], sample_weights, lambda_pegasos, min(per_call, n_epochs - done),
+                    order, random, sq_norms, bool(self.projection), radius, average_start, direction, offset, state,
                 )
+                epochs = min(done + per_call, n_epochs)
+                log.report(k, f"epoch {epochs:>5d}/{n_epochs}  step {int(state[2])}", epochs == n_epochs)
             scale, sum_scale, t = state[0], state[1], state[2]
             n_averaged = t - average_start
             if n_averaged > 0:

@@ -15,7 +15,6 @@ threads) applies.
 from __future__ import annotations
 
 import numbers
-import sys
 import time
 from itertools import product
 
@@ -98,10 +97,11 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Fine points per coarse step.
     n_jobs : int, default=None
         Parallel fits through joblib (``-1``: all cores).
-    progress : bool or callable, default=False
-        True draws a progress bar on stderr; a callable is called as
-        ``progress(stage, done, total)`` after every fit, ``stage`` being
-        'coarse' or 'fine'.
+    progress : bool, None or callable, default=None
+        A progress bar (tqdm) on stderr, one per stage, naming the grid point
+        and fold last fitted: None draws it where stderr is a terminal, True
+        always, False never. A callable is called as ``progress(stage, done,
+        total)`` after every fit instead, ``stage`` being 'coarse' or 'fine'.
     random_state : int, RandomState or None, default=0
         Seeds the shuffling of the folds when ``cv`` is an int.
 
@@ -151,7 +151,7 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         refine=False,
         refine_steps=4,
         n_jobs=None,
-        progress=False,
+        progress=None,
         random_state=0,
     ):
         self.estimator = estimator
@@ -182,8 +182,8 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"scaling must be one of {SCALINGS}, got {self.scaling!r}.")
         if not isinstance(self.refine_steps, numbers.Integral) or self.refine_steps < 1:
             raise ValueError(f"refine_steps must be a positive integer, got {self.refine_steps!r}.")
-        if self.progress is not False and self.progress is not True and not callable(self.progress):
-            raise ValueError("progress must be a bool or a callable progress(stage, done, total).")
+        if self.progress not in (None, False, True) and not callable(self.progress):
+            raise ValueError("progress must be None, a bool or a callable progress(stage, done, total).")
         X = check_array(X, accept_sparse="csr", dtype=np.float64)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
@@ -194,7 +194,7 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         splits = list(splitter.split(X, y))
         self.n_splits_ = len(splits)
         base = self._candidate(X)
-        report = _StderrProgress() if self.progress is True else self.progress or None
+        report = _StageBars(self.progress) if self.progress in (None, True) else self.progress or None
 
         C_exponents, gamma_exponents = log2_range(*self.log2_C), log2_range(*self.log2_gamma)
         points = list(product(C_exponents, gamma_exponents))
@@ -255,6 +255,8 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         results = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(jobs)
         for done, (p, f, n_correct, fit_seconds) in enumerate(results, 1):
             correct[p, f], seconds[p, f] = n_correct, fit_seconds
+            if isinstance(report, _StageBars):
+                report.last = f"log2 C={points[p][0]:g}, log2 gamma={points[p][1]:g}, fold {f + 1}/{len(splits)}"
             if report is not None:
                 report(stage, done, total)
         test_sizes = np.array([test.shape[0] for _, test in splits])
@@ -321,17 +323,22 @@ def _finer_points(best, C_step, gamma_step, steps, table):
     return points
 
 
-class _StderrProgress:
-    """A one-line progress bar on stderr: ``coarse grid [#####-----] 50/100 fits``."""
+class _StageBars:
+    """``progress(stage, done, total)`` drawn as a tqdm bar per stage (:class:`svmkit._progress.ProgressBar`),
+    its note the grid point and fold of the last fit (``last``)."""
 
-    def __init__(self, width=30, stream=None):
-        self.width = width
-        self.stream = sys.stderr if stream is None else stream
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.stage = None
+        self.bar = None
+        self.last = None
 
     def __call__(self, stage, done, total):
-        filled = self.width * done // total
-        bar = "#" * filled + "-" * (self.width - filled)
-        self.stream.write(f"\r{stage} grid [{bar}] {done}/{total} fits")
+        from ._progress import ProgressBar
+
+        if stage != self.stage:
+            self.stage = stage
+            self.bar = ProgressBar(total, f"{stage} grid", " fits", self.enabled)
+        self.bar.set(done, self.last)
         if done == total:
-            self.stream.write("\n")
-        self.stream.flush()
+            self.bar.close()

@@ -31,13 +31,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from svmkit import _plan
 from svmkit._core import linear as _core
 from svmkit._first_use import notice_compilation
 from svmkit._interrupt import unfitted_on_interrupt
-from svmkit._validation import canonical_csr, check_finite_prediction, check_finite_result, check_parameters
+from svmkit._progress import IterationLog, check_verbose
+from svmkit._validation import (
+    canonical_csr, check_finite_prediction, check_finite_result, check_parameters, validate_data,
+)
 from svmkit.kernels import make_kernel, resolve_gamma
 from svmkit.linear import (
     _bias_value,
@@ -86,6 +89,9 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         Learn the bias ``b``; otherwise ``b = 0``.
     max_iter : int >= 1, default=1000
         Maximum number of sweeps over the data.
+    verbose : bool or int, default=False
+        Log each problem's sweeps and mistakes (about once a second, and at
+        its end) to the ``svmkit`` logger.
 
     Attributes
     ----------
@@ -110,19 +116,24 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     (array([[3., 2.]]), array([-4.]))
     """
 
-    def __init__(self, eta=1.0, *, fit_intercept=True, max_iter=1000):
+    def __init__(self, eta=1.0, *, fit_intercept=True, max_iter=1000, verbose=False):
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
+        self.verbose = verbose
 
     @unfitted_on_interrupt
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the perceptron.
 
         Parameters
         ----------
         X : array-like or CSR matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights ``s_i``: a mistake on sample ``i`` updates by
+            ``eta s_i y_i x_i`` (as scikit-learn's Perceptron); a sample of
+            weight 0 is left out.
 
         Returns
         -------
@@ -131,18 +142,22 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         _check_real("eta", self.eta)
         _check_bool("fit_intercept", self.fit_intercept)
         _check_int("max_iter", self.max_iter, low=1)
+        check_verbose(self.verbose)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         X = canonical_csr(X)
         self.classes_, _, targets = _encode_classes(self, y)
+        n_samples = X.shape[0]
+        X, targets, rows = _weighted_rows(X, targets, sample_weight)
         bias_value = _bias_value(self.fit_intercept, 1.0)
         n_weights = X.shape[1] + (bias_value != 0.0)
         data = _core_data(X)
         weights = np.empty((targets.shape[0], n_weights))
-        self.alpha_ = np.empty(targets.shape, dtype=np.int64)
+        self.alpha_ = np.zeros((targets.shape[0], n_samples), dtype=np.int64)
         n_iters = []
         row_values = _values_per_row(X, bias_value)
         budget = float(_plan.LINEAR_VALUES_PER_CALL)
         notice_compilation(_core.perceptron_sweeps)
+        log = IterationLog(self, self.classes_, targets.shape[0])
         for k, target in enumerate(targets):
             weights[k] = 0.0
             mistakes, counts = np.zeros(X.shape[0], dtype=np.int64), np.zeros(1, dtype=np.int64)
@@ -150,9 +165,10 @@ class Perceptron(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             while status == _core.PAUSED:  # (bounded calls, so that Ctrl-C is served between them)
                 status = _core.perceptron_sweeps(*data, bias_value, target, float(self.eta), weights[k], mistakes,
                                                  counts, int(self.max_iter), row_values, budget)
+                log.report(k, f"sweep {int(counts[0]):>6d}  mistakes {int(mistakes.sum())}", status != _core.PAUSED)
             if status == _core.MAX_ITER_REACHED:
                 _warn_not_separated(self, self.max_iter, self.classes_, k)
-            self.alpha_[k] = mistakes
+            self.alpha_[k, rows] = mistakes
             n_iters.append(int(counts[0]))
         check_finite_result({"weights": weights}, "the data or eta are too large for float64; scale the data")
         self.coef_, self.intercept_ = _split_weights(weights, bias_value, X.shape[1])
@@ -183,6 +199,9 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
     coef0 : float, default=0.0
     max_iter : int >= 1, default=1000
         Maximum number of sweeps.
+    verbose : bool or int, default=False
+        Log each problem's sweeps and mistakes (about once a second, and at
+        its end) to the ``svmkit`` logger.
 
     Attributes
     ----------
@@ -223,12 +242,13 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         "degree": [Interval(Integral, 0, None, closed="left")],
     }
 
-    def __init__(self, kernel="rbf", *, degree=3, gamma="scale", coef0=0.0, max_iter=1000):
+    def __init__(self, kernel="rbf", *, degree=3, gamma="scale", coef0=0.0, max_iter=1000, verbose=False):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
         self.max_iter = max_iter
+        self.verbose = verbose
 
     def _make_kernel(self, X):
         named = isinstance(self.kernel, str)
@@ -244,24 +264,32 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         return make_kernel(self.kernel)
 
     @unfitted_on_interrupt
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the kernel perceptron.
 
         Parameters
         ----------
         X : array-like or CSR matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights ``s_i``: a mistake on sample ``i`` adds
+            ``s_i c_i (K(x_i, x) + 1)`` to ``g`` (``dual_coef_`` holds
+            ``alpha_i s_i c_i``), as :class:`Perceptron` with ``eta=1`` on the
+            kernel's features; a sample of weight 0 is left out.
 
         Returns
         -------
         self
         """
         _check_int("max_iter", self.max_iter, low=1)
+        check_verbose(self.verbose)
         check_parameters(self)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         X = canonical_csr(X)
         self.classes_, _, targets = _encode_classes(self, y)
         kernel = self._make_kernel(X)
+        all_rows, n_samples = X, X.shape[0]
+        X, targets, rows = _weighted_rows(X, targets, sample_weight)
         gram = _kernel_block(kernel, X, X)
         if not np.all(np.isfinite(gram)):
             raise ValueError(
@@ -269,24 +297,28 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
                 "float64): use smaller kernel parameters (gamma, coef0, degree) or scale the data."
             )
         self.kernel_ = kernel
-        self.alpha_ = np.empty(targets.shape, dtype=np.int64)
+        self.alpha_ = np.zeros((targets.shape[0], n_samples), dtype=np.int64)
+        coefficients = np.zeros(self.alpha_.shape)
         n_iters = []
         notice_compilation(_core.kernel_perceptron_sweeps)
         budget = float(_plan.LINEAR_VALUES_PER_CALL)
+        log = IterationLog(self, self.classes_, targets.shape[0])
         for k, target in enumerate(targets):
             alpha, decision, counts = np.zeros(X.shape[0], dtype=np.int64), np.zeros(X.shape[0]), np.zeros(1, np.int64)
             status = _core.PAUSED
             while status == _core.PAUSED:  # (bounded calls, so that Ctrl-C is served between them)
                 status = _core.kernel_perceptron_sweeps(gram, target, alpha, decision, counts, int(self.max_iter),
                                                         budget)
+                log.report(k, f"sweep {int(counts[0]):>6d}  mistakes {int(alpha.sum())}", status != _core.PAUSED)
             if status == _core.MAX_ITER_REACHED:
                 _warn_not_separated(self, self.max_iter, self.classes_, k)
-            self.alpha_[k] = alpha
+            self.alpha_[k, rows] = alpha
+            coefficients[k, rows] = alpha * target
             n_iters.append(int(counts[0]))
         self.n_iter_ = int(max(n_iters))
         self.support_ = np.flatnonzero(self.alpha_.any(axis=0))
-        self.support_vectors_ = X[self.support_]
-        self.dual_coef_ = (self.alpha_ * targets)[:, self.support_].astype(np.float64)
+        self.support_vectors_ = all_rows[self.support_]
+        self.dual_coef_ = coefficients[:, self.support_]
         self.intercept_ = self.dual_coef_.sum(axis=1)
         return self
 
@@ -308,6 +340,21 @@ class KernelPerceptron(_ScoreClassifierMixin, ClassifierMixin, BaseEstimator):
         scores = check_finite_prediction(kernel_values @ self.dual_coef_.T + self.intercept_, self,
                                          "dual_coef_, support_vectors_ and intercept_")
         return scores.ravel() if scores.shape[1] == 1 else scores
+
+
+def _weighted_rows(X, targets, sample_weight):
+    """The rows of positive weight, their targets ``c_i`` times the weights ``s_i`` (a
+    mistake's update is proportional to them), and their indices; all rows, targets
+    unchanged, without weights."""
+    if sample_weight is None:
+        return X, targets, slice(None)
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("sample_weight must be finite.")
+    rows = np.flatnonzero(weights > 0)
+    if rows.size == 0:
+        raise ValueError("sample_weight must have a positive entry.")
+    return X[rows], targets[:, rows] * weights[rows], rows
 
 
 def _kernel_block(kernel, A, B):

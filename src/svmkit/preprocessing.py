@@ -48,7 +48,9 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import validate_data
 
 __all__ = ["LibsvmScaler", "TargetRange", "load_range", "save_range"]
 

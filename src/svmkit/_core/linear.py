@@ -275,16 +275,19 @@ def pegasos_start(indptr, indices, data, dense, bias_value, n_samples, seed):
 
 
 @jit
-def pegasos_epochs(indptr, indices, data, dense, bias_value, y, lam, n_epochs, order, random, sq_norms,
-                   project, average_start, v, average_offset, state):
+def pegasos_epochs(indptr, indices, data, dense, bias_value, y, weight, lam, n_epochs, order, random, sq_norms,
+                   project, radius, average_start, v, average_offset, state):
     """Run ``n_epochs`` Pegasos epochs (Shalev-Shwartz et al., ICML 2007).
 
-    Minimises ``lam/2 ||w||^2 + mean_i max(0, 1 - y_i w'x_i)``; each epoch
-    visits the samples in a new random order. Step ``t`` (counted over all
-    calls) uses ``eta_t = 1 / (lam t)``::
+    Minimises ``lam/2 ||w||^2 + mean_i s_i max(0, 1 - y_i w'x_i)`` (``s = weight``);
+    each epoch visits the samples in a new random order. Step ``t`` (counted
+    over all calls) uses ``eta_t = 1 / (lam t)``::
 
-        w <- (1 - eta_t lam) w + eta_t y_i x_i [y_i w'x_i < 1]
-        w <- min(1, 1 / (sqrt(lam) ||w||)) w          (when ``project``)
+        w <- (1 - eta_t lam) w + eta_t s_i y_i x_i [y_i w'x_i < 1]
+        w <- min(1, radius / ||w||) w          (when ``project``)
+
+    The optimum lies in the ball of ``radius = sqrt(mean(s) / lam)``
+    (``1 / sqrt(lam)`` for unit weights).
 
     The weights are kept as ``w = scale * v`` so that the shrinking step costs
     O(1). The running sum of the iterates after step ``average_start`` is
@@ -300,7 +303,6 @@ def pegasos_epochs(indptr, indices, data, dense, bias_value, y, lam, n_epochs, o
     """
     n_samples = y.shape[0]
     random_state = random[0]
-    radius = 1.0 / np.sqrt(lam)
     scale, sum_scale, t, v_sq_norm = state[0], state[1], state[2], state[3]
     for _ in range(n_epochs):
         random_state = _shuffle(order, n_samples, random_state)
@@ -313,7 +315,7 @@ def pegasos_epochs(indptr, indices, data, dense, bias_value, y, lam, n_epochs, o
             if t > 1.0:  # the factor 1 - eta_1 lam is 0, and w = 0 before the first step anyway
                 scale *= 1.0 - eta * lam
             if margin < 1.0:
-                step = eta * y[i] / scale
+                step = eta * y[i] * weight[i] / scale
                 v_sq_norm += 2.0 * step * dot + step * step * sq_norms[i]
                 _row_axpy(step, v, i, indptr, indices, data, dense, bias_value)
                 if sum_scale != 0.0:

@@ -51,21 +51,30 @@ class SolverSettings:
     n_jobs: int = 1
     verbose: bool = False
     callback: object = None
+    #: What each problem of the batch is ("pair 3 vs 7", "pair 3 vs 7, fold 2/5"), for reports.
+    problem_names: tuple = ()
+    #: What the batch is ("3 one-vs-one pairs"), for its plan and its last report.
+    label: str = ""
 
 
 @dataclass
 class SolverProgress:
-    """A progress report, passed to the callback and logged when verbose."""
+    """A progress report, passed to the callback and logged when verbose.
+
+    ``problem`` names the sub-problem being solved (a one-vs-one pair, a fold of the
+    probability fit), or the whole batch in the report at its end."""
 
     n_iter: int
     gap: float
     active_size: int
     n_variables: int
     elapsed: float
+    problem: str = ""
 
     def __str__(self):
+        where = f"{self.problem}: " if self.problem else ""
         return (
-            f"iter {self.n_iter:>9d}  gap {self.gap:11.4e}  active {self.active_size:>8d}/{self.n_variables}"
+            f"{where}iter {self.n_iter:>9d}  gap {self.gap:11.4e}  active {self.active_size:>8d}/{self.n_variables}"
             f"  {self.elapsed:8.2f} s"
         )
 
@@ -77,6 +86,8 @@ class _Progress:
     def __init__(self, settings, n_variables):
         self.verbose = settings.verbose
         self.callback = settings.callback
+        self.names = settings.problem_names
+        self.label = settings.label
         self.n_variables = n_variables
         self.start = time.perf_counter()
         self.last = self.start
@@ -87,7 +98,8 @@ class _Progress:
     def wanted(self):
         return bool(self.verbose or self.callback)
 
-    def report(self, n_iter, gap, active_size, force=False):
+    def report(self, n_iter, gap, active_size, force=False, problem=None):
+        """Report progress on ``problem`` (an index into the batch; None: the whole batch)."""
         if self.stop.is_set():
             raise KeyboardInterrupt
         if not self.wanted:
@@ -97,7 +109,8 @@ class _Progress:
             return
         with self.lock:
             self.last = now
-            info = SolverProgress(int(n_iter), float(gap), int(active_size), self.n_variables, now - self.start)
+            name = self.label if problem is None or problem >= len(self.names) else self.names[problem]
+            info = SolverProgress(int(n_iter), float(gap), int(active_size), self.n_variables, now - self.start, name)
             if self.verbose:
                 logger.info("%s", info)
             if self.callback is not None:
@@ -131,7 +144,7 @@ def solve(batch, source, settings):
     if plan.strategy == "gram" and plan.shared_rows and runs is None:
         plan = _plan.with_rows_per_problem(plan)
     if settings.verbose:
-        logger.info("%s", plan)
+        logger.info("%s%s", f"{settings.label}: " if settings.label else "", plan)
     notice_compilation(solve_batch, group_rho, *((select_working_set,) if plan.strategy == "blocked" else ()))
     progress = _Progress(settings, batch.y.shape[0])
     counts = SolverCounts()
@@ -167,7 +180,7 @@ def solve(batch, source, settings):
     if progress.wanted:
         progress.report(int(n_iter.sum()), float(gap.max(initial=0.0)), batch.y.shape[0], force=True)
     if settings.verbose:
-        logger.info("%s", counts)
+        logger.info("%s%s", f"{settings.label}: " if settings.label else "", counts)
     return DualSolution(alpha, grad, n_iter, status, gap, rho1, rho2, plan, counts)
 
 
@@ -208,12 +221,13 @@ class _GramStore:
             self.counts.add(rows, rows * self.store.K.shape[1])
 
 
-def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts):
+def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, problem=None):
     """Compiled calls of :func:`svmkit._core.smo.solve_batch` until every group of
     ``compiled`` (from ``work.cursor[GROUP]``) is solved: the rows it asks for computed
     between calls, each call at most ``STEPS_PER_CALL`` steps, and where SMO makes long
     stretches, steps on the face of the free multipliers (all of it counted in steps, so that
-    the solution does not depend on the machine's speed)."""
+    the solution does not depend on the machine's speed). Progress names ``problem`` (the
+    batch's problem that ``compiled`` holds alone), else the group being solved."""
     n_groups = compiled.runs.shape[0] - 1
     core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), plan.prefetch)
     eps = _EPS[gram_store.store.K.dtype]
@@ -238,7 +252,9 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts):
             work.status[g] = STALLED
             work.cursor[GROUP], work.cursor[STARTED] = g + 1, NOT_STARTED
         if progress.wanted or progress.stop.is_set():
-            progress.report(work.n_iter.sum(), work.gap[min(work.cursor[GROUP], n_groups - 1)], stop - start)
+            current = min(work.cursor[GROUP], n_groups - 1)
+            progress.report(work.n_iter.sum(), work.gap[current], stop - start,
+                            problem=current if problem is None else problem)
 
 
 class _StallWatch:
@@ -320,7 +336,7 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts):
                        counts)
     work = new_work(compiled)
     work.alpha[:] = batch.alpha0[part]
-    _solve_groups(compiled, store, work, plan, settings, progress, counts)
+    _solve_groups(compiled, store, work, plan, settings, progress, counts, problem=g)
     store.count_rows()
     return work.alpha, work.grad, work.n_iter[0], work.status[0], work.gap[0]
 
@@ -390,7 +406,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     while True:
         with counts.timed("selection"):
             ws, gap = select_working_set(problem, alpha, grad, kept, q)
-        progress.report(steps, gap, m)
+        progress.report(steps, gap, m, problem=g)
         if gap < settings.tol:
             status = OPTIMAL
             break
@@ -457,7 +473,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
                 add_by_rows(grad, y, rows, change)
         new = ws[kept.shape[0]:]
         kept = new[:q // 2] if m > q else np.empty(0, dtype=np.int64)
-    progress.report(steps, gap, m, force=progress.wanted)
+    progress.report(steps, gap, m, problem=g)
     if cache is not None:
         counts.add(cache.rows_computed, cache.rows_computed * source.n_rows)
     return alpha, grad, steps, status, gap

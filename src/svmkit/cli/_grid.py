@@ -232,6 +232,8 @@ def grid(args):
     settings = _grid_settings(args)
     if settings is None:
         return 0
+    from .._progress import ProgressBar
+
     train_options, _ = _parse("grid", [*settings.passed, settings.dataset], _GRID_SVM_OPTIONS, (1, 1), GRID_USAGE)
     if train_options is None:
         return 0
@@ -252,7 +254,8 @@ def grid(args):
                 point["gamma"] = 2.0**g
             estimator = _estimator(point, X.shape[1])
             _drop_unknown_weights(estimator, y)
-            predicted, _ = _cross_validated(estimator, X, y, settings.fold, settings.dataset, report=False)
+            predicted, _ = _cross_validated(estimator, X, y, settings.fold, settings.dataset, report=False,
+                                            fold_bar=False)
             return float(f"{100.0 * (predicted == y).mean():g}")
     else:
 
@@ -268,6 +271,7 @@ def grid(args):
     try:
         points = [(point, resumed[point], "resumed") for point in resumed]
         points += [((c, g), None, "local") for c, g in _grid_jobs(c_values, g_values) if (c, g) not in resumed]
+        bar = ProgressBar(len(points), "grid", " points")
         for (c, g), rate, worker in points:
             if rate is None:
                 rate = rate_of(c, g)
@@ -277,11 +281,13 @@ def grid(args):
             best = "".join(
                 f"{name}={2.0**value}, " for name, value, spec in (("c", best_c, c), ("g", best_g, g)) if spec is not None
             )
-            print(f"[{worker}] {shown} {rate} (best {best}rate={best_rate})", flush=True)
+            bar.print(f"[{worker}] {shown} {rate} (best {best}rate={best_rate})")
+            bar.update(1, " ".join(f"log2{name}={value}" for name, value in (("c", c), ("g", g)) if value is not None))
             if out is not None and worker != "resumed":
                 given = "".join(f"{name}={value} " for name, value in (("log2c", c), ("log2g", g)) if value is not None)
                 out.write(f"{given}rate={rate}\n")
                 out.flush()
+        bar.close()
     finally:
         if out is not None:
             out.close()

@@ -237,27 +237,46 @@ def _fit(estimator, X, y, path):
         raise ValueError(f"{path}: {error}") from None
 
 
-def _cross_validated(estimator, X, y, n_folds, path, report):
+def _fit_with_bar(estimator, X, y, path, quiet):
+    """:func:`_fit` with a bar of the solver's steps, naming the pair being solved, where
+    stderr is a terminal (and not ``quiet``)."""
+    if quiet or not sys.stderr.isatty():
+        return _fit(estimator, X, y, path)
+    from .._progress import SolverBar
+
+    bar = SolverBar("training")
+    try:
+        return _fit(estimator.set_params(callback=bar), X, y, path).set_params(callback=None)
+    finally:
+        bar.close()
+
+
+def _cross_validated(estimator, X, y, n_folds, path, report, fold_bar=True):
     """svm-train -v: the prediction of each sample by the model of the folds without it
-    (stratified folds for classifiers); each fold's solver lines when ``report``."""
+    (stratified folds for classifiers); each fold's solver lines when ``report``, and a
+    progress bar of the folds where stderr is a terminal (unless not ``fold_bar``)."""
     import numpy as np
     from sklearn.base import clone, is_regressor
     from sklearn.model_selection import KFold, StratifiedKFold
     from sklearn.utils.metaestimators import _safe_split
 
+    from .._progress import ProgressBar
     from ..io.libsvm_model import libsvm_label_order
 
     classifier = hasattr(estimator, "probability")
     regression = is_regressor(estimator)
     kind = StratifiedKFold if classifier and np.unique(y).shape[0] > 1 else KFold
     predicted = np.empty_like(y)
-    for train, test in kind(n_folds, shuffle=True, random_state=0).split(X, y):
+    folds = ProgressBar(n_folds, "cross-validation", " folds", enabled=None if fold_bar else False)
+    for fold, (train, test) in enumerate(kind(n_folds, shuffle=True, random_state=0).split(X, y), 1):
         X_train, y_train = _safe_split(estimator, X, y, train)
         X_test, _ = _safe_split(estimator, X, y, test, train)
         model = _fit(clone(estimator), X_train, y_train, path)
         if report:
-            print("\n".join(_report_lines(model, libsvm_label_order(y_train) if classifier else None)))
+            folds.print("\n".join(_report_lines(model, libsvm_label_order(y_train) if classifier else None)))
         predicted[test] = model.predict(X_test)
+        folds.update(1, f"fold {fold}/{n_folds}")
+    folds.close()
     return predicted, regression
 
 
@@ -308,7 +327,7 @@ def train(args):
 
     check_libsvm_model(estimator)
     labels = libsvm_label_order(y) if svm_type in _CLASSIFIERS else None
-    model = _fit(estimator, X, y, files[0])
+    model = _fit_with_bar(estimator, X, y, files[0], quiet)
     if not quiet:
         print("\n".join(_report_lines(model, labels)))
     save_libsvm_model(model, model_path, labels=labels)

@@ -30,9 +30,18 @@ from . import _categorical, _gaussian
 from ._input import as_table, column, column_label, gaussian_matrix, import_pandas
 
 
+#: Rows that ``print(explanation)`` explains before "... N more".
+EXPLAINED_ROWS_SHOWN = 5
+
+
 @dataclass(frozen=True)
 class Explanation:
     """Why each row got its posterior: the terms of ``log P(C_k) + sum_i log P(x_i | C_k)``.
+
+    ``print(explanation)`` shows, for each row (the first five, then "... N
+    more"), the predicted class and a table of the terms: a line per feature,
+    then the log prior, the joint log-likelihood and the log posterior, a
+    column per class (:meth:`to_string` takes another cap).
 
     Attributes
     ----------
@@ -69,8 +78,70 @@ class Explanation:
                 self.log_proba[row],
             ]
         )
-        index = [*map(str, self.feature_names), "log prior", "joint log-likelihood", "log posterior"]
-        return pandas.DataFrame(lines, index=index, columns=self.classes)
+        return pandas.DataFrame(lines, index=self._line_names(), columns=self.classes)
+
+    def _line_names(self):
+        return [*map(str, self.feature_names), "log prior", "joint log-likelihood", "log posterior"]
+
+    def to_string(self, max_rows=EXPLAINED_ROWS_SHOWN):
+        """Each row's prediction and its terms as a table: a line per feature, then the
+        log prior, the joint log-likelihood and the log posterior, a column per class.
+
+        Parameters
+        ----------
+        max_rows : int or None, default=5
+            Rows explained before "... N more"; None explains every row.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from svmkit.naive_bayes import CategoricalNB
+        >>> X = [["Yes", "Single"], ["No", "Married"], ["No", "Single"], ["Yes", "Married"], ["No", "Divorced"],
+        ...      ["No", "Married"], ["Yes", "Divorced"], ["No", "Single"], ["No", "Married"], ["No", "Single"]]
+        >>> evade = ["No", "No", "No", "No", "Yes", "No", "No", "Yes", "No", "Yes"]
+        >>> explanation = CategoricalNB().fit(X, evade).explain([["No", "Single"], ["Yes", "Married"]])
+        >>> print(explanation.to_string(max_rows=1))
+        row 0: predicted Yes (P = 0.507)
+                                      No         Yes
+        x0                       -0.5878     -0.2231
+        x1                        -1.204     -0.6931
+        log prior                -0.3567      -1.204
+        joint log-likelihood      -2.148       -2.12
+        log posterior            -0.7073     -0.6792
+        <BLANKLINE>
+        ... 1 more row (to_string(max_rows=None) explains every row)
+        """
+        if max_rows is not None and (not isinstance(max_rows, (int, np.integer)) or max_rows < 0):
+            raise ValueError(f"max_rows must be a non-negative integer or None, got {max_rows!r}.")
+        n_rows = self.log_proba.shape[0]
+        shown = n_rows if max_rows is None else min(max_rows, n_rows)
+        names = self._line_names()
+        name_width = max(map(len, names))
+        headings = [str(label) for label in self.classes]
+        width = max(10, *map(len, headings))
+        blocks = []
+        for row in range(shown):
+            best = int(np.argmax(self.log_proba[row]))
+            lines = [
+                f"row {row}: predicted {self.classes[best]} (P = {np.exp(self.log_proba[row, best]):.4g})",
+                " " * name_width + "".join(f"  {heading:>{width}}" for heading in headings),
+            ]
+            values = np.vstack(
+                [self.feature_log_likelihood[row].T, self.log_prior, self.joint_log_likelihood[row], self.log_proba[row]]
+            )
+            lines += [f"{name:<{name_width}}" + "".join(f"  {value:>{width}.4g}" for value in line)
+                      for name, line in zip(names, values)]
+            blocks.append("\n".join(lines))
+        if shown < n_rows:
+            left = n_rows - shown
+            blocks.append(f"... {left} more row{'s' if left > 1 else ''} (to_string(max_rows=None) explains every row)")
+        return "\n\n".join(blocks)
+
+    def __str__(self):
+        return self.to_string()
 
 
 class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
@@ -255,6 +326,14 @@ class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
                 "the Gaussian columns' means or variances overflow float64 (values or weights too large); "
                 "scale the data",
             )
+            zero = (gaussian_moments.count > 0) & (variance <= 0)
+            if np.any(zero):
+                k, j = np.argwhere(zero)[0]
+                raise ValueError(
+                    f"var_smoothing={self.var_smoothing!r} leaves Gaussian column {j} a variance of 0 in class "
+                    f"{k} (its values there are all equal, or fewer than ddof + 1): the density is not finite. Use "
+                    "var_smoothing > 0 (the default 1e-9 adds a small floor)."
+                )
         for categories, counts in category_counts:
             with np.errstate(over="ignore"):
                 denominator = counts.sum(axis=1) + self.alpha * counts.shape[1]
@@ -282,7 +361,11 @@ class BaseNaiveBayes(ClassifierMixin, BaseEstimator):
         self.categories_ = [categories for categories, _ in category_counts]
         self.category_count_ = [counts for _, counts in category_counts]
         self.n_categories_ = np.array([categories.size for categories in self.categories_])
-        smoothed = [_categorical.log_probabilities(counts, self.alpha) for counts in self.category_count_]
+        minimum = getattr(self, "min_categories", None)
+        if minimum is not None:
+            self.n_categories_ = np.maximum(self.n_categories_, _min_categories(minimum, self.n_categories_.size))
+        smoothed = [_categorical.log_probabilities(counts, self.alpha, int(n_categories))
+                    for counts, n_categories in zip(self.category_count_, self.n_categories_)]
         self.feature_log_prob_ = [seen for seen, _ in smoothed]
         self._unseen_log_prob_ = [unseen for _, unseen in smoothed]
 
@@ -337,10 +420,23 @@ def check_alpha(alpha):
         raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}.")
 
 
+def _min_categories(min_categories, n_columns):
+    """``min_categories`` as one integer per categorical column."""
+    minimum = np.asarray(min_categories)
+    if minimum.dtype.kind not in "iu" or minimum.ndim > 1 or np.any(minimum < 1) or (
+        minimum.ndim == 1 and minimum.shape[0] != n_columns
+    ):
+        raise ValueError(
+            f"min_categories must be None, an integer >= 1 or one per column ({n_columns}); got {min_categories!r}."
+        )
+    return np.broadcast_to(minimum, (n_columns,))
+
+
 def check_var_smoothing(var_smoothing):
-    """``var_smoothing`` must be a finite number > 0, so that every variance is positive."""
-    if not _is_finite_real(var_smoothing) or var_smoothing <= 0:
-        raise ValueError(f"var_smoothing must be a finite number > 0; got {var_smoothing!r}.")
+    """``var_smoothing`` must be a finite number >= 0 (as scikit-learn; a fit whose variances
+    it leaves at 0 is refused by the fit)."""
+    if not _is_finite_real(var_smoothing) or var_smoothing < 0:
+        raise ValueError(f"var_smoothing must be a finite number >= 0; got {var_smoothing!r}.")
 
 
 def check_ddof(ddof):

@@ -4,7 +4,8 @@ Any hashable value can be a category.  Integer columns take a fast path that
 needs no hashing (``np.bincount`` over the value range), pandas categorical
 columns use their codes, and everything else is hashed once by
 ``pandas.factorize``.  A category counts as seen when its rows carry positive
-weight, so a weight of zero is the same as leaving the row out.
+weight, so a weight of zero is the same as leaving the row out; the categories
+of a pandas categorical column are those of its dtype, seen or not.
 
 At prediction each value becomes a row of a lookup table of log-probabilities
 with one row per class-conditional case: missing value, unseen category, then
@@ -47,8 +48,9 @@ def count_categories(values, class_codes, n_classes, weights):
     flat += codes
     flat += 1
     counts = np.bincount(flat, weights, minlength=n_classes * slots).reshape(n_classes, slots)[:, 1:]
-    carries_weight = counts.sum(axis=0) > 0
-    categories, counts = categories[carries_weight], counts[:, carries_weight]
+    if not _is_categorical_series(values):  # (a categorical dtype declares its categories, seen or not)
+        carries_weight = counts.sum(axis=0) > 0
+        categories, counts = categories[carries_weight], counts[:, carries_weight]
     order = _sort_order(categories)
     return categories[order], counts[:, order].astype(np.float64)
 
@@ -62,12 +64,13 @@ def merge_counts(categories, counts, new_categories, new_counts):
     return union, merged
 
 
-def log_probabilities(counts, alpha):
+def log_probabilities(counts, alpha, n_categories=None):
     """Smoothed ``log P(A = b | C_k)`` for seen and unseen categories.
 
     ``P(A = b | C_k) = (count + alpha) / (count(C_k) + alpha * n_categories)`` where
     ``count(C_k)`` is the weight of the rows of class ``k`` in which the column is
-    observed.  Where the formula is 0 / 0 (``alpha = 0`` and a class with no
+    observed and ``n_categories`` is the number of categories of the column (by
+    default, the columns of ``counts``; more with ``min_categories``).  Where the formula is 0 / 0 (``alpha = 0`` and a class with no
     observed value) the column is left out of that class's product (log 1 = 0),
     and so is an unseen category when ``alpha = 0``: it has probability zero
     under every class and cannot favour one.
@@ -77,7 +80,8 @@ def log_probabilities(counts, alpha):
     seen : ndarray of shape (n_classes, n_categories)
     unseen : ndarray of shape (n_classes,)
     """
-    denominator = counts.sum(axis=1) + alpha * counts.shape[1]
+    n_categories = counts.shape[1] if n_categories is None else n_categories
+    denominator = counts.sum(axis=1) + alpha * n_categories
     has_estimate = denominator > 0
     with np.errstate(divide="ignore"):
         log_denominator = np.log(denominator, out=np.zeros_like(denominator), where=has_estimate)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._base import BaseNaiveBayes, check_alpha, check_ddof, check_var_smoothing
+from ._base import BaseNaiveBayes, _min_categories, check_alpha, check_ddof, check_var_smoothing
 from ._input import categorical_mask_from_spec, infer_categorical_mask
 
 
@@ -22,7 +22,8 @@ class GaussianNB(BaseNaiveBayes):
         variance of any feature over all rows)`` is added to every class
         variance (the overall variances use ``ddof = 0`` and the sample
         weights).  If every feature is constant, ``epsilon_ = var_smoothing``.
-        Must be > 0 so that every density is finite.
+        0 is accepted, as in scikit-learn; a fit that leaves a class variance at
+        0 (equal values) is then refused, since that density is not finite.
     ddof : int, default=1
         Delta degrees of freedom: variance = sum of squared deviations /
         (count - ddof).  1 gives the sample standard deviation of the seeds, 0
@@ -99,6 +100,11 @@ class CategoricalNB(BaseNaiveBayes):
         class then has probability exactly 0, log-probability ``-inf``).
     priors : array-like of shape (n_classes,), default=None
         Class probabilities; ``None`` learns ``count(C_k) / N`` from the data.
+    min_categories : int or array-like of shape (n_features,), default=None
+        As in scikit-learn: ``values(A_i)`` is at least this, for columns with
+        categories that the training rows lack (``min_categories=4`` for codes
+        0-3 of which 3 never occurs). A pandas categorical column declares its
+        categories by its dtype instead: all of them count, seen or not.
 
     Attributes
     ----------
@@ -107,13 +113,14 @@ class CategoricalNB(BaseNaiveBayes):
     class_prior_ : ndarray of shape (n_classes,)
     class_log_prior_ : ndarray of shape (n_classes,)
     categories_ : list of ndarray
-        Categories of each column, sorted when they compare.
+        Categories of each column, sorted when they compare (a pandas
+        categorical column: those of its dtype).
     category_count_ : list of ndarray of shape (n_classes, n_categories_[i])
         Weighted count of each category per class.
     feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_[i])
         ``log P(A_i = b | C_k)``.
     n_categories_ : ndarray of shape (n_features,)
-        ``values(A_i)``.
+        ``values(A_i)``: the categories seen, or ``min_categories`` if more.
     gaussian_features_, categorical_features_ : ndarray of int
         Indices of the Gaussian columns (none) and categorical ones (all).
     n_features_in_ : int
@@ -141,9 +148,10 @@ class CategoricalNB(BaseNaiveBayes):
     array([[0.493, 0.507]])
     """
 
-    def __init__(self, *, alpha=1.0, priors=None):
+    def __init__(self, *, alpha=1.0, priors=None, min_categories=None):
         self.alpha = alpha
         self.priors = priors
+        self.min_categories = min_categories
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -153,6 +161,8 @@ class CategoricalNB(BaseNaiveBayes):
 
     def _check_parameters(self):
         check_alpha(self.alpha)
+        if self.min_categories is not None:
+            _min_categories(self.min_categories, np.size(self.min_categories))  # (the count is checked in fit)
 
     def _categorical_mask(self, table):
         return np.ones(table.shape[1], dtype=bool)

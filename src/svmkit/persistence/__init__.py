@@ -8,9 +8,10 @@ two-class problem); no private attribute is written, so the format does not chan
 the internals of an estimator do. :func:`saved_fields` lists the fields of a class, and
 ``docs/model-files.md`` describes them all.
 
-Loading never unpickles, never runs code from the file and imports nothing but svmkit: the
-file names its estimator class, which must be one of an explicit list of svmkit estimator
-classes. Every value is checked before the estimator is built (dtype, shape, finiteness and
+Loading never unpickles, never runs code from the file and imports nothing but svmkit and
+scikit-learn: the file names its estimator class, which must be one of an explicit list of
+svmkit estimator classes (or a scikit-learn Pipeline of them and of the preprocessing steps
+listed in :func:`save`). Every value is checked before the estimator is built (dtype, shape, finiteness and
 agreement with the other fields), so that a damaged or crafted file raises
 :class:`ModelFileError`, naming the field and the problem, instead of reaching compiled code.
 
@@ -133,19 +134,24 @@ def save(estimator, target):
 
     Parameters
     ----------
-    estimator : svmkit estimator
+    estimator : svmkit estimator or scikit-learn Pipeline
         An estimator of one of the classes :func:`saved_fields` knows (``SVC``,
-        ``GaussianNB``, ``SVCGridSearch``, ...). Other attributes than its parameters and
-        the fields of its class are not saved.
+        ``GaussianNB``, ``SVCGridSearch``, ...), or a scikit-learn ``Pipeline`` whose steps
+        are such estimators and scikit-learn's ``StandardScaler``, ``MinMaxScaler``,
+        ``MaxAbsScaler``, ``SimpleImputer`` (without ``add_indicator``) or ``OneHotEncoder``
+        (without infrequent categories). Other attributes than its parameters and the
+        fields of its class are not saved. A ``callback`` is not saved: it is dropped with
+        a warning, and the loaded estimator has ``callback=None``.
     target : str, os.PathLike or binary file object
         Where to write. The name is used as given (no ``.npz`` is added).
 
     Raises
     ------
     TypeError
-        If the estimator is not a saveable svmkit estimator, or a parameter holds
-        something the format cannot represent (a function such as a callable kernel or a
-        callback, an object of another library); the message names the parameter.
+        If the estimator is not a saveable estimator, or a parameter holds something the
+        format cannot represent (a function such as a callable kernel, a step such as
+        ``FunctionTransformer``, an object of another library); the message names the
+        parameter.
 
     Examples
     --------
@@ -162,7 +168,10 @@ def save(estimator, target):
 
     schema = _schema_of_instance(estimator, nested=False)
     if schema is None:
-        raise TypeError(f"save() takes an svmkit estimator, got {type(estimator).__name__}.")
+        raise TypeError(
+            f"save() takes an svmkit estimator or a scikit-learn Pipeline of saveable steps, got "
+            f"{type(estimator).__name__}."
+        )
     writer = _Writer(type(estimator).__name__)
     entry = writer.estimator(estimator, "", schema)
     metadata = {
@@ -264,7 +273,8 @@ def saved_fields(estimator_class):
     ----------
     estimator_class : type
         A saveable estimator class: every estimator of svmkit, and scikit-learn's
-        ``Pipeline`` and ``StandardScaler`` (inside :class:`svmkit.SVCGridSearch`).
+        ``Pipeline``, ``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``,
+        ``SimpleImputer`` and ``OneHotEncoder`` (as steps of a Pipeline).
 
     Returns
     -------

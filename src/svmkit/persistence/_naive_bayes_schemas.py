@@ -40,7 +40,8 @@ _NAIVE_BAYES_FIELDS = (
            condition="when there are categorical columns"),
     _Field("category_count_", _ListOf(_Floats(2)), "weighted count of each category per class, per categorical "
            "column (n_classes, n_categories)", group="categorical", condition="when there are categorical columns"),
-    _Field("n_categories_", _Integers(1, low=0), "number of categories of each categorical column",
+    _Field("n_categories_", _Integers(1, low=0), "number of categories of each categorical column (more than its "
+           "categories_ with min_categories)",
            group="categorical", condition="when there are categorical columns"),
     _Field("feature_log_prob_", _ListOf(_Floats(2, values="log probability")), "log P(A_i = b | C_k) per categorical column "
            "(n_classes, n_categories)", group="categorical", condition="when there are categorical columns"),
@@ -104,7 +105,7 @@ class _NaiveBayesSchema(_Schema):
         _expect_shape(values, "n_categories_", (n_columns,), where, " (one per categorical column)")
         for i, categories in enumerate(values["categories_"]):
             n_categories = categories.shape[0]
-            if values["n_categories_"][i] != n_categories:
+            if values["n_categories_"][i] < n_categories:
                 _fail(f"{where}.n_categories_", f"says {values['n_categories_'][i]} categories for column {i}, "
                                                 f"categories_ has {n_categories}")
             for name in ("category_count_", "feature_log_prob_"):
@@ -120,8 +121,9 @@ class _NaiveBayesSchema(_Schema):
         if squared_deviations is not None:
             estimator._gaussian_moments_ = Moments(values["gaussian_count_"], values["theta_"], squared_deviations)
         if "category_count_" in values:
-            estimator._unseen_log_prob_ = [log_probabilities(counts, estimator.alpha)[1]
-                                           for counts in values["category_count_"]]
+            estimator._unseen_log_prob_ = [log_probabilities(counts, estimator.alpha, int(n_categories))[1]
+                                           for counts, n_categories in zip(values["category_count_"],
+                                                                           values["n_categories_"])]
 
     def from_version_1(self, state):
         fields = _version_1_fields(state, self.names)

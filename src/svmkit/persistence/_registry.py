@@ -7,6 +7,12 @@ from ._errors import ModelFileError
 from ._kernel_svm_schemas import _NuSVCSchema, _NuSVRSchema, _OneClassSVMSchema, _SVCSchema, _SVRSchema
 from ._linear_schemas import _KernelPerceptronSchema, _LinearSVCSchema, _PegasosSVCSchema, _PerceptronSchema
 from ._naive_bayes_schemas import _CategoricalNBSchema, _GaussianNBSchema, _MixedNBSchema
+from ._preprocessing_schemas import (
+    _MaxAbsScalerSchema,
+    _MinMaxScalerSchema,
+    _OneHotEncoderSchema,
+    _SimpleImputerSchema,
+)
 from ._selection_schemas import _LibsvmScalerSchema, _PipelineSchema, _StandardScalerSchema, _SVCGridSearchSchema
 
 _SCHEMAS = (
@@ -26,12 +32,16 @@ _SCHEMAS = (
     _SVCGridSearchSchema(),
     _PipelineSchema(),
     _StandardScalerSchema(),
+    _MinMaxScalerSchema(),
+    _MaxAbsScalerSchema(),
+    _SimpleImputerSchema(),
+    _OneHotEncoderSchema(),
 )
 
 
 def _schema_named(name, nested):
     """The schema a file names (by its name or, from version 1, an alias); None if the
-    class is not one that files hold (at the top of a file: svmkit's only)."""
+    class is not one that files hold (at the top of a file: svmkit's and Pipeline)."""
     for schema in _SCHEMAS:
         if name == schema.name or name in schema.aliases:
             return schema if nested or not schema.nested_only else None

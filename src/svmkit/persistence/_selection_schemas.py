@@ -1,5 +1,5 @@
 """Schemas of scaling and model selection: LibsvmScaler, SVCGridSearch, and scikit-learn's
-Pipeline and StandardScaler (inside a grid search)."""
+Pipeline and StandardScaler."""
 
 from __future__ import annotations
 
@@ -58,13 +58,13 @@ class _SVCGridSearchSchema(_Schema):
 
 
 class _PipelineSchema(_Schema):
-    """scikit-learn's Pipeline, as the best estimator of :class:`svmkit.SVCGridSearch`: its
-    steps are estimators of the file, its fitted state is theirs."""
+    """scikit-learn's Pipeline, saved itself or as the best estimator of
+    :class:`svmkit.SVCGridSearch`: its steps are estimators of the file, its fitted state is
+    theirs."""
 
     name = "sklearn.pipeline.Pipeline"
     module = "sklearn.pipeline"
     class_name = "Pipeline"
-    nested_only = True
     fields = ()
 
     def check_params(self, estimator, fitted):

@@ -14,6 +14,9 @@ from ._raw import _RawCSR, _RawEstimator, _RawKernel, _RawRandomState
 MAX_NESTING = 100
 #: The dtype kinds a NumPy scalar may have in metadata.
 _SCALAR_KINDS = "biufU"
+#: NumPy scalar types that a parameter may name (such as OneHotEncoder's ``dtype``).
+_DTYPE_NAMES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
+                "uint8", "bool")
 
 
 def _read_version_2(metadata, members):
@@ -81,6 +84,11 @@ def _decode(value, where, members, depth):
     if kind == "kernel":
         _keys(value, ("type", "class", "params"), where)
         return _RawKernel(_name(value["class"], where), _decode_mapping(value["params"], where, members, depth))
+    if kind == "dtype":
+        _keys(value, ("type", "name"), where)
+        if value["name"] not in _DTYPE_NAMES:
+            _fail(where, f"a dtype is one of {list(_DTYPE_NAMES)}, not {value['name']!r}")
+        return getattr(np, value["name"])
     if kind == "estimator":
         _keys(value, ("type", "class", "params", "fields"), where)
         name = _name(value["class"], where)

@@ -4,6 +4,7 @@ the archive."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,7 +15,7 @@ from ._archive import _MEMBER_KINDS
 from ._errors import _join
 from ._kernels import _FUNCTION_KERNELS, _KERNELS
 from ._registry import _schema_of_instance
-from ._version2 import _SCALAR_KINDS
+from ._version2 import _DTYPE_NAMES, _SCALAR_KINDS
 
 _PLAIN_TYPES = (type(None), bool, int, str)
 
@@ -29,7 +30,15 @@ class _Writer:
 
     def estimator(self, estimator, path, schema):
         params = estimator.get_params(deep=False)
-        fields = schema.collect(estimator)
+        if callable(params.get("callback")):
+            where = f"{self.owner}.{path}" if path else self.owner
+            warnings.warn(f"{where}.callback is not saved (a function; no pickle): the loaded model has "
+                          "callback=None.", UserWarning, stacklevel=4)
+            params["callback"] = None
+        try:
+            fields = schema.collect(estimator)
+        except TypeError as error:
+            raise TypeError(f"{error} (at {self.owner}.{path})" if path else str(error)) from None
         return {
             "type": "estimator",
             "class": schema.name,
@@ -62,6 +71,8 @@ class _Writer:
                     "has_gauss": int(has_gauss), "cached_gaussian": self.value(float(cached_gaussian), path)}
         if isinstance(value, kernel_module.Kernel):
             return self.kernel(value, path)
+        if isinstance(value, type) and issubclass(value, np.generic) and np.dtype(value).name in _DTYPE_NAMES:
+            return {"type": "dtype", "name": np.dtype(value).name}
         if isinstance(value, BaseEstimator):
             schema = _schema_of_instance(value, nested=True)
             if schema is not None:
@@ -114,8 +125,16 @@ class _Writer:
         if callable(value) and not isinstance(value, type) and not isinstance(value, (kernel_module.Kernel, BaseEstimator)):
             raise TypeError(
                 f"Cannot save {where}: it is a function ({value!r}). Functions are not saved "
-                "(no pickle): use a svmkit.kernels kernel instead of a callable kernel, and set "
-                "callbacks to None (set_params) before saving."
+                "(no pickle): use a svmkit.kernels kernel instead of a callable kernel."
             )
         kind = type(value)
+        if isinstance(value, BaseEstimator):
+            from ._registry import _SCHEMAS
+
+            known = ", ".join(schema.class_name for schema in _SCHEMAS)
+            raise TypeError(
+                f"Cannot save {where}: {kind.__qualname__} is not an estimator class that svmkit model files "
+                f"hold ({known}). Files never hold code (no pickle), so steps that run functions, such as "
+                "FunctionTransformer, cannot be saved."
+            )
         raise TypeError(f"Cannot save {where}: objects of type {kind.__module__}.{kind.__qualname__} are not supported.")

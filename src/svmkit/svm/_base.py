@@ -3,7 +3,7 @@ the solver call and chunked kernel evaluation at prediction time."""
 
 from __future__ import annotations
 
-import logging
+from dataclasses import replace
 import math
 import numbers
 import os
@@ -16,14 +16,15 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
 from .._plan import PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
+from .._progress import enable_logging
 from .._validation import (
-    FINITE, N_JOBS, POSITIVE, canonical_csr, check_finite_prediction, check_symmetric_kernel,
+    FINITE, N_JOBS, POSITIVE, canonical_csr, check_finite_prediction, check_symmetric_kernel, validate_data,
 )
 from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
 
@@ -76,16 +77,6 @@ def _is_plain_training_data(X, y):
         and X.shape[1] > 0
         and (y.dtype.kind != "f" or bool(np.isfinite(y).all()))
     )
-
-
-def enable_logging():
-    logger = logging.getLogger("svmkit")
-    if not logger.handlers and not logging.getLogger().handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("[svmkit] %(message)s"))
-        logger.addHandler(handler)
-    if logger.getEffectiveLevel() > logging.INFO:
-        logger.setLevel(logging.INFO)
 
 
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -226,13 +217,15 @@ class BaseKernelSVM(BaseEstimator):
             verbose=bool(self.verbose), callback=self.callback,
         )
 
-    def _solve(self, batch, source, check=None):
+    def _solve(self, batch, source, check=None, names=(), label=""):
         """The solution of the duals of ``batch`` on the rows of ``source``; a warning for each
         problem stopped above ``tol``, an error where one met values that are not finite.
-        ``check``, where given, is called with the solution first (it may raise)."""
+        ``check``, where given, is called with the solution first (it may raise). ``names``
+        (one per problem) and ``label`` (the batch) name them in progress reports."""
         if self.verbose:
             enable_logging()
-        solution = solve(batch, source, self._solver_settings())
+        settings = replace(self._solver_settings(), problem_names=tuple(names), label=label)
+        solution = solve(batch, source, settings)
         if check is not None:
             check(solution)
         if np.any(solution.status == NOT_FINITE):

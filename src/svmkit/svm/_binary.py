@@ -23,9 +23,21 @@ BOUNDED_MISCLASSIFIED = "bounded, misclassified"
 C_SVC_CATEGORIES = (NOT_SUPPORT_VECTOR, ON_MARGIN, BOUNDED_INSIDE, BOUNDED_MISCLASSIFIED)
 
 
+#: Rows that ``print(report)`` shows before "... N more".
+REPORT_ROWS_SHOWN = 20
+
+#: Heading of the ``yf`` column in the printed table, by ``value_name``.
+_VALUE_HEADINGS = {"yf": "y f(x)", "f": "f(x)", "residual": "y - f(x)"}
+
+
 @dataclass
 class KKTReport:
     """Per training point of one two-class problem: the KKT picture.
+
+    ``print(report)`` shows the counts per category, then a table of every
+    point (the first :data:`REPORT_ROWS_SHOWN`, then "... N more");
+    :meth:`to_string` takes another cap and :meth:`to_frame` gives the whole
+    table as a pandas DataFrame.
 
     Attributes
     ----------
@@ -52,6 +64,11 @@ class KKTReport:
     value_name : str
         What ``yf`` holds for the formulation (column name in :meth:`to_frame`):
         ``'yf'`` for classifiers, ``'f'`` for one-class, ``'residual'`` for SVR.
+    label : array or None
+        The label of each point: the class (an estimator's ``kkt_report``;
+        ``'rest'`` for the other classes of a one-vs-rest problem) or its +1/-1
+        code (:meth:`BinaryModel.kkt_report`); None where the formulation has
+        no labels (one-class) or reports residuals (SVR).
     """
 
     index: np.ndarray
@@ -63,32 +80,97 @@ class KKTReport:
     violation: np.ndarray
     categories: tuple = C_SVC_CATEGORIES
     value_name: str = "yf"
+    label: np.ndarray | None = None
 
     def counts(self):
         """Number of points in each category."""
         return {name: int(np.sum(self.category == name)) for name in self.categories}
 
+    def _columns(self):
+        """(heading, values) of the table, in order."""
+        columns = [("index", self.index)]
+        if self.label is not None:
+            columns.append(("y", self.label))
+        columns += [("alpha", self.alpha), ("mu", self.mu), ("slack", self.slack), (self.value_name, self.yf),
+                    ("category", self.category), ("violation", self.violation)]
+        return columns
+
     def to_frame(self):
-        """The report as a pandas DataFrame (pandas must be installed)."""
-        import pandas as pd
+        """The report as a pandas DataFrame, one row per point (needs ``pip install svmkit[pandas]``)."""
+        try:
+            import pandas as pd
+        except ImportError as error:
+            raise ImportError("KKTReport.to_frame needs pandas: pip install 'svmkit[pandas]'") from error
+        columns = dict(self._columns())
+        index = pd.Index(columns.pop("index"), name="sample")
+        return pd.DataFrame(columns, index=index)
 
-        return pd.DataFrame(
-            {
-                "alpha": self.alpha,
-                "mu": self.mu,
-                "slack": self.slack,
-                self.value_name: self.yf,
-                "category": self.category,
-                "violation": self.violation,
-            },
-            index=pd.Index(self.index, name="sample"),
-        )
+    def to_string(self, max_rows=REPORT_ROWS_SHOWN):
+        """The counts per category and a table of the points, at most ``max_rows`` of them.
 
-    def __str__(self):
+        Parameters
+        ----------
+        max_rows : int or None, default=20
+            Points shown (in training order) before "... N more"; None shows every point.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from svmkit import SVC
+        >>> model = SVC(C=np.inf, kernel="linear").fit([[-1.0], [0.0], [1.0]], [1, -1, -1])
+        >>> print(model.kkt_report().to_string(max_rows=2))
+        KKT report of 3 training points
+          not a support vector                1
+          on the margin                       2
+          bounded, inside the margin          0
+          bounded, misclassified              0
+          largest KKT violation        0.000e+00
+        index   y  alpha   mu  xi  y f(x)  category
+            0   1      2  inf   0       1  on the margin
+            1  -1      2  inf   0       1  on the margin
+        ... 1 more (to_string(max_rows=None) or to_frame() shows every point)
+        """
+        if max_rows is not None and (not isinstance(max_rows, (int, np.integer)) or max_rows < 0):
+            raise ValueError(f"max_rows must be a non-negative integer or None, got {max_rows!r}.")
         lines = [f"KKT report of {self.index.shape[0]} training points"]
         lines += [f"  {name:<28s} {count:>8d}" for name, count in self.counts().items()]
         lines.append(f"  largest KKT violation        {self.violation.max(initial=0.0):.3e}")
+        shown = self.index.shape[0] if max_rows is None else min(max_rows, self.index.shape[0])
+        if shown:
+            lines += _table(self._printed_columns(), shown)
+        if shown < self.index.shape[0]:
+            lines.append(f"... {self.index.shape[0] - shown} more (to_string(max_rows=None) or to_frame() shows "
+                         f"every point)")
         return "\n".join(lines)
+
+    def _printed_columns(self):
+        """The columns of the printed table: headings as the seeds write them, no violation column."""
+        headings = {"slack": "xi", self.value_name: _VALUE_HEADINGS.get(self.value_name, self.value_name)}
+        return [(headings.get(name, name), values) for name, values in self._columns() if name != "violation"]
+
+    def __str__(self):
+        return self.to_string()
+
+
+def _table(columns, n_rows):
+    """Lines of a plain-text table of the first ``n_rows`` values of each (heading, values):
+    numbers right-aligned to 4 significant digits, text left-aligned and last."""
+    cells = []
+    for heading, values in columns:
+        values = values[:n_rows]
+        if values.dtype.kind in "fc":
+            text = [f"{value + 0.0:.4g}" for value in values]  # (+ 0.0: no "-0")
+        else:
+            text = [str(value) for value in values]
+        width = max(len(heading), *map(len, text))
+        left = values.dtype.kind in "OUS" and heading != "y"
+        align = str.ljust if left else str.rjust
+        cells.append([align(heading, width)] + [align(item, width) for item in text])
+    return ["  ".join(row).rstrip() for row in zip(*cells)]
 
 
 class Objectives(NamedTuple):
@@ -224,6 +306,7 @@ class BinaryModel:
             yf=yf.copy(),
             category=category.astype(str),
             violation=violation,
+            label=self.y.astype(np.int64),
         )
 
 

@@ -98,11 +98,15 @@ class NuSVC(SVC):
     max_iter : int, default=-1
     multiclass : {'ovo', 'ovr'}, default='ovo'
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
+    break_ties : bool, default=False
+        As in :class:`SVC` (and scikit-learn): with ``decision_function_shape='ovr'``,
+        ties of votes go to the largest one-vs-rest score.
     random_state : int, RandomState or None, default=None
         Seeds the cross-validation folds of ``probability=True``.
     callback : callable, default=None
     n_jobs : int or None, default=None
-        As in :class:`SVC`: threads for the two-class problems (None: every core).
+        As in :class:`SVC`: threads for the two-class problems; None means every core
+        (**unlike scikit-learn**, where it means one; see :class:`SVC`).
 
     Attributes
     ----------
@@ -165,6 +169,7 @@ class NuSVC(SVC):
         max_iter=-1,
         multiclass="ovo",
         decision_function_shape="ovr",
+        break_ties=False,
         random_state=None,
         callback=None,
         n_jobs=None,
@@ -184,6 +189,7 @@ class NuSVC(SVC):
         self.max_iter = max_iter
         self.multiclass = multiclass
         self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
         self.random_state = random_state
         self.callback = callback
         self.n_jobs = n_jobs

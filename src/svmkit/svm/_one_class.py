@@ -83,6 +83,12 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
       on the boundary                     1
       bounded, outlier side               2
       largest KKT violation        0.000e+00
+    index  alpha   mu       xi       f(x)  category
+        0      1    0   0.0547    -0.0547  bounded, outlier side
+        1    0.5  0.5        0          0  on the boundary
+        2      0    1        0  0.0001988  not a support vector
+        3      0    1        0  0.0003505  not a support vector
+        4      1    0  0.06055   -0.06055  bounded, outlier side
     """
 
     def __init__(

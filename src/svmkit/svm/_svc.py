@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import cached_property
 from itertools import combinations
 from numbers import Real
@@ -120,6 +121,13 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         others, as the seeds teach it).
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         Shape of :meth:`decision_function` for ``multiclass='ovo'``, as in scikit-learn.
+    break_ties : bool, default=False
+        As in scikit-learn: with ``decision_function_shape='ovr'`` and more than
+        two classes, :meth:`predict` returns the class of the largest
+        one-vs-rest score of :meth:`decision_function` (votes, ties broken by
+        the summed decision values) instead of the first class among those of
+        most votes. Costs a little more at prediction. Must be False with
+        ``decision_function_shape='ovo'``.
     random_state : int, RandomState or None, default=None
         Seeds the shuffle of the cross-validation folds of ``probability=True``
         (the solver itself is deterministic). With the same integer, the folds
@@ -132,7 +140,12 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         reference; it needs the ``qp`` extra (``pip install svmkit[qp]``).
     n_jobs : int or None, default=None
         Threads that solve the two-class problems of a multiclass fit in
-        parallel: None or -1 for every core, 1 for one at a time. They share
+        parallel: None or -1 for every core, 1 for one at a time. **Unlike
+        scikit-learn**, where ``n_jobs=None`` means one job, None here means every
+        usable core: these are threads inside one fit (scikit-learn's SVC has none),
+        and svmkit's speed on a multiclass fit relies on them. Inside outer
+        parallelism (``GridSearchCV(n_jobs=...)``, ``cross_val_score(n_jobs=...)``,
+        joblib) pass ``n_jobs=1`` so that the processes do not compete for cores. They share
         ``cache_size``. A callable kernel and ``callback`` are then called from
         several threads at once. Fits whose Gram matrices hold fewer than 2**23
         values in all run on one thread (threads there only contend for the
@@ -227,6 +240,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
       bounded, inside the margin          0
       bounded, misclassified              0
       largest KKT violation        0.000e+00
+    index   y  alpha   mu  xi  y f(x)  category
+        0   1      2  inf   0       1  on the margin
+        1  -1      2  inf   0       1  on the margin
+        2  -1      0  inf   0       3  not a support vector
     """
 
     _parameter_constraints = {
@@ -236,6 +253,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "multiclass": [StrOptions({"ovo", "ovr"})],
         "decision_function_shape": [StrOptions({"ovo", "ovr"})],
+        "break_ties": ["boolean"],
         "random_state": ["random_state"],
         "solver": [StrOptions({"smo", "qp"})],
     }
@@ -256,6 +274,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         max_iter=-1,
         multiclass="ovo",
         decision_function_shape="ovr",
+        break_ties=False,
         random_state=None,
         callback=None,
         solver="smo",
@@ -276,6 +295,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.max_iter = max_iter
         self.multiclass = multiclass
         self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
         self.random_state = random_state
         self.callback = callback
         self.solver = solver
@@ -298,6 +318,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             raise ValueError(f"decision_function_shape must be 'ovo' or 'ovr', got {self.decision_function_shape!r}.")
         if not isinstance(self.probability, (bool, np.bool_)):
             raise ValueError(f"probability must be True or False, got {self.probability!r}.")
+        if not isinstance(self.break_ties, (bool, np.bool_)):
+            raise ValueError(f"break_ties must be True or False, got {self.break_ties!r}.")
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'.")
         if self.two_class_probability not in ("coupling", "sigmoid"):
             raise ValueError(
                 f"two_class_probability must be 'coupling' or 'sigmoid', got {self.two_class_probability!r}."
@@ -351,8 +375,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         order = np.argsort(y_index, kind="stable") if by_class else np.arange(y_index.shape[0])
         X_rows = _rows_of(X, order, self._precomputed) if by_class else X
         self.kernel_, source = self._row_source(X_rows)
+        names = [self._pair_name(problem) for problem in problems]
+        label = f"{len(problems)} {'one-vs-one pairs' if by_class else 'one-vs-rest problems'}" \
+            if len(problems) > 1 else names[0]
         variables = self._fit_problems(X_rows, source, self._problem_data(y_index[order], upper[order], problems),
-                                       problems)
+                                       problems, names, label)
         variables = variables._replace(indices=order[variables.indices])
         self._problem_pairs = problems
         self._variables = variables
@@ -398,6 +425,13 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return [(k, None) for k in range(n_classes)]
         return list(combinations(range(n_classes), 2))
 
+    def _pair_name(self, problem):
+        """How progress reports name a two-class problem: 'pair 3 vs 7', 'class 3 vs rest'."""
+        positive, negative = problem
+        if negative is None:
+            return f"class {self.classes_[positive]} vs rest"
+        return f"pair {self.classes_[positive]} vs {self.classes_[negative]}"
+
     def _problem_data(self, y_index, upper, problems):
         """The :class:`svmkit.svm._formulations.Problems` of the fit: every row against the
         others (two classes, one-vs-rest), or the pairs' rows in LIBSVM's order (``y_index``
@@ -406,9 +440,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return against_the_rest(y_index, [positive for positive, _ in problems], upper)
         return one_vs_one(_class_starts(y_index, self.classes_.shape[0]), problems, upper)
 
-    def _fit_problems(self, X, source, problem_data, problems):
+    def _fit_problems(self, X, source, problem_data, problems, names=(), label=""):
         """Solve the problems (SMO, or the QP library) and return their
-        :class:`StackedVariables`."""
+        :class:`StackedVariables`; ``names`` and ``label`` name them in progress reports."""
         undecided = []
         if self._is_hard_margin():
             for k in range(problem_data.bounds.shape[0] - 1):
@@ -424,7 +458,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             for k in np.flatnonzero(solution.status):
                 self._warn_unless_optimal(int(solution.status[k]), float(solution.gap[k]))
         else:
-            solution = self._solve(batch, source, lambda solution: self._check_undecided(solution, undecided))
+            solution = self._solve(batch, source, lambda solution: self._check_undecided(solution, undecided),
+                                   names, label)
         return self._read(batch, solution, problems)
 
     def _check_undecided(self, solution, undecided):
@@ -491,7 +526,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 fold_upper[weighted[held]] = 0.0
                 folds.append(problem._replace(upper=fold_upper))
         if folds:
-            variables = self._fit_problems(X, source, stacked(folds), None)
+            names = [f"{self._pair_name(pair)}, fold {f + 1}/{len(helds)}"
+                     for pair, (_, _, helds, _) in zip(combinations(range(self.classes_.shape[0]), 2), pairs)
+                     for f in range(len(helds))]
+            label = f"probability fit: {len(folds)} folds of {len(pairs)} pair{'s' if len(pairs) > 1 else ''}"
+            variables = self._fit_problems(X, source, stacked(folds), None, names, label)
         fold = 0
         prob_a, prob_b = [], []
         for labels, decisions, helds, weighted in pairs:
@@ -637,6 +676,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         Returns
         -------
         KKTReport
+            ``print(report)`` shows every point's row (the first 20, then "... N
+            more"; ``report.to_string(max_rows=None)`` shows all of them).
         """
         check_is_fitted(self)
         if problem is None:
@@ -646,7 +687,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                     f"(see problem_classes_)."
                 )
             problem = 0
-        return self.binary_models_[problem].kkt_report()
+        report = self.binary_models_[problem].kkt_report()
+        positive, negative = (np.asarray([label], dtype=object) for label in self.problem_classes_[problem])
+        return replace(report, label=np.where(report.label > 0, positive, negative))
 
     # -- prediction -------------------------------------------------------------
     def _problem_decisions(self, X):
@@ -693,13 +736,18 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
     def predict(self, X):
         """Class labels: the sign for two classes, votes for one-vs-one (ties go
-        to the first class, as LIBSVM), the largest decision for one-vs-rest."""
+        to the first class, as LIBSVM, or with ``break_ties=True`` to the largest
+        one-vs-rest score), the largest decision for one-vs-rest."""
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'.")
         decisions = self._problem_decisions(X)
         n_classes = self.classes_.shape[0]
         if n_classes == 2:
             return self.classes_[(decisions[:, 0] > 0).astype(int)]
         if self.multiclass == "ovr":
             return self.classes_[np.argmax(decisions, axis=1)]
+        if self.break_ties:
+            return self.classes_[np.argmax(self._one_vs_rest_scores(decisions), axis=1)]
         first, second = self._pair_classes()
         winners = np.where(decisions > 0, first, second) + n_classes * np.arange(decisions.shape[0])[:, np.newaxis]
         votes = np.bincount(winners.ravel(), minlength=decisions.shape[0] * n_classes)

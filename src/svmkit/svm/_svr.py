@@ -182,6 +182,13 @@ class SVR(_BaseSVR):
       on the tube boundary                2
       bounded, outside the tube           0
       largest KKT violation        0.000e+00
+    index  alpha    mu  xi  y - f(x)  category
+        0   0.36  9.64   0      -0.5  on the tube boundary
+        1      0    10   0      -0.3  inside the tube
+        2      0    10   0      -0.1  inside the tube
+        3      0    10   0       0.1  inside the tube
+        4      0    10   0       0.3  inside the tube
+        5   0.36  9.64   0       0.5  on the tube boundary
     """
 
     def __init__(
