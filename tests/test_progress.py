@@ -39,13 +39,14 @@ def test_multiclass_verbose_lines_name_their_problems(iris, caplog):
     assert lines[0].startswith("3 one-vs-one pairs: plan: ")
     assert any(line.startswith("3 one-vs-one pairs: iter ") for line in lines)
     assert any(line.startswith("probability fit: 15 folds of 3 pairs: plan: ") for line in lines)
-    assert lines[-1].startswith("probability fit: 15 folds of 3 pairs: iter ")
+    assert lines[-2].startswith("probability fit: 15 folds of 3 pairs: iter ")
+    assert lines[-1].startswith("probability fit: 15 folds of 3 pairs: kernel rows computed: ")
     names = {"3 one-vs-one pairs", "probability fit: 15 folds of 3 pairs"}
     names |= {f"pair {a} vs {b}" for a, b in ((0, 1), (0, 2), (1, 2))}
     names |= {f"pair {a} vs {b}, fold {f}/5" for a, b in ((0, 1), (0, 2), (1, 2)) for f in range(1, 6)}
     assert all(isinstance(report, SolverProgress) and report.problem in names for report in reports)
-    assert all(line.split(": iter ")[0].split(": plan: ")[0] in names for line in lines)
-    assert len(lines) <= 4 + 2 * len(reports)  # (a fast fit: two plans, two ends, a line a second at most)
+    assert all(re.split(": (?:iter|plan:|kernel rows computed:) ", line)[0] in names for line in lines)
+    assert len(lines) <= 6 + 2 * len(reports)  # (a fast fit: two plans, two ends, two counts, a line a second at most)
 
 
 def test_one_vs_rest_and_two_class_problems_are_named(iris, caplog):
@@ -55,7 +56,8 @@ def test_one_vs_rest_and_two_class_problems_are_named(iris, caplog):
     SVC(verbose=True).fit(X[:100], y[:100])
     lines = svmkit_lines(caplog)
     assert lines[0].startswith("3 one-vs-rest problems: plan: ")
-    assert lines[-1].startswith("pair 1 vs 0: iter ")  # (the positive class first, as binary_models_)
+    assert lines[-2].startswith("pair 1 vs 0: iter ")  # (the positive class first, as binary_models_)
+    assert lines[-1].startswith("pair 1 vs 0: kernel rows computed: ")
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -23,4 +23,5 @@ def test_readme_examples_run():
                             for line in block.splitlines())
         test = parser.get_doctest(block, namespace, f"README.md python block {number}", str(README), 0)
         runner.run(test, clear_globs=False)
+        namespace.update(test.globs)  # (a DocTest runs on a copy of the names it is given)
     assert runner.failures == 0 and runner.tries > 0, f"{runner.failures} of {runner.tries} README examples failed"
