@@ -437,3 +437,24 @@ def test_help_and_argument_errors_import_nothing_heavy(args):
     )
     result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
     assert "HEAVY []" in result.stdout, result.stdout
+
+
+def loaded_modules_after(args, names):
+    """The modules among ``names`` that ``svmkit ARGS`` has loaded by its end (a fresh process)."""
+    code = (
+        "import sys\nfrom svmkit.cli import main\nmain(sys.argv[2:])\n"
+        "print('LOADED', sorted(name for name in sys.argv[1].split(',') if name in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code, ",".join(names), *args], capture_output=True, text=True,
+                            check=True)
+    return result.stdout.rsplit("LOADED ", 1)[1].strip()
+
+
+def test_scale_loads_neither_scipy_numba_nor_scikit_learn():
+    assert loaded_modules_after(["scale", HEART_SCALE], ["numpy", "scipy", "numba", "sklearn"]) == "['numpy']"
+
+
+def test_train_loads_only_the_estimator_it_trains(tmp_path):
+    modules = ["svmkit.svm._svc", "svmkit.svm._nu_svc", "svmkit.svm._one_class", "svmkit.svm._svr"]
+    loaded = loaded_modules_after(["train", "-q", "-s", "3", "-t", "0", HEART_SCALE, str(tmp_path / "model")], modules)
+    assert loaded == "['svmkit.svm._svr']"

@@ -111,7 +111,7 @@ def _estimator(options, n_features):
     from .. import svm
 
     svm_type = options.get("svm_type", 0)
-    estimator_class = getattr(svm, SVM_TYPES[svm_type][0])
+    estimator_class = getattr(svm, SVM_TYPES[svm_type][0])  # (imports that estimator's module only)
     gamma = options.get("gamma", 0.0)
     values = {
         "kernel": KERNELS[options.get("kernel_type", 2)],
