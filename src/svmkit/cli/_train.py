@@ -238,6 +238,7 @@ def _trained(estimator, X, y, path, report, rand, density_model=False):
     Laplace scale ``probA_``, from 5-fold cross-validation drawn with ``rand``) or one-class
     model (``prob_density_marks_``)."""
     import numpy as np
+    from sklearn.base import is_regressor
 
     from ..io.libsvm_model import libsvm_label_order
 
@@ -245,7 +246,7 @@ def _trained(estimator, X, y, path, report, rand, density_model=False):
     if report:
         print("\n".join(_report_lines(model, libsvm_label_order(y) if hasattr(model, "classes_") else None)))
     if density_model:
-        if hasattr(model, "alpha_star_"):
+        if is_regressor(model):
             model.probA_ = np.array([_laplace_scale(estimator, X, y, path, report, rand)])
         else:
             marks = _density_marks(model.decision_function(X))
