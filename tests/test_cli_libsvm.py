@@ -25,13 +25,14 @@ needs_svm_tools = pytest.mark.skipif(
     reason="LIBSVM's svm-train and svm-predict are not installed (apt-get install libsvm-tools)",
 )
 
-#: Options of each svm type (-s) shared by both tools; -b 1 where svmkit trains probabilities.
+#: Options of each svm type (-s) shared by both tools; -b 1 where Debian's LIBSVM (3.24) trains
+#: probabilities (its one-class SVM has none).
 SVM_OPTIONS = {
     0: ["-c", "2", "-b", "1"],
     1: ["-n", "0.4", "-b", "1"],
     2: ["-n", "0.3"],
-    3: ["-c", "2", "-p", "0.05"],
-    4: ["-c", "2", "-n", "0.4"],
+    3: ["-c", "2", "-p", "0.05", "-b", "1"],
+    4: ["-c", "2", "-n", "0.4", "-b", "1"],
 }
 KERNEL_OPTIONS = ["-g", "0.2", "-r", "0.5", "-d", "2"]
 
@@ -218,7 +219,8 @@ def test_probability_models_of_one_class_and_regression_match_libsvm(tmp_path, s
     # within -e of its optimum; one-class with the default, as the marks hinge on the signs of the
     # decision values of margin vectors, 0 to within -e)
     tolerance = ["-e", "1e-6"] if svm_type > 2 else []
-    options = ["-s", svm_type, "-t", "2", *KERNEL_OPTIONS, *SVM_OPTIONS[svm_type], "-b", "1", *tolerance]
+    probability = [] if "-b" in SVM_OPTIONS[svm_type] else ["-b", "1"]
+    options = ["-s", svm_type, "-t", "2", *KERNEL_OPTIONS, *SVM_OPTIONS[svm_type], *probability, *tolerance]
     _svmkit("train", "-q", *options, train, tmp_path / "svmkit.model")
     _train_with_libsvm_official(train, options, tmp_path / "libsvm.model")
     field = "prob_density_marks" if svm_type == 2 else "probA"
