@@ -28,7 +28,7 @@ needs_a9a = pytest.mark.skipif(not (SHARED_DATA / "a9a").exists(), reason="../sh
 
 #: A comment that makes a file too large for load_libsvm's small-file reader, so that the compiled
 #: parser reads it.
-LONG_COMMENT = b"\n#" + b" " * 2**20
+LONG_COMMENT = b"\n#" + b" " * 2**19
 
 
 def load_bytes(text, **options):
