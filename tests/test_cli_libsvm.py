@@ -260,3 +260,19 @@ def test_cross_validation_draws_svm_trains_folds(tmp_path, svm_type, name, capsy
         np.testing.assert_allclose(values[0], values[1], rtol=1e-4)
     else:
         assert summary[0] == summary[1]
+
+
+@pytest.mark.skipif(shutil.which("svm-grid") is None or shutil.which("svm-train") is None,
+                    reason="LIBSVM's grid.py (svm-grid) is not installed (apt-get install libsvm-tools)")
+def test_grid_gives_the_cross_validation_rates_of_grid_py(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").write_text("".join(Path(HEART_SCALE).read_text().splitlines(keepends=True)[:80]))
+    options = ["-log2c", "-1,3,2", "-log2g", "-3,-1,1", "-v", "5", "-gnuplot", "null"]
+    subprocess.run([sys.executable, shutil.which("svm-grid"), "-svmtrain", shutil.which("svm-train"), *options,
+                    "-out", "libsvm.out", "data"], check=True, capture_output=True)
+    _svmkit("grid", *options, "-out", "svmkit.out", "data")
+    # (the same folds at every point, as each svm-train grid.py starts draws them; the lines in
+    # the order each tool's workers finish)
+    lines = [sorted((tmp_path / f"{tool}.out").read_text().splitlines()) for tool in ("svmkit", "libsvm")]
+    assert len(lines[0]) == 9 and lines[0] == lines[1]
+    capsys.readouterr()
