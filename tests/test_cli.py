@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from svmkit import SVC
 from svmkit import svm as svm_module
@@ -180,12 +179,9 @@ def test_cross_validation_mode_prints_libsvm_accuracy_and_writes_no_model(capsys
     monkeypatch.chdir(tmp_path)
     status, out, _ = run(capsys, "train", "-v", "5", "-c", "2", HEART_SCALE)
     assert status == 0
-    X, y = load_libsvm(HEART_SCALE)
-    folds = StratifiedKFold(5, shuffle=True, random_state=0)
-    predicted = cross_val_predict(SVC(C=2.0, gamma=1 / 13), X, y, cv=folds)
     *solver_lines, last = out.splitlines()
-    assert last == f"Cross Validation Accuracy = {100 * np.mean(predicted == y):g}%"
-    assert 75 < float(last.split("= ")[1][:-1]) < 90
+    # svm-train -v 5 -c 2 heart_scale (LIBSVM 3.24, Debian), whose folds svmkit draws alike
+    assert last == "Cross Validation Accuracy = 82.963%"
     # svm-train's lines for each fold's model: #iter, nu, obj and rho, nSV and nBSV, Total nSV
     assert len(solver_lines) == 5 * 5
     fold = "\n".join(solver_lines[:5])
@@ -301,14 +297,12 @@ def test_other_svm_types_cross_validate(capsys, svm_type, class_name, pattern):
         (["train", "-h", "2", HEART_SCALE], "bad value for -h: '2' (expected 0 or 1)"),
         (["train", "-v", "1", HEART_SCALE], "n must be >= 2"),
         (["train", "-z", "1", HEART_SCALE], "unknown option -z"),
-        (["train", "-s", "3", "-b", "1", HEART_SCALE], "probability estimates are not available"),
         (["train"], "takes 1 or 2 file names, got 0"),
         (["train", "no-such-file"], "can't open file no-such-file"),
         (["predict", HEART_SCALE, "no-such-model"], "takes 3 file names, got 2"),
         (["grid", "-c", "1", HEART_SCALE], "use -log2c and -log2g"),
         (["grid", "-z", "1", HEART_SCALE], "unknown option -z"),
         (["grid", "-log2c", "null", "-log2g", "null", HEART_SCALE], "should not be null simultaneously"),
-        (["train", "-b", "1", "-s", "2", HEART_SCALE], "probability estimates are not available for one-class SVM"),
         (["grid", "-log2c", "1,2", HEART_SCALE], "bad value for -log2c: '1,2' (expected begin,end,step)"),
     ],
 )
@@ -321,6 +315,17 @@ def test_malformed_data_names_the_file_and_line(capsys, tmp_path):
     (tmp_path / "bad").write_text("1 1:0.5\n-1 1:x\n")
     status, _, err = run(capsys, "train", tmp_path / "bad")
     assert_one_line_error(status, err, f"{tmp_path / 'bad'}: line 2: feature value is not a finite decimal number")
+
+
+def test_one_class_b1_with_too_few_outliers_warns_as_libsvm_and_has_no_probability_model(capsys, tmp_path):
+    # 12 rows, nu = 0.5: four negative decision values, where LIBSVM's ten marks need five of each sign
+    (tmp_path / "data").write_text("".join(Path(HEART_SCALE).read_text().splitlines(keepends=True)[:12]))
+    status, _, err = run(capsys, "train", "-q", "-s", "2", "-b", "1", tmp_path / "data", tmp_path / "model")
+    assert status == 0
+    assert err == "WARNING: number of positive or negative decision values <5; too few to do a probability estimation.\n"
+    assert "prob_density_marks" not in (tmp_path / "model").read_text()
+    status, _, err = run(capsys, "predict", "-b", "1", tmp_path / "data", tmp_path / "model", tmp_path / "out")
+    assert_one_line_error(status, err, "does not support probability estimates")
 
 
 def test_predict_without_probability_model_refuses_b1(capsys, tmp_path):
@@ -437,3 +442,24 @@ def test_help_and_argument_errors_import_nothing_heavy(args):
     )
     result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
     assert "HEAVY []" in result.stdout, result.stdout
+
+
+def loaded_modules_after(args, names):
+    """The modules among ``names`` that ``svmkit ARGS`` has loaded by its end (a fresh process)."""
+    code = (
+        "import sys\nfrom svmkit.cli import main\nmain(sys.argv[2:])\n"
+        "print('LOADED', sorted(name for name in sys.argv[1].split(',') if name in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code, ",".join(names), *args], capture_output=True, text=True,
+                            check=True)
+    return result.stdout.rsplit("LOADED ", 1)[1].strip()
+
+
+def test_scale_loads_neither_scipy_numba_nor_scikit_learn():
+    assert loaded_modules_after(["scale", HEART_SCALE], ["numpy", "scipy", "numba", "sklearn"]) == "['numpy']"
+
+
+def test_train_loads_only_the_estimator_it_trains(tmp_path):
+    modules = ["svmkit.svm._svc", "svmkit.svm._nu_svc", "svmkit.svm._one_class", "svmkit.svm._svr"]
+    loaded = loaded_modules_after(["train", "-q", "-s", "3", "-t", "0", HEART_SCALE, str(tmp_path / "model")], modules)
+    assert loaded == "['svmkit.svm._svr']"

@@ -5,8 +5,10 @@ the command-line tests; libsvm-official's Python bindings (``pip install libsvm-
 the test extra) that of the decision values, which svm-predict does not print.
 """
 
+import re
 import shutil
 import subprocess
+import sys
 from importlib.resources import files
 from pathlib import Path
 
@@ -23,13 +25,14 @@ needs_svm_tools = pytest.mark.skipif(
     reason="LIBSVM's svm-train and svm-predict are not installed (apt-get install libsvm-tools)",
 )
 
-#: Options of each svm type (-s) shared by both tools; -b 1 where svmkit trains probabilities.
+#: Options of each svm type (-s) shared by both tools; -b 1 where Debian's LIBSVM (3.24) trains
+#: probabilities (its one-class SVM has none).
 SVM_OPTIONS = {
     0: ["-c", "2", "-b", "1"],
     1: ["-n", "0.4", "-b", "1"],
     2: ["-n", "0.3"],
-    3: ["-c", "2", "-p", "0.05"],
-    4: ["-c", "2", "-n", "0.4"],
+    3: ["-c", "2", "-p", "0.05", "-b", "1"],
+    4: ["-c", "2", "-n", "0.4", "-b", "1"],
 }
 KERNEL_OPTIONS = ["-g", "0.2", "-r", "0.5", "-d", "2"]
 
@@ -189,4 +192,87 @@ def test_decision_values_of_either_tool_agree_in_the_other(tmp_path, svm_type, c
         else:
             ours = (model.decision_function(X) if svm_type == 2 else model.predict(X))[:, np.newaxis]
         np.testing.assert_allclose(ours, np.array(their_values), rtol=1e-9, atol=1e-12)
+    capsys.readouterr()
+
+
+def _train_with_libsvm_official(train, options, model):
+    """libsvm-official's svm_train in a fresh process: its unseeded rand(), like svm-train's,
+    then draws the folds of -b 1 as svmkit train does."""
+    code = (
+        "import sys\nfrom libsvm.svmutil import svm_read_problem, svm_save_model, svm_train\n"
+        "y, x = svm_read_problem(sys.argv[1])\nsvm_save_model(sys.argv[3], svm_train(y, x, sys.argv[2] + ' -q'))\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(train), " ".join(map(str, options)), str(model)], check=True)
+
+
+def _header_numbers(path, name):
+    line = next(line for line in Path(path).read_text().splitlines() if line.startswith(name + " "))
+    return np.array(line.split()[1:], dtype=float)
+
+
+@pytest.mark.parametrize("svm_type", [2, 3, 4])
+def test_probability_models_of_one_class_and_regression_match_libsvm(tmp_path, svm_type, capsys):
+    svmutil = pytest.importorskip("libsvm.svmutil", reason="libsvm-official is not installed (pip install libsvm-official)")
+    name = "two" if svm_type == 2 else "regression"
+    train, test = _files(tmp_path, name, precomputed=False)
+    # (regression with a tight tolerance: the Laplace scale averages the residuals of five models, each
+    # within -e of its optimum; one-class with the default, as the marks hinge on the signs of the
+    # decision values of margin vectors, 0 to within -e)
+    tolerance = ["-e", "1e-6"] if svm_type > 2 else []
+    probability = [] if "-b" in SVM_OPTIONS[svm_type] else ["-b", "1"]
+    options = ["-s", svm_type, "-t", "2", *KERNEL_OPTIONS, *SVM_OPTIONS[svm_type], *probability, *tolerance]
+    _svmkit("train", "-q", *options, train, tmp_path / "svmkit.model")
+    _train_with_libsvm_official(train, options, tmp_path / "libsvm.model")
+    field = "prob_density_marks" if svm_type == 2 else "probA"
+    ours, theirs = (_header_numbers(tmp_path / f"{tool}.model", field) for tool in ("svmkit", "libsvm"))
+    assert ours.shape == theirs.shape == ((10,) if svm_type == 2 else (1,))
+    # the same folds (svm_svr_probability's five), so the same model up to the solvers' tolerance
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+    test_y, test_x = svmutil.svm_read_problem(str(test))
+    for model in ("svmkit.model", "libsvm.model"):
+        _svmkit("predict", "-b", "1", test, tmp_path / model, tmp_path / "by_svmkit")
+        printed = capsys.readouterr().out
+        _, _, their_values = svmutil.svm_predict(test_y, test_x, svmutil.svm_load_model(str(tmp_path / model)), "-b 1 -q")
+        header, values = _read_output(tmp_path / "by_svmkit")
+        if svm_type == 2:
+            np.testing.assert_allclose(values[:, 1:], np.array(their_values), rtol=0, atol=1e-15)  # (printed tenths)
+        else:
+            sigma = _header_numbers(tmp_path / model, "probA")[0]
+            assert printed.startswith(f"Prob. model for test data: target value = predicted value + z,\n"
+                                      f"z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma={sigma:g}\n")
+
+
+@needs_svm_tools
+@pytest.mark.parametrize("svm_type, name", [(0, "three"), (1, "two"), (3, "regression")])
+def test_cross_validation_draws_svm_trains_folds(tmp_path, svm_type, name, capsys):
+    train, _ = _files(tmp_path, name, precomputed=False)
+    options = ["-s", svm_type, "-v", "5", *SVM_OPTIONS[svm_type][:2]]
+    theirs = subprocess.run(["svm-train", *map(str, options), str(train)], check=True, capture_output=True, text=True)
+    _svmkit("train", *options, train)
+    ours = capsys.readouterr().out
+    # each fold's solver lines (LIBSVM's progress marks, '.' and '*', aside), then the same result
+    their_lines = [line for line in theirs.stdout.splitlines() if not re.fullmatch(r"[.*]+", line)]
+    assert [line.split(" = ")[0] for line in ours.splitlines()] == [line.split(" = ")[0] for line in their_lines]
+    summary = [[line for line in text.splitlines() if line.startswith("Cross Validation")]
+               for text in (ours, theirs.stdout)]
+    if svm_type == 3:
+        values = [[float(line.split("= ")[1]) for line in lines] for lines in summary]
+        np.testing.assert_allclose(values[0], values[1], rtol=1e-4)
+    else:
+        assert summary[0] == summary[1]
+
+
+@pytest.mark.skipif(shutil.which("svm-grid") is None or shutil.which("svm-train") is None,
+                    reason="LIBSVM's grid.py (svm-grid) is not installed (apt-get install libsvm-tools)")
+def test_grid_gives_the_cross_validation_rates_of_grid_py(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").write_text("".join(Path(HEART_SCALE).read_text().splitlines(keepends=True)[:80]))
+    options = ["-log2c", "-1,3,2", "-log2g", "-3,-1,1", "-v", "5", "-gnuplot", "null"]
+    subprocess.run([sys.executable, shutil.which("svm-grid"), "-svmtrain", shutil.which("svm-train"), *options,
+                    "-out", "libsvm.out", "data"], check=True, capture_output=True)
+    _svmkit("grid", *options, "-out", "svmkit.out", "data")
+    # (the same folds at every point, as each svm-train grid.py starts draws them; the lines in
+    # the order each tool's workers finish)
+    lines = [sorted((tmp_path / f"{tool}.out").read_text().splitlines()) for tool in ("svmkit", "libsvm")]
+    assert len(lines[0]) == 9 and lines[0] == lines[1]
     capsys.readouterr()

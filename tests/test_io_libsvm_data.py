@@ -26,8 +26,33 @@ SHARED_DATA = Path(__file__).parents[2] / "shared" / "data"
 needs_a9a = pytest.mark.skipif(not (SHARED_DATA / "a9a").exists(), reason="../shared/data/a9a is absent")
 
 
+#: A comment that makes a file too large for load_libsvm's small-file reader, so that the compiled
+#: parser reads it.
+LONG_COMMENT = b"\n#" + b" " * 2**19
+
+
 def load_bytes(text, **options):
-    return load_libsvm(io.BytesIO(text), **options)
+    """``load_libsvm`` of ``text``, which both of its readers (small files, compiled parser) must
+    read alike: the same bits, or the same error (compressed data, which a comment cannot lengthen,
+    only by the small-file reader)."""
+    if text.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")):
+        return load_libsvm(io.BytesIO(text), **options)
+    results = []
+    for data in (text, text + LONG_COMMENT):
+        try:
+            results.append(load_libsvm(io.BytesIO(data), **options))
+        except LibsvmFormatError as error:
+            results.append(error)
+    small, compiled = results
+    if isinstance(small, Exception):
+        assert isinstance(compiled, LibsvmFormatError) and str(compiled) == str(small)
+        raise small
+    assert not isinstance(compiled, Exception), compiled
+    assert np.array_equal(small[1].view(np.int64), compiled[1].view(np.int64))
+    assert small[0].shape == compiled[0].shape and np.array_equal(small[0].indptr, compiled[0].indptr)
+    assert np.array_equal(small[0].indices, compiled[0].indices)
+    assert small[0].dtype == compiled[0].dtype and small[0].data.tobytes() == compiled[0].data.tobytes()
+    return small
 
 
 def dump_bytes(X, y, **options):
@@ -332,7 +357,7 @@ LIBSVM_ALPHABET = st.sampled_from(list("0123456789") + [":", ".", "+", "-", "e",
 
 def load_or_format_error(data, loader):
     try:
-        return loader(io.BytesIO(data))
+        return loader(data)
     except LibsvmFormatError as error:
         assert error.line is None or error.line >= 1
         return None
@@ -341,13 +366,13 @@ def load_or_format_error(data, loader):
 @settings(deadline=None, max_examples=300)
 @given(st.binary(max_size=200) | st.lists(LIBSVM_ALPHABET, max_size=80).map(lambda chars: "".join(chars).encode()))
 def test_arbitrary_bytes_load_or_raise_format_error(data):
-    loaded = load_or_format_error(data, load_libsvm)
+    loaded = load_or_format_error(data, load_bytes)
     if loaded is not None:
         X, y = loaded
         assert X.has_canonical_format and X.shape[0] == y.size and np.isfinite(X.data).all()
-    load_or_format_error(data, load_libsvm_precomputed)
+    load_or_format_error(data, lambda raw: load_libsvm_precomputed(io.BytesIO(raw)))
     for magic in (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00"):
-        load_or_format_error(magic + data, load_libsvm)
+        load_or_format_error(magic + data, lambda raw: load_libsvm(io.BytesIO(raw)))
 
 
 finite_floats = st.floats(allow_nan=False, allow_infinity=False)

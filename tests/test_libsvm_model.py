@@ -456,9 +456,11 @@ def test_edited_files_load_or_raise_format_errors(position, character):
 def test_docstring_examples_of_the_model_files_and_the_command_line():
     import doctest
 
+    import svmkit._libsvm_ranges
     import svmkit.cli
+    import svmkit.cli._folds
     import svmkit.io.libsvm_model
 
-    for module in (svmkit.io.libsvm_model, svmkit.cli):
+    for module in (svmkit.io.libsvm_model, svmkit.cli, svmkit.cli._folds, svmkit._libsvm_ranges):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0

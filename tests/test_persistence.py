@@ -353,7 +353,8 @@ def _public_estimators():
             module = importlib.import_module(info.name)
         except ImportError:
             continue
-        for name, obj in vars(module).items():
+        for name in getattr(module, "__all__", list(vars(module))):  # (__all__ names lazily imported ones too)
+            obj = getattr(module, name)
             if isinstance(obj, type) and issubclass(obj, BaseEstimator) and obj.__module__.startswith("svmkit."):
                 found.setdefault(name, obj)
     return found

@@ -41,10 +41,6 @@ x
 
 from __future__ import annotations
 
-import numbers
-import os
-from typing import NamedTuple
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
@@ -52,31 +48,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import validate_data
 
+from ._libsvm_ranges import TargetRange, _check_limits, _scale_linearly, read_range, write_range
+
 __all__ = ["LibsvmScaler", "TargetRange", "load_range", "save_range"]
-
-
-def _scale_linearly(values, low, high, lower, upper):
-    """svm-scale's map of ``values`` from ``[low, high]`` to ``[lower, upper]``.
-
-    The ends map exactly to ``lower`` and ``upper``; where ``low == high`` the
-    result is 0 (svm-scale leaves single-valued features out of its output).
-    """
-    constant = low == high
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scaled = lower + (upper - lower) * (values - low) / (high - low)
-    scaled = np.where(values == low, lower, scaled)
-    scaled = np.where(values == high, upper, scaled)
-    return np.where(constant, 0.0, scaled)
-
-
-def _check_limits(lower, upper, what):
-    for value in (lower, upper):
-        if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
-            raise ValueError(f"{what} limits must be finite numbers, got {lower!r} and {upper!r}.")
-    if not upper > lower:
-        raise ValueError(
-            f"inconsistent {what} lower/upper specification: upper ({upper:g}) must exceed lower ({lower:g})."
-        )
 
 
 class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -167,34 +141,6 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return X
 
 
-class TargetRange(NamedTuple):
-    """svm-scale's linear map of the labels from ``[min, max]`` to ``[lower, upper]`` (its ``-y``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from svmkit.preprocessing import TargetRange
-    >>> TargetRange.fit(np.array([2.0, 4.0, 3.0]), 0, 1).transform(np.array([2.0, 3.0, 6.0]))
-    array([0. , 0.5, 2. ])
-    """
-
-    lower: float
-    upper: float
-    min: float
-    max: float
-
-    @classmethod
-    def fit(cls, y, lower, upper):
-        """The range of the labels ``y``, to be mapped to ``[lower, upper]``."""
-        _check_limits(lower, upper, "y")
-        y = np.asarray(y, dtype=np.float64)
-        return cls(float(lower), float(upper), float(y.min()), float(y.max()))
-
-    def transform(self, y):
-        """The scaled labels."""
-        return _scale_linearly(np.asarray(y, dtype=np.float64), self.min, self.max, self.lower, self.upper)
-
-
 def save_range(scaler, target, target_range=None):
     """Write a fitted :class:`LibsvmScaler` (and a target range) as svm-scale's range file.
 
@@ -215,19 +161,7 @@ def save_range(scaler, target, target_range=None):
     See the module documentation.
     """
     check_is_fitted(scaler)
-    lines = []
-    if target_range is not None:
-        lines += ["y", f"{target_range.lower:.17g} {target_range.upper:.17g}",
-                  f"{target_range.min:.17g} {target_range.max:.17g}"]
-    lines += ["x", f"{scaler.lower:.17g} {scaler.upper:.17g}"]
-    for index in np.flatnonzero(scaler.data_min_ != scaler.data_max_):
-        lines.append(f"{index + 1} {scaler.data_min_[index]:.17g} {scaler.data_max_[index]:.17g}")
-    text = "\n".join(lines) + "\n"
-    if isinstance(target, (str, os.PathLike)):
-        with open(target, "w", encoding="ascii") as file:
-            file.write(text)
-    else:
-        target.write(text)
+    write_range(target, scaler.lower, scaler.upper, scaler.data_min_, scaler.data_max_, target_range)
 
 
 def load_range(source, n_features=None):
@@ -262,31 +196,8 @@ def load_range(source, n_features=None):
     >>> target_range
     TargetRange(lower=0.0, upper=1.0, min=-1.0, max=1.0)
     """
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, encoding="ascii", errors="replace") as file:
-            lines = file.read().splitlines()
-        name = os.fspath(source)
-    else:
-        lines = source.read().splitlines()
-        name = "range file"
-    reader = _RangeLines(lines, name)
-    target_range = None
-    if reader.peek() == "y":
-        reader.next_line()
-        y_lower, y_upper = reader.numbers(2, "'y_lower y_upper'")
-        y_min, y_max = reader.numbers(2, "'y_min y_max'")
-        target_range = TargetRange(y_lower, y_upper, y_min, y_max)
-    if reader.next_line() != "x":
-        reader.fail("expected the line 'x' that starts the feature ranges")
-    lower, upper = reader.numbers(2, "'lower upper'")
-    ranges = {}
-    while reader.peek() is not None:
-        index, low, high = reader.numbers(3, "'index min max'")
-        if index != int(index) or index < 1 or int(index) in ranges:
-            reader.fail(f"feature index must be a new integer >= 1, got {index:g}")
-        ranges[int(index)] = (low, high)
+    lower, upper, ranges, target_range = read_range(source)
     size = max(ranges, default=0) if n_features is None else max(max(ranges, default=0), n_features)
-    _check_limits(lower, upper, "x")
     scaler = LibsvmScaler(lower=lower, upper=upper)
     scaler.data_min_ = np.zeros(size)
     scaler.data_max_ = np.zeros(size)
@@ -296,38 +207,3 @@ def load_range(source, n_features=None):
     return scaler, target_range
 
 
-class _RangeLines:
-    """The non-blank lines of a range file, with their numbers for error messages."""
-
-    def __init__(self, lines, name):
-        self._lines = [(number, line.strip()) for number, line in enumerate(lines, 1) if line.strip()]
-        self._position = 0
-        self._name = name
-
-    def peek(self):
-        if self._position == len(self._lines):
-            return None
-        return self._lines[self._position][1]
-
-    def next_line(self):
-        line = self.peek()
-        if line is None:
-            self.fail("unexpected end of file")
-        self._position += 1
-        return line
-
-    def numbers(self, count, what):
-        line = self.next_line()
-        fields = line.split()
-        try:
-            values = [float(field) for field in fields]
-        except ValueError:
-            values = []
-        if len(values) != count or not all(np.isfinite(values)):
-            self._position -= 1
-            self.fail(f"expected {what}, got {line!r}")
-        return values
-
-    def fail(self, reason):
-        number = self._lines[self._position][0] if self._position < len(self._lines) else "end"
-        raise ValueError(f"{self._name}, line {number}: {reason}")

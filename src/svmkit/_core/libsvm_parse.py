@@ -23,18 +23,18 @@ import numpy as np
 
 from svmkit._core._jit import jit
 
-OK = 0
-BAD_LABEL = 1
-MISSING_LABEL = 2
-BAD_FEATURE_TOKEN = 3
-BAD_INDEX = 4
-BAD_VALUE = 5
-INDEX_NOT_ASCENDING = 6
-INDEX_ZERO = 7
-INDEX_ABOVE_LIMIT = 8
-
-#: Largest feature index accepted, so that column numbers fit in int32.
-LARGEST_INDEX = 2**31 - 1
+from svmkit._core.libsvm_status import (  # noqa: F401 (the status codes of parse_libsvm)
+    BAD_FEATURE_TOKEN,
+    BAD_INDEX,
+    BAD_LABEL,
+    BAD_VALUE,
+    INDEX_ABOVE_LIMIT,
+    INDEX_NOT_ASCENDING,
+    INDEX_ZERO,
+    LARGEST_INDEX,
+    MISSING_LABEL,
+    OK,
+)
 
 _INVALID = 0
 _CONVERTED = 1

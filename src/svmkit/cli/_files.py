@@ -10,6 +10,16 @@ def _load_data(path):
         raise ValueError(f"{path}: {error}") from None
 
 
+def _load_rows(path):
+    """The rows of a LIBSVM data file (labels, line numbers, CSR arrays) and its number of features."""
+    from ..io.libsvm_data import MAX_FEATURES, LibsvmFormatError, _load_rows
+
+    try:
+        return _load_rows(path, None, "float64", MAX_FEATURES)
+    except LibsvmFormatError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
 def _load_kernel(path, check_serial):
     from ..io.libsvm_data import LibsvmFormatError, load_libsvm_precomputed
 

@@ -2,7 +2,7 @@
 
 import sys
 
-from ._files import _load_data
+from ._files import _load_rows
 from ._options import UsageError, _Option, _parse
 
 SCALE_USAGE = """\
@@ -25,16 +25,23 @@ _SCALE_OPTIONS = {
 }
 
 
-def _scaled_lines(X, y, scaler, target_range):
+def _scaled_lines(rows, n_features, scaling, target_range):
     """svm-scale's output lines: the (scaled) label with 17 digits, then ``index:value`` with %g."""
     import numpy as np
-    import scipy.sparse as sp
 
-    rows_per_block = max(1, 2**20 // max(X.shape[1], 1))
-    for start in range(0, X.shape[0], rows_per_block):
-        block = scaler.transform(X[start : start + rows_per_block])
-        block = block.toarray() if sp.issparse(block) else block
-        labels = y[start : start + rows_per_block]
+    from .._libsvm_ranges import _scale_linearly
+
+    lower, upper, low, high = scaling
+    rows_per_block = max(1, 2**20 // max(n_features, 1))
+    n_rows = rows.labels.size
+    for start in range(0, n_rows, rows_per_block):
+        stop = min(start + rows_per_block, n_rows)
+        block = np.zeros((stop - start, n_features))
+        first, last = rows.indptr[start], rows.indptr[stop]
+        row_of_entry = np.repeat(np.arange(stop - start), np.diff(rows.indptr[start : stop + 1]))
+        block[row_of_entry, rows.columns[first:last]] = rows.values[first:last]
+        block = _scale_linearly(block, low, high, lower, upper)
+        labels = rows.labels[start:stop]
         if target_range is not None:
             labels = target_range.transform(labels)
         for label, row in zip(labels.tolist(), block):
@@ -44,24 +51,27 @@ def _scaled_lines(X, y, scaler, target_range):
             yield " ".join(fields) + " \n"
 
 
-def _restored_scaler(restore_path, X, data_path):
-    """The scaler of a range file, over all features of ``X``; warns about features the file leaves out."""
+def _restored_scaling(restore_path, rows, n_features, data_path):
+    """The scaling ``(lower, upper, min, max)`` of a range file, over all features of the data and
+    the file, and the number of features; warns about features the file leaves out."""
     import numpy as np
-    import scipy.sparse as sp
 
-    from ..preprocessing import LibsvmScaler, load_range
+    from .._libsvm_ranges import feature_ranges, read_range
 
-    scaler, target_range = load_range(restore_path, n_features=X.shape[1])
-    X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], scaler.n_features_in_))
-    varies = LibsvmScaler().fit(X)
-    left_out = (scaler.data_min_ == scaler.data_max_) & (varies.data_min_ != varies.data_max_)
+    lower, upper, ranges, target_range = read_range(restore_path)
+    n_features = max(n_features, max(ranges, default=0))
+    low, high = np.zeros(n_features), np.zeros(n_features)
+    for index, (feature_min, feature_max) in ranges.items():
+        low[index - 1], high[index - 1] = feature_min, feature_max
+    data_min, data_max = feature_ranges(rows.labels.size, n_features, rows.columns, rows.values)
+    left_out = (low == high) & (data_min != data_max)
     for j in np.flatnonzero(left_out):
         print(
             f"WARNING: feature index {j + 1} appeared in file {data_path} was not seen in the scaling factor file "
             f"{restore_path}. The feature is scaled to 0.",
             file=sys.stderr,
         )
-    return scaler, target_range, X
+    return (lower, upper, low, high), target_range, n_features
 
 
 def scale(args):
@@ -71,25 +81,27 @@ def scale(args):
         return 0
     if "save" in options and "restore" in options:
         raise UsageError("cannot use -r and -s simultaneously")
-    from ..preprocessing import LibsvmScaler, TargetRange, save_range
+    from .._libsvm_ranges import TargetRange, _check_limits, feature_ranges, write_range
 
-    X, y = _load_data(files[0])
+    rows, n_features = _load_rows(files[0])
     if "restore" in options:
-        scaler, target_range, X = _restored_scaler(options["restore"], X, files[0])
+        scaling, target_range, n_features = _restored_scaling(options["restore"], rows, n_features, files[0])
     else:
-        scaler = LibsvmScaler(lower=options.get("lower", -1.0), upper=options.get("upper", 1.0)).fit(X)
+        lower, upper = options.get("lower", -1.0), options.get("upper", 1.0)
+        _check_limits(lower, upper, "x")
+        scaling = (lower, upper, *feature_ranges(rows.labels.size, n_features, rows.columns, rows.values))
         target_range = None
-    if target_range is None and "y_limits" in options and y.size:
-        target_range = TargetRange.fit(y, *options["y_limits"])
+    if target_range is None and "y_limits" in options and rows.labels.size:
+        target_range = TargetRange.fit(rows.labels, *options["y_limits"])
     if "save" in options:
-        save_range(scaler, options["save"], target_range)
+        write_range(options["save"], *scaling, target_range)
     n_nonzero = 0
-    for line in _scaled_lines(X, y, scaler, target_range):
+    for line in _scaled_lines(rows, n_features, scaling, target_range):
         n_nonzero += line.count(":")
         sys.stdout.write(line)
-    if n_nonzero > X.nnz:
+    if n_nonzero > rows.values.size:
         print(
-            f"WARNING: original #nonzeros {X.nnz}\n       > new      #nonzeros {n_nonzero}\n"
+            f"WARNING: original #nonzeros {rows.values.size}\n       > new      #nonzeros {n_nonzero}\n"
             "If feature values are non-negative and sparse, use -l 0 rather than the default -l -1",
             file=sys.stderr,
         )

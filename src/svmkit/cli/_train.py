@@ -1,6 +1,7 @@
 """``svmkit train``: LIBSVM's svm-train, and the checks, estimator and cross-validation it
 shares with ``svmkit grid``."""
 
+import math
 import os
 import sys
 
@@ -43,8 +44,7 @@ options:
 -m cachesize : set cache memory size in MB (default 100)
 -e epsilon : set tolerance of termination criterion (default 0.001)
 -h shrinking : whether to use the shrinking heuristics, 0 or 1 (default 1)
--b probability_estimates : whether to train a SVC or SVR model for probability estimates, 0 or 1 (default 0);
-	svmkit trains them for C-SVC and nu-SVC
+-b probability_estimates : whether to train a SVC or SVR model for probability estimates, 0 or 1 (default 0)
 -wi weight : set the parameter C of class i to weight*C, for C-SVC (default 1)
 -v n : n-fold cross validation mode (prints each fold's solver lines and the accuracy, writes no model)
 -q : quiet mode (no outputs)
@@ -98,11 +98,6 @@ def _check_svm_options(options):
     for flag, name, default, valid, rule in _PARAMETER_RULES:
         if not valid(options.get(name, default)):
             raise UsageError(f"bad value for -{flag}: {options[name]:g} ({rule})")
-    if options.get("probability", 0) and svm_type not in _CLASSIFIERS:
-        raise UsageError(
-            f"probability estimates are not available for {SVM_TYPES[svm_type][1]} in svmkit train (-b 1); "
-            "svmkit trains them for C-SVC and nu-SVC (-s 0 and 1)"
-        )
     return svm_type, kernel_type
 
 
@@ -111,7 +106,7 @@ def _estimator(options, n_features):
     from .. import svm
 
     svm_type = options.get("svm_type", 0)
-    estimator_class = getattr(svm, SVM_TYPES[svm_type][0])
+    estimator_class = getattr(svm, SVM_TYPES[svm_type][0])  # (imports that estimator's module only)
     gamma = options.get("gamma", 0.0)
     values = {
         "kernel": KERNELS[options.get("kernel_type", 2)],
@@ -237,10 +232,10 @@ def _fit(estimator, X, y, path):
         raise ValueError(f"{path}: {error}") from None
 
 
-def _fit_with_bar(estimator, X, y, path, quiet):
+def _fit_with_bar(estimator, X, y, path):
     """:func:`_fit` with a bar of the solver's steps, naming the pair being solved, where
-    stderr is a terminal (and not ``quiet``)."""
-    if quiet or not sys.stderr.isatty():
+    stderr is a terminal."""
+    if not sys.stderr.isatty():
         return _fit(estimator, X, y, path)
     from .._progress import SolverBar
 
@@ -251,33 +246,105 @@ def _fit_with_bar(estimator, X, y, path, quiet):
         bar.close()
 
 
-def _cross_validated(estimator, X, y, n_folds, path, report, fold_bar=True):
-    """svm-train -v: the prediction of each sample by the model of the folds without it
-    (stratified folds for classifiers); each fold's solver lines when ``report``, and a
-    progress bar of the folds where stderr is a terminal (unless not ``fold_bar``)."""
+def _trained(estimator, X, y, path, report, rand, density_model=False, bar=False, say=print):
+    """svm-train's ``svm_train``: the fit (with a bar of its steps where ``bar``), its solver
+    lines when ``report`` (written by ``say``), and with ``density_model`` (``-b 1`` for -s 2,
+    3, 4) LIBSVM's probability model of a regression (the Laplace scale ``probA_``, from 5-fold
+    cross-validation drawn with ``rand``) or one-class model (``prob_density_marks_``)."""
+    import numpy as np
+    from sklearn.base import is_regressor
+
+    from ..io.libsvm_model import libsvm_label_order
+
+    model = _fit_with_bar(estimator, X, y, path) if bar else _fit(estimator, X, y, path)
+    if report:
+        say("\n".join(_report_lines(model, libsvm_label_order(y) if hasattr(model, "classes_") else None)))
+    if density_model:
+        if is_regressor(model):
+            model.probA_ = np.array([_laplace_scale(estimator, X, y, path, report, rand)])
+        else:
+            marks = _density_marks(model.decision_function(X))
+            if marks is not None:
+                model.prob_density_marks_ = marks
+    return model
+
+
+def _laplace_scale(estimator, X, y, path, report, rand):
+    """LIBSVM's ``svm_svr_probability``: the mean absolute residual of 5-fold cross-validation,
+    leaving out residuals above 5 standard deviations of the Laplace distribution."""
+    import numpy as np
+    from sklearn.base import clone
+
+    predicted = _cross_validated(clone(estimator), X, y, 5, path, report, rand, fold_bar=False)[0]
+    residuals = np.abs(y - predicted).tolist()
+    mae = sum(residuals) / len(residuals)
+    std = math.sqrt(2 * mae * mae)
+    kept = [residual for residual in residuals if not residual > 5 * std]
+    sigma = sum(kept) / len(kept)
+    if report:
+        print(
+            "Prob. model for test data: target value = predicted value + z,\n"
+            f"z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= {sigma:g}"
+        )
+    return sigma
+
+
+def _density_marks(decisions):
+    """LIBSVM's ``svm_one_class_probability``: ten marks between the sorted training decision
+    values, five through the negative and five through the non-negative ones; None (with
+    LIBSVM's warning) when either side has fewer than five values."""
+    import numpy as np
+
+    values = np.sort(decisions)
+    n = values.shape[0]
+    n_negative = int(np.argmax(values >= 0)) if np.any(values >= 0) else 0
+    n_positive = n - n_negative
+    middle = 5
+    if n_negative < middle or n_positive < middle:
+        print("WARNING: number of positive or negative decision values <5; too few to do a probability estimation.",
+              file=sys.stderr)
+        return None
+    edges = [values[i * n_negative // middle] for i in range(middle)] + [0.0]
+    edges += [values[n_negative - 1 + (i - middle) * n_positive // middle] for i in range(middle + 1, 2 * middle + 1)]
+    edges = np.array(edges)
+    return (edges[:-1] + edges[1:]) / 2
+
+
+def _cross_validated(estimator, X, y, n_folds, path, report, rand=None, density_model=False, fold_bar=True):
+    """svm-train -v (LIBSVM's ``svm_cross_validation``): the prediction of each sample by the
+    model of the folds without it, in LIBSVM's folds (stratified for classifiers) drawn with
+    ``rand`` (a fresh :class:`._folds.CRand`, as a fresh svm-train, by default); each fold's
+    solver lines when ``report``, and a progress bar of the folds where stderr is a terminal
+    (unless not ``fold_bar``). Classifiers with ``-b 1`` predict the label of largest
+    probability, as LIBSVM does."""
     import numpy as np
     from sklearn.base import clone, is_regressor
-    from sklearn.model_selection import KFold, StratifiedKFold
     from sklearn.utils.metaestimators import _safe_split
 
     from .._progress import ProgressBar
-    from ..io.libsvm_model import libsvm_label_order
+    from ..io.libsvm_model import predict_proba_as_libsvm
+    from ._folds import CRand, libsvm_folds
 
+    rand = CRand() if rand is None else rand
+    n = y.shape[0]
+    if n_folds > n:
+        print(f"WARNING: # folds ({n_folds}) > # data ({n}). Will use # folds = # data instead "
+              "(i.e., leave-one-out cross validation)", file=sys.stderr)
+        n_folds = n
     classifier = hasattr(estimator, "probability")
-    regression = is_regressor(estimator)
-    kind = StratifiedKFold if classifier and np.unique(y).shape[0] > 1 else KFold
     predicted = np.empty_like(y)
     folds = ProgressBar(n_folds, "cross-validation", " folds", enabled=None if fold_bar else False)
-    for fold, (train, test) in enumerate(kind(n_folds, shuffle=True, random_state=0).split(X, y), 1):
+    for fold, (train, test) in enumerate(libsvm_folds(y, n_folds, classifier and n_folds < n, rand), 1):
         X_train, y_train = _safe_split(estimator, X, y, train)
         X_test, _ = _safe_split(estimator, X, y, test, train)
-        model = _fit(clone(estimator), X_train, y_train, path)
-        if report:
-            folds.print("\n".join(_report_lines(model, libsvm_label_order(y_train) if classifier else None)))
-        predicted[test] = model.predict(X_test)
+        model = _trained(clone(estimator), X_train, y_train, path, report, rand, density_model, say=folds.print)
+        if classifier and estimator.probability:
+            predicted[test] = predict_proba_as_libsvm(model, X_test)[2]
+        else:
+            predicted[test] = model.predict(X_test)
         folds.update(1, f"fold {fold}/{n_folds}")
     folds.close()
-    return predicted, regression
+    return predicted, is_regressor(estimator)
 
 
 def _cross_validation_message(predicted, y, regression):
@@ -319,16 +386,18 @@ def train(args):
     estimator = _estimator(options, X.shape[1])
     _drop_unknown_weights(estimator, y)
     quiet = options.get("quiet", False)
+    from ._folds import CRand
+
+    rand = CRand()  # (svm-train's unseeded rand())
+    density_model = bool(options.get("probability", 0)) and svm_type not in _CLASSIFIERS
     if n_folds is not None:
-        predicted, regression = _cross_validated(estimator, X, y, n_folds, files[0], report=not quiet)
+        predicted, regression = _cross_validated(estimator, X, y, n_folds, files[0], not quiet, rand, density_model)
         print(_cross_validation_message(predicted, y, regression))
         return 0
     from ..io.libsvm_model import check_libsvm_model, libsvm_label_order, save_libsvm_model
 
     check_libsvm_model(estimator)
     labels = libsvm_label_order(y) if svm_type in _CLASSIFIERS else None
-    model = _fit_with_bar(estimator, X, y, files[0], quiet)
-    if not quiet:
-        print("\n".join(_report_lines(model, labels)))
+    model = _trained(estimator, X, y, files[0], not quiet, rand, density_model, bar=not quiet)
     save_libsvm_model(model, model_path, labels=labels)
     return 0

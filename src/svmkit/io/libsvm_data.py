@@ -49,14 +49,11 @@ import gzip
 import lzma
 import operator
 import os
+import re
 import zlib
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
-
-from svmkit._core import libsvm_parse
-from svmkit._first_use import notice_compilation
 
 __all__ = [
     "LibsvmFormatError",
@@ -103,16 +100,22 @@ class LibsvmFormatError(ValueError):
         self.token = token
 
 
-_REASONS = {
-    libsvm_parse.BAD_LABEL: "label is not a finite decimal number",
-    libsvm_parse.MISSING_LABEL: "line does not start with a label",
-    libsvm_parse.BAD_FEATURE_TOKEN: "expected 'index:value'",
-    libsvm_parse.BAD_INDEX: f"feature index is not an integer in 0..{libsvm_parse.LARGEST_INDEX}",
-    libsvm_parse.BAD_VALUE: "feature value is not a finite decimal number",
-    libsvm_parse.INDEX_NOT_ASCENDING: "feature index is not greater than the one before it",
-    libsvm_parse.INDEX_ZERO: "feature indices start at 1",
-    libsvm_parse.INDEX_ABOVE_LIMIT: "feature index is larger than n_features",
-}
+
+def _reason(status):
+    """What the compiled parser's error ``status`` means."""
+    from svmkit._core import libsvm_parse
+
+    return {
+        libsvm_parse.BAD_LABEL: "label is not a finite decimal number",
+        libsvm_parse.MISSING_LABEL: "line does not start with a label",
+        libsvm_parse.BAD_FEATURE_TOKEN: "expected 'index:value'",
+        libsvm_parse.BAD_INDEX: f"feature index is not an integer in 0..{libsvm_parse.LARGEST_INDEX}",
+        libsvm_parse.BAD_VALUE: "feature value is not a finite decimal number",
+        libsvm_parse.INDEX_NOT_ASCENDING: "feature index is not greater than the one before it",
+        libsvm_parse.INDEX_ZERO: "feature indices start at 1",
+        libsvm_parse.INDEX_ABOVE_LIMIT: "feature index is larger than n_features",
+    }[status]
+
 
 _LONGEST_TOKEN_SHOWN = 60
 
@@ -186,6 +189,15 @@ def load_libsvm(source, n_features=None, dtype=np.float64, max_features=MAX_FEAT
     >>> X[0, :4].toarray()
     array([[ 0.708333,  1.      ,  1.      , -0.320755]])
     """
+    import scipy.sparse as sp
+
+    rows, n_features = _load_rows(source, n_features, dtype, max_features)
+    shape = (rows.labels.size, n_features)
+    return sp.csr_matrix((rows.values, rows.columns, rows.indptr), shape=shape), rows.labels
+
+
+def _load_rows(source, n_features, dtype, max_features):
+    """:func:`load_libsvm`'s rows (labels, line numbers and CSR arrays) and number of features."""
     dtype = _float_dtype(dtype)
     max_index = -1
     if n_features is not None:
@@ -202,8 +214,7 @@ def load_libsvm(source, n_features=None, dtype=np.float64, max_features=MAX_FEAT
             raise LibsvmFormatError(
                 f"feature index {n_features} is larger than max_features={max_features} (pass a larger "
                 "max_features, or n_features, to read it)", int(rows.row_lines[row]))
-    shape = (rows.labels.size, n_features)
-    return sp.csr_matrix((rows.values, rows.columns, rows.indptr), shape=shape), rows.labels
+    return rows, n_features
 
 
 def load_libsvm_precomputed(source, dtype=np.float64, check_serial=True):
@@ -307,6 +318,8 @@ def dump_libsvm(X, y, target, comment=None):
     2.5 2:1e-300
     <BLANKLINE>
     """
+    import scipy.sparse as sp
+
     X = sp.csr_matrix(X, copy=True) if sp.issparse(X) else sp.csr_matrix(_real_array(X, "X", ndim=2))
     _real_array(X.data, "X", ndim=1)
     X.sum_duplicates()
@@ -350,6 +363,8 @@ def dump_libsvm_precomputed(K, y, target, comment=None):
     -1 0:2 1:0 2:9.5
     <BLANKLINE>
     """
+    import scipy.sparse as sp
+
     K = _real_array(K.toarray() if sp.issparse(K) else K, "K", ndim=2)
     y = _real_array(y, "y", ndim=1)
     n_samples, n_columns = K.shape
@@ -364,7 +379,64 @@ def dump_libsvm_precomputed(K, y, target, comment=None):
 
 
 def _parse(buf, dtype, first_index, max_index):
-    """Run the compiled parser on ``buf`` and finish what it leaves over."""
+    """The rows of ``buf``: small files through Python's own parsing (no compiled code to load),
+    others and every file the small-file reader does not accept through the compiled parser."""
+    rows = _parse_small(buf, first_index, max_index) if len(buf) <= _SMALL_FILE_BYTES else None
+    labels, row_lines, indptr, columns, values = rows if rows is not None else _parse_compiled(buf, first_index, max_index)
+    with np.errstate(over="ignore"):
+        values = values.astype(dtype, copy=False)
+    bad_labels = ~np.isfinite(labels)
+    bad_values = ~np.isfinite(values)
+    if bad_labels.any() or bad_values.any():
+        _raise_overflow(buf, row_lines, indptr, bad_labels, bad_values, dtype)
+    return _ParsedRows(labels, row_lines, indptr, columns, values)
+
+
+#: Files up to this size are read by :func:`_parse_small`: loading the compiled parser from numba's
+#: cache takes longer than Python's parsing of a file this size.
+_SMALL_FILE_BYTES = 2**19
+
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,5})?")
+_INDEX = re.compile(rb"[0-9]{1,10}")
+
+
+def _parse_small(buf, first_index, max_index):
+    """The rows of ``buf`` as float64, or None where any token is out of the ordinary (the compiled
+    parser then reads the file and words its error). Accepts a subset of what the compiled parser
+    accepts, with the same values: Python's ``float`` of the same decimal text."""
+    from svmkit._core.libsvm_status import LARGEST_INDEX
+
+    is_decimal, is_index = _DECIMAL.fullmatch, _INDEX.fullmatch
+    labels, row_lines, indptr, columns, values = [], [], [0], [], []
+    for line, text in enumerate(buf.split(b"\n"), start=1):
+        tokens = text.split(b"#", 1)[0].split()
+        if not tokens:
+            continue
+        if not is_decimal(tokens[0]):
+            return None
+        labels.append(float(tokens[0]))
+        row_lines.append(line)
+        previous = first_index - 1
+        for token in tokens[1:]:
+            index, colon, value = token.partition(b":")
+            if not (colon and is_index(index) and is_decimal(value)):
+                return None
+            index = int(index)
+            if index <= previous or index > LARGEST_INDEX or 0 <= max_index < index:
+                return None
+            columns.append(index - first_index)
+            values.append(float(value))
+            previous = index
+        indptr.append(len(columns))
+    return (np.array(labels, dtype=np.float64), np.array(row_lines, dtype=np.int64), np.array(indptr, dtype=np.int64),
+            np.array(columns, dtype=np.int32), np.array(values, dtype=np.float64))
+
+
+def _parse_compiled(buf, first_index, max_index):
+    """The rows of ``buf`` read by the compiled parser; raises on the first malformed token."""
+    from svmkit._core import libsvm_parse
+    from svmkit._first_use import notice_compilation
+
     data = np.frombuffer(buf, dtype=np.uint8)
     # a row takes a byte and a line end, an entry a separator and three bytes ("1:1") at least
     max_rows = min(int(np.count_nonzero(data == ord("\n"))) + 1, (data.size + 1) // 2 + 1)
@@ -380,20 +452,13 @@ def _parse(buf, dtype, first_index, max_index):
         data, first_index, max_index, labels, row_lines, indptr, columns, values, *deferred
     )
     if status != libsvm_parse.OK:
-        raise LibsvmFormatError(_REASONS[status], line, _token_text(buf[token_start:token_end]))
+        raise LibsvmFormatError(_reason(status), line, _token_text(buf[token_start:token_end]))
     starts, ends, targets = deferred[:, :n_deferred]
     converted = np.array([float(buf[start:end]) for start, end in zip(starts.tolist(), ends.tolist())], dtype=np.float64)
     is_label = targets < 0
     labels[-targets[is_label] - 1] = converted[is_label]
     values[targets[~is_label]] = converted[~is_label]
-    labels, row_lines, indptr = labels[:n_rows], row_lines[:n_rows], indptr[: n_rows + 1]
-    with np.errstate(over="ignore"):
-        values = values[:n_stored].astype(dtype, copy=False)
-    bad_labels = ~np.isfinite(labels)
-    bad_values = ~np.isfinite(values)
-    if bad_labels.any() or bad_values.any():
-        _raise_overflow(buf, row_lines, indptr, bad_labels, bad_values, dtype)
-    return _ParsedRows(labels, row_lines, indptr, columns[:n_stored], values)
+    return labels[:n_rows], row_lines[:n_rows], indptr[: n_rows + 1], columns[:n_stored], values[:n_stored]
 
 
 def _raise_overflow(buf, row_lines, indptr, bad_labels, bad_values, dtype):

@@ -115,7 +115,7 @@ def _svm_type(model):
     """LIBSVM's svm_type of an svmkit estimator (its exact class), or None."""
     svm = _svm_module()
     for svm_type, name in _ESTIMATOR_NAMES.items():
-        if type(model) is getattr(svm, name):
+        if type(model).__name__ == name and type(model) is getattr(svm, name):  # (imports that class only)
             return svm_type
     return None
 

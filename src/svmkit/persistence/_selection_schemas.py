@@ -23,7 +23,7 @@ class _LibsvmScalerSchema(_Schema):
     )
 
     def check_params(self, estimator, fitted):
-        from ..preprocessing import _check_limits
+        from .._libsvm_ranges import _check_limits
 
         if fitted:
             _check_limits(estimator.lower, estimator.upper, "x")

@@ -1,11 +1,20 @@
-"""Kernel support vector machines on one shared dual solver."""
+"""Kernel support vector machines on one shared dual solver.
 
-from ._binary import BinaryModel, KKTReport
-from ._nu_svc import DegenerateNuWarning, NuBinaryModel, NuSVC
-from ._one_class import OneClassSVM
-from ._separability import NotSeparableError
-from ._svc import SVC
-from ._svr import SVR, NuSVR
+Each name is imported when first asked for (PEP 562), so that ``svmkit train -s 3`` loads
+the regressors and not the classifiers.
+"""
+
+import importlib
+
+_HOMES = {
+    "._binary": ["BinaryModel", "KKTReport"],
+    "._nu_svc": ["DegenerateNuWarning", "NuBinaryModel", "NuSVC"],
+    "._one_class": ["OneClassSVM"],
+    "._separability": ["NotSeparableError"],
+    "._svc": ["SVC"],
+    "._svr": ["SVR", "NuSVR"],
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "SVC",
@@ -19,3 +28,15 @@ __all__ = [
     "KKTReport",
     "NotSeparableError",
 ]
+
+
+def __getattr__(name):
+    if name not in _HOME_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME_OF[name], __name__), name)
+    globals()[name] = value  # (asked for once)
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
