@@ -4,7 +4,7 @@ Fast solvers that show their theory: multipliers, slacks, KKT status,
 margin and duality gap are attributes of every fitted model.
 """
 
-import importlib
+from ._lazy import lazy_names
 
 # Public submodules and names, each imported when first asked for (PEP 562): ``from svmkit
 # import SVC`` loads the SVMs, not model selection, file formats or persistence (less memory
@@ -21,22 +21,9 @@ _HOMES = {
     ".svm": ["SVC", "SVR", "BinaryModel", "DegenerateNuWarning", "KKTReport", "NotSeparableError", "NuBinaryModel",
              "NuSVC", "NuSVR", "OneClassSVM"],
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 
-def __getattr__(name):
-    if name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
-    elif name in _HOME_OF:
-        value = getattr(importlib.import_module(_HOME_OF[name], __name__), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value  # (asked for once)
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, _SUBMODULES)
 
 
 __version__ = "0.1.0"

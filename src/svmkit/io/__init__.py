@@ -6,7 +6,7 @@ plain or compressed, including precomputed-kernel files;
 when first asked for, so reading data does not load the SVMs.
 """
 
-import importlib
+from .._lazy import lazy_names
 
 _HOMES = {
     ".libsvm_data": ["LibsvmFormatError", "load_libsvm", "dump_libsvm", "load_libsvm_precomputed",
@@ -14,18 +14,8 @@ _HOMES = {
     ".libsvm_model": ["load_libsvm_model", "save_libsvm_model", "check_libsvm_model", "libsvm_label_order",
                       "predict_as_libsvm", "predict_proba_as_libsvm"],
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [name for names in _HOMES.values() for name in names]
 
 
-def __getattr__(name):
-    if name not in _HOME_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOME_OF[name], __name__), name)
-    globals()[name] = value  # (asked for once)
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

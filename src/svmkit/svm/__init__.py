@@ -4,7 +4,7 @@ Each name is imported when first asked for (PEP 562), so that ``svmkit train -s 
 the regressors and not the classifiers.
 """
 
-import importlib
+from .._lazy import lazy_names
 
 _HOMES = {
     "._binary": ["BinaryModel", "KKTReport"],
@@ -14,7 +14,6 @@ _HOMES = {
     "._svc": ["SVC"],
     "._svr": ["SVR", "NuSVR"],
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "SVC",
@@ -30,13 +29,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    if name not in _HOME_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOME_OF[name], __name__), name)
-    globals()[name] = value  # (asked for once)
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
