@@ -29,6 +29,8 @@ def test_printed_report_has_a_row_per_point_with_the_seeds_values():
             "  bounded, inside the margin          0",
             "  bounded, misclassified              0",
             "  largest KKT violation        0.000e+00",
+            "  leave-one-out bound          0.6667 (support vectors / N)",
+            "  VC dimension bound           2 = min(ceil(R^2 / rho^2), d) + 1, R = 1, rho = 0.5",
             "index   y  alpha   mu  xi  y f(x)  category",
             "    0   1      2  inf   0       1  on the margin",
             "    1  -1      2  inf   0       1  on the margin",
@@ -41,13 +43,14 @@ def test_printed_report_is_capped_with_the_number_left_out():
     X, y = load_iris(return_X_y=True)
     report = SVC(C=1.0).fit(X, y).kkt_report(problem=1)  # classes 0 and 2: 100 points
     lines = str(report).splitlines()
-    assert lines[6].split() == ["index", "y", "alpha", "mu", "xi", "y", "f(x)", "category"]
-    rows = lines[7:-1]
+    assert lines[6].startswith("  leave-one-out bound") and lines[7].startswith("  VC dimension bound")
+    assert lines[8].split() == ["index", "y", "alpha", "mu", "xi", "y", "f(x)", "category"]
+    rows = lines[9:-1]
     assert [int(line.split()[0]) for line in rows] == list(range(20))
     assert {line.split()[1] for line in rows} == {"0"}  # the first 50 rows are class 0
     assert lines[-1] == "... 80 more (to_string(max_rows=None) or to_frame() shows every point)"
-    assert len(report.to_string(max_rows=None).splitlines()) == 7 + 100
-    assert len(report.to_string(max_rows=3).splitlines()) == 7 + 3 + 1
+    assert len(report.to_string(max_rows=None).splitlines()) == 9 + 100
+    assert len(report.to_string(max_rows=3).splitlines()) == 9 + 3 + 1
     with pytest.raises(ValueError, match="max_rows must be a non-negative integer or None"):
         report.to_string(max_rows=-1)
 

@@ -69,6 +69,10 @@ class KKTReport:
         ``'rest'`` for the other classes of a one-vs-rest problem) or its +1/-1
         code (:meth:`BinaryModel.kkt_report`); None where the formulation has
         no labels (one-class) or reports residuals (SVR).
+    bounds : tuple of (str, str)
+        The problem's bounds on the generalisation error, printed under the
+        counts (``SVC.kkt_report``: the leave-one-out bound and the fat-margin
+        bound on the VC dimension).
     """
 
     index: np.ndarray
@@ -81,6 +85,7 @@ class KKTReport:
     categories: tuple = C_SVC_CATEGORIES
     value_name: str = "yf"
     label: np.ndarray | None = None
+    bounds: tuple = ()
 
     def counts(self):
         """Number of points in each category."""
@@ -129,6 +134,8 @@ class KKTReport:
           bounded, inside the margin          0
           bounded, misclassified              0
           largest KKT violation        0.000e+00
+          leave-one-out bound          0.6667 (support vectors / N)
+          VC dimension bound           2 = min(ceil(R^2 / rho^2), d) + 1, R = 1, rho = 0.5
         index   y  alpha   mu  xi  y f(x)  category
             0   1      2  inf   0       1  on the margin
             1  -1      2  inf   0       1  on the margin
@@ -139,6 +146,7 @@ class KKTReport:
         lines = [f"KKT report of {self.index.shape[0]} training points"]
         lines += [f"  {name:<28s} {count:>8d}" for name, count in self.counts().items()]
         lines.append(f"  largest KKT violation        {self.violation.max(initial=0.0):.3e}")
+        lines += [f"  {name:<28s} {value}" for name, value in self.bounds]
         shown = self.index.shape[0] if max_rows is None else min(max_rows, self.index.shape[0])
         if shown:
             lines += _table(self._printed_columns(), shown)

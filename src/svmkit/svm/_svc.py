@@ -240,6 +240,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
       bounded, inside the margin          0
       bounded, misclassified              0
       largest KKT violation        0.000e+00
+      leave-one-out bound          0.6667 (support vectors / N)
+      VC dimension bound           2 = min(ceil(R^2 / rho^2), d) + 1, R = 1, rho = 0.5
     index   y  alpha   mu  xi  y f(x)  category
         0   1      2  inf   0       1  on the margin
         1  -1      2  inf   0       1  on the margin
@@ -687,9 +689,23 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                     f"(see problem_classes_)."
                 )
             problem = 0
-        report = self.binary_models_[problem].kkt_report()
+        model = self.binary_models_[problem]
+        report = model.kkt_report()
         positive, negative = (np.asarray([label], dtype=object) for label in self.problem_classes_[problem])
-        return replace(report, label=np.where(report.label > 0, positive, negative))
+        return replace(report, label=np.where(report.label > 0, positive, negative), bounds=self._bounds(model, problem))
+
+    def _bounds(self, model, problem):
+        """The printed bounds of problem ``problem`` (:class:`KKTReport`'s ``bounds``): the
+        leave-one-out bound and, where the radius is known, the fat-margin VC bound."""
+        bounds = [("leave-one-out bound", f"{model.loo_bound:.4f} (support vectors / N)")]
+        try:
+            radius = self.radius_
+        except AttributeError:  # (a model file without the radius)
+            return tuple(bounds)
+        rho = np.ravel(self.rho_)[problem]
+        vc = np.ravel(self.vc_bound_)[problem]
+        bounds.append(("VC dimension bound", f"{vc} = min(ceil(R^2 / rho^2), d) + 1, R = {radius:.4g}, rho = {rho:.4g}"))
+        return tuple(bounds)
 
     # -- prediction -------------------------------------------------------------
     def _problem_decisions(self, X):
