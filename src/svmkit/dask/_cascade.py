@@ -39,9 +39,12 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
     merge solved again, and the last node's :class:`~svmkit.SVC` is the model of the pass.
     Its support vectors are fed back: the workers check every row of their partitions
     against the model, and the rows that violate their KKT conditions by more than ``tol``
-    (the only rows that move) enter the next pass, each partition's with the fed-back
-    support vectors. The fit ends when no row violates them: the model is then the
-    solution of the C-SVC of all rows (Graf et al. 2004), to ``tol``.
+    (the only rows that move) enter the next pass: each partition's violators with the
+    fed-back support vectors in a node of their own, merged by the tree as before, or, when
+    the violators are no more than the support vectors, all of them in one node with the
+    support vectors (every leaf would otherwise solve the support vectors again). The fit
+    ends when no row violates them: the model is then the solution of the C-SVC of all rows
+    (Graf et al. 2004), to ``tol``. Each pass's dual objective is at least the last one's.
 
     The fitted model is an :class:`svmkit.SVC` fitted on the last working set
     (:attr:`model_`); the attributes below are its attributes with rows numbered in the
@@ -214,8 +217,12 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
             if not checks:
                 break
             support = client.submit(tasks.support_of, top, key=f"svmkit-cascade-support-{pass_number}-{token}")
-            feeds = [[support, client.submit(tasks.violators_of, check, key=f"svmkit-cascade-violators-"
-                                             f"{pass_number}-{p}-{token}")] for p, check in checks]
+            violators = [client.submit(tasks.violators_of, check, key=f"svmkit-cascade-violators-{pass_number}-{p}-"
+                                       f"{token}") for p, check in checks]
+            if self.history_[-1]["violators"] <= model.support_.shape[0]:
+                feeds = [[support, *violators]]  # (one node: a tree would solve the support vectors once a leaf)
+            else:
+                feeds = [[support, part_violators] for part_violators in violators]
         else:
             warnings.warn(
                 f"CascadeSVC stopped after max_passes={self.max_passes} passes with "
