@@ -12,8 +12,8 @@ Two parts, each on a ``LocalCluster`` of worker processes with one thread each, 
   others for the test), scaled to [-1, 1] with the training rows' ranges, RBF ``--C``
   ``--gamma``, against a single-process ``svmkit.SVC`` with the same parameters: fit time,
   dual objective, test accuracy, predictions that agree, passes, and per worker its peak
-  memory (``ru_maxrss``, the process's high-water mark) and the bytes it sent to other
-  workers (Dask's own ``transfer_outgoing_bytes_total``).
+  memory (``ru_maxrss``, the process's high-water mark; and its RSS after the warm-up, before
+  the data) and the bytes it sent to other workers (Dask's own ``transfer_outgoing_bytes_total``).
 
 Reads LIBSVM files from ``--data-dir`` (default ``../shared/data``); writes ``--json``
 (default ``benchmarks/results/dask_cascade.json``), which ``benchmarks/report.py`` turns into
@@ -54,6 +54,11 @@ def _warm_worker():
     SVC().fit(X, y).predict(X)
 
 
+def _rss_mb():
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * resource.getpagesize() / 2**20
+
+
 def _worker_figures(dask_worker):
     return {
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -68,7 +73,7 @@ def cluster(n_workers):
     local = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
     client = Client(local)
     client.run(_warm_worker)
-    return local, client
+    return local, client, client.run(_rss_mb)
 
 
 def grid_search(args):
@@ -85,7 +90,7 @@ def grid_search(args):
         X = X.toarray()
     results, tables = {}, {}
     for n_workers in (1, 2):
-        local, client = cluster(n_workers)
+        local, client, _ = cluster(n_workers)
         try:
             started = time.perf_counter()
             with joblib.parallel_config(backend="dask", scatter=[X, y]):
@@ -140,7 +145,7 @@ def cascade(args):
         print(f"  single process: {seconds:.1f} s, dual {single.dual_objective_:.6f}, "
               f"{single.support_.shape[0]} SVs, accuracy {results['svmkit']['accuracy']:.4f}, "
               f"peak {memory.peak_mb:.0f} MB", flush=True)
-    local, client = cluster(args.workers)
+    local, client, warm_rss = cluster(args.workers)
     try:
         dX = da.from_array(X, chunks=(-(-X.shape[0] // args.partitions), -1))
         dy = da.from_array(y, chunks=(dX.chunks[0],))
@@ -148,6 +153,8 @@ def cascade(args):
         model = CascadeSVC(**params, verbose=True).fit(dX, dy)
         seconds = time.perf_counter() - started
         workers = client.run(_worker_figures)
+        for address, figures in workers.items():
+            figures["rss_after_warm_up_mb"] = warm_rss[address]
     finally:
         client.close()
         local.close()
@@ -173,7 +180,8 @@ def cascade(args):
              if "agreement" in result else "")
           + f", accuracy {result['accuracy']:.4f}, largest KKT violation {model.kkt_violation_:.2e}", flush=True)
     for address, figures in workers.items():
-        print(f"  worker {address}: peak RSS {figures['peak_rss_mb']:.0f} MB, sent {figures['sent_bytes'] / 2**20:.1f} MB "
+        print(f"  worker {address}: peak RSS {figures['peak_rss_mb']:.0f} MB ({figures['rss_after_warm_up_mb']:.0f} MB "
+              f"after the warm-up), sent {figures['sent_bytes'] / 2**20:.1f} MB "
               f"in {figures['sent_transfers']} transfers", flush=True)
     print(f"  support vectors: {result['support_vectors']} rows, {result['support_vector_mb']:.1f} MB; "
           f"sent between workers in all: {result['sent_bytes_total'] / 2**20:.1f} MB", flush=True)

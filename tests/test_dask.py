@@ -3,6 +3,7 @@ block-by-block scoring (BlockwiseModel, dask-ml's ParallelPostFit) and the Casca
 each against the single-process result."""
 
 import bz2
+import doctest
 import logging
 import os
 import signal
@@ -189,7 +190,14 @@ def test_a_worker_killed_during_a_cascade_fit_still_gives_the_solution(client, a
     assert _kkt_violations(cascade, X, y).max() <= cascade.tol
 
 
-def test_cascade_svc_refuses_numpy_data(client, a9a):
+def test_cascade_svc_refuses_numpy_data(a9a):
     X, y, _, _ = a9a
     with pytest.raises(TypeError, match="dask.array.from_array"):
         CascadeSVC().fit(X, y)
+
+
+def test_the_scoring_example_runs():
+    import svmkit.dask._blocks
+
+    result = doctest.testmod(svmkit.dask._blocks)
+    assert result.attempted > 0 and result.failed == 0

@@ -42,10 +42,12 @@ class BlockwiseModel:
     >>> from svmkit import SVC
     >>> from svmkit.dask import BlockwiseModel
     >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
-    >>> model = SVC(kernel="linear").fit(X, [0, 0, 1, 1])
+    >>> model = SVC(kernel="linear").fit(X, [0, 1, 0, 1])
     >>> labels = BlockwiseModel(model, transport="svmkit").predict(da.from_array(X, chunks=2))
+    >>> labels
+    dask.array<svmkit_predict, shape=(4,), dtype=int64, chunksize=(2,), chunktype=numpy.ndarray>
     >>> labels.compute(scheduler="threads")
-    array([0, 0, 1, 1])
+    array([0, 1, 0, 1])
     """
 
     def __init__(self, estimator, transport="pickle"):
@@ -81,9 +83,9 @@ class BlockwiseModel:
         shipped, from_file = self._shipped()
         if example.ndim == 1:
             return X.map_blocks(_score_block, shipped, method, from_file, drop_axis=1, dtype=example.dtype,
-                                meta=example[:0], name=f"svmkit-{method}")
+                                meta=example[:0], token=f"svmkit_{method}")
         return X.map_blocks(_score_block, shipped, method, from_file, chunks=(X.chunks[0], example.shape[1:]),
-                            dtype=example.dtype, meta=example[:0], name=f"svmkit-{method}")
+                            dtype=example.dtype, meta=example[:0], token=f"svmkit_{method}")
 
     def _score_frame(self, method, X):
         example_rows = X._meta_nonempty.iloc[:1]
@@ -91,7 +93,7 @@ class BlockwiseModel:
                             self.estimator)
         shipped, from_file = self._shipped()
         return X.map_partitions(_score_partition, shipped, method, from_file, meta=example.iloc[:0],
-                                token=f"svmkit-{method}")
+                                token=f"svmkit_{method}")
 
     def _shipped(self):
         """The estimator as one task of the graph (itself, or its model file's bytes)."""

@@ -205,10 +205,11 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
 
     def _fit_passes(self, client, parts, params, token):
         feeds = [[part] for part in parts]
+        start = None
         self.history_ = []
         for pass_number in range(1, self.max_passes + 1):
             started = time.perf_counter()
-            top = self._cascade(client, feeds, params, pass_number, token)
+            top = self._cascade(client, feeds, params, start, pass_number, token)
             model, working_set = client.submit(tasks.model_of, top, key=f"svmkit-cascade-model-{pass_number}-{token}").result()
             if not np.array_equal(model.classes_, self.classes_):
                 raise RuntimeError("a pass's working set lost a class; the cascade cannot go on.")  # (cannot happen)
@@ -217,6 +218,7 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
             if not checks:
                 break
             support = client.submit(tasks.support_of, top, key=f"svmkit-cascade-support-{pass_number}-{token}")
+            [start] = client.scatter([_start_of(model, working_set)], hash=False)
             violators = [client.submit(tasks.violators_of, check, key=f"svmkit-cascade-violators-{pass_number}-{p}-"
                                        f"{token}") for p, check in checks]
             if self.history_[-1]["violators"] <= model.support_.shape[0]:
@@ -232,23 +234,27 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
             )
         self._set_attributes(model, working_set)
 
-    def _cascade(self, client, feeds, params, pass_number, token):
+    def _cascade(self, client, feeds, params, start, pass_number, token):
         """One pass of the cascade: the nodes of ``feeds`` (each a list of row sets to join),
-        merged pairwise to the last node; returns the last node's future."""
+        merged pairwise to the last node; returns the last node's future. Nodes that hold all
+        the last pass's support vectors start from their multipliers (``start``)."""
         if len(feeds) == 1:
-            return client.submit(tasks.fit_top, params, *feeds[0], key=f"svmkit-cascade-top-{pass_number}-{token}")
+            return client.submit(tasks.fit_top, params, start, *feeds[0],
+                                 key=f"svmkit-cascade-top-{pass_number}-{token}")
         nodes = [
-            client.submit(tasks.fit_node, params, *feed, key=f"svmkit-cascade-node-{pass_number}-layer0-{i}-{token}")
+            client.submit(tasks.fit_node, params, start, *feed,
+                          key=f"svmkit-cascade-node-{pass_number}-layer0-{i}-{token}")
             for i, feed in enumerate(feeds)
         ]
         layer = 0
         while True:
             self._log_layer(client, nodes, pass_number, layer, token)
             if len(nodes) <= 2:
-                return client.submit(tasks.fit_top, params, *nodes, key=f"svmkit-cascade-top-{pass_number}-{token}")
+                return client.submit(tasks.fit_top, params, start, *nodes,
+                                     key=f"svmkit-cascade-top-{pass_number}-{token}")
             layer += 1
             merged = [
-                client.submit(tasks.fit_node, params, *nodes[i:i + 2],
+                client.submit(tasks.fit_node, params, start, *nodes[i:i + 2],
                               key=f"svmkit-cascade-node-{pass_number}-layer{layer}-{i // 2}-{token}")
                 for i in range(0, len(nodes) - 1, 2)
             ]
@@ -340,6 +346,13 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         if isinstance(X, (da.Array, dd.DataFrame)):
             return getattr(BlockwiseModel(self.model_), method)(X)
         return getattr(self.model_, method)(X)
+
+
+def _start_of(model, working_set):
+    """The :class:`~svmkit.dask._cascade_tasks.Start` of a pass's model: its support vectors'
+    global rows and multipliers."""
+    support = np.sort(model.support_)
+    return tasks.Start(working_set[support], np.atleast_2d(model.alpha_)[:, support])
 
 
 def _current_client():

@@ -47,23 +47,63 @@ def union(*parts):
     return Rows(index, np.concatenate([part.X for part in parts])[first], np.concatenate([part.y for part in parts])[first])
 
 
-def fit_node(params, *parts):
+class Start(NamedTuple):
+    """The multipliers of a pass's support vectors (global rows ``index``, sorted; ``alpha``:
+    one row per two-class problem), from which the next pass's nodes start their duals."""
+
+    index: np.ndarray
+    alpha: np.ndarray
+
+
+class _StartedSVC(SVC):
+    """An SVC whose dual starts from the multipliers of :class:`Start` (0 for other rows)
+    instead of 0, where its rows hold every row of the start: the start is then feasible
+    (each problem's ``sum y_i a_i`` over the support vectors is 0, every ``a_i`` within its
+    bounds), and the solver needs only the steps from there. Returned as a plain SVC."""
+
+    def _batch(self, problem_data):
+        batch = super()._batch(problem_data)
+        start, global_rows = self._start
+        if start is None or not np.isin(start.index, global_rows).all():
+            return batch
+        n_classes = self.classes_.shape[0]
+        _, y_index = np.unique(self._labels, return_inverse=True)
+        by_class = n_classes > 2 and self.multiclass == "ovo"  # (SVC.fit's rows class by class)
+        order = np.argsort(y_index, kind="stable") if by_class else np.arange(y_index.shape[0])
+        position = np.searchsorted(start.index, global_rows[order[batch.rows]])
+        found = start.index[np.minimum(position, start.index.shape[0] - 1)] == global_rows[order[batch.rows]]
+        problem = np.repeat(np.arange(batch.bounds.shape[0] - 1), np.diff(batch.bounds))
+        alpha0 = np.where(found, start.alpha[problem, np.minimum(position, start.index.shape[0] - 1)], 0.0)
+        batch.alpha0 = np.minimum(alpha0, batch.upper)
+        return batch
+
+
+def _fit_svc(params, rows, start):
+    model = _StartedSVC(**params)
+    model._start, model._labels = (start, rows.index), rows.y
+    model.fit(rows.X, rows.y)
+    plain = SVC.__new__(SVC)
+    plain.__dict__.update({key: value for key, value in vars(model).items() if key not in ("_start", "_labels")})
+    return plain
+
+
+def fit_node(params, start, *parts):
     """Solve a node of the cascade on the union of ``parts`` and return its support vectors
     (rows whose multiplier is positive in some two-class problem). A node holding one class
     only has no problem to solve and passes all its rows on."""
     rows = union(*parts)
     if np.unique(rows.y).shape[0] < 2:
         return rows
-    support = SVC(**params).fit(rows.X, rows.y).support_
+    support = _fit_svc(params, rows, start).support_
     support.sort()
     return Rows(rows.index[support], rows.X[support], rows.y[support])
 
 
-def fit_top(params, *parts):
+def fit_top(params, start, *parts):
     """The last node of a pass: the SVC fitted on the union of ``parts`` (the working set),
     and the working set's rows."""
     rows = union(*parts)
-    return SVC(**params).fit(rows.X, rows.y), rows
+    return _fit_svc(params, rows, start), rows
 
 
 def model_of(top):
