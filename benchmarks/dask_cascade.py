@@ -198,7 +198,8 @@ def main(argv=None):
     parser.add_argument("--cache-size", type=float, default=200.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--partitions", type=int, default=8)
-    parser.add_argument("--grid-dataset", default="heart", help="'heart' (svmkit's copy) or a LIBSVM file in --data-dir")
+    parser.add_argument("--grid-dataset", default="heart",
+                        help="'heart' (svmkit's copy) or a LIBSVM file in --data-dir")
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--skip-cascade", action="store_true")
     parser.add_argument("--skip-single", action="store_true", help="no single-process fit (it takes long)")

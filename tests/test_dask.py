@@ -19,6 +19,7 @@ import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from sklearn.datasets import load_digits, load_svmlight_file  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
@@ -157,8 +158,8 @@ def test_cascade_svc_reaches_the_single_process_solution_on_a9a(client, a9a):
 def test_cascade_svc_one_vs_one_multiclass_reaches_the_single_process_solution(client, digits):
     X, y = digits
     single = SVC(C=1.0, gamma=0.01).fit(X[:1200], y[:1200])
-    cascade = CascadeSVC(C=1.0, gamma=0.01).fit(da.from_array(X[:1200], chunks=(300, -1)),
-                                                da.from_array(y[:1200], chunks=300))
+    frame = dd.from_pandas(pd.DataFrame(X[:1200]), npartitions=4)
+    cascade = CascadeSVC(C=1.0, gamma=0.01).fit(frame, dd.from_pandas(pd.Series(y[:1200]), npartitions=4))
     np.testing.assert_allclose(cascade.dual_objective_, single.dual_objective_, rtol=1e-3)
     assert np.mean(cascade.predict(X[1200:]) == single.predict(X[1200:])) >= 0.995
     assert cascade.dual_coef_.shape == (9, cascade.support_.shape[0])
@@ -172,7 +173,7 @@ def test_a_worker_killed_during_a_cascade_fit_still_gives_the_solution(client, a
 
     class KillOneWorker(logging.Handler):
         def emit(self, record):
-            if not killed and "layer 0" in record.getMessage():
+            if not killed and record.getMessage().startswith("cascade pass 1:"):
                 killed.append(next(iter(pids.values())))
                 os.kill(killed[0], signal.SIGKILL)
 
@@ -188,6 +189,15 @@ def test_a_worker_killed_during_a_cascade_fit_still_gives_the_solution(client, a
     assert cascade.dual_objective_ == pytest.approx(single.dual_objective_, rel=1e-3)
     assert np.mean(cascade.predict(X_test) == single.predict(X_test)) >= 0.995
     assert _kkt_violations(cascade, X, y).max() <= cascade.tol
+
+
+def test_cascade_svc_warns_when_max_passes_leaves_violators(client, a9a):
+    X, y, _, _ = a9a
+    with pytest.warns(ConvergenceWarning, match="max_passes=1"):
+        cascade = CascadeSVC(C=1.0, gamma=0.05, max_passes=1).fit(da.from_array(X, chunks=(500, -1)),
+                                                                  da.from_array(y, chunks=500))
+    assert cascade.n_passes_ == 1 and cascade.history_[0]["violators"] > 0
+    assert cascade.kkt_violation_ > cascade.tol
 
 
 def test_cascade_svc_refuses_numpy_data(a9a):

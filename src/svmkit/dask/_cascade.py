@@ -52,7 +52,8 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    C, kernel, degree, gamma, coef0, shrinking, tol, cache_size, class_weight, max_iter, multiclass, decision_function_shape, n_jobs
+    C, kernel, degree, gamma, coef0, shrinking, tol, cache_size, class_weight, max_iter : see SVC
+    multiclass, decision_function_shape, n_jobs : see SVC
         As :class:`svmkit.SVC`, for every node's fit; ``gamma='scale'`` and
         ``class_weight='balanced'`` are computed from all the rows. ``cache_size`` is per
         node, so a worker's memory is its partitions plus the node's rows plus
@@ -159,7 +160,8 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         """
         if self.verbose:
             enable_logging()
-        if isinstance(self.max_passes, bool) or not isinstance(self.max_passes, (int, np.integer)) or self.max_passes < 1:
+        max_passes = self.max_passes
+        if isinstance(max_passes, bool) or not isinstance(max_passes, (int, np.integer)) or max_passes < 1:
             raise ValueError(f"max_passes must be a positive integer, got {self.max_passes!r}.")
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             raise ValueError("CascadeSVC cannot use kernel='precomputed': its rows are data rows split over workers.")
@@ -210,15 +212,16 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         for pass_number in range(1, self.max_passes + 1):
             started = time.perf_counter()
             top = self._cascade(client, feeds, params, start, pass_number, token)
-            model, working_set = client.submit(tasks.model_of, top, key=f"svmkit-cascade-model-{pass_number}-{token}").result()
+            model, working_set = client.submit(tasks.model_of, top,
+                                               key=f"svmkit-cascade-model-{pass_number}-{token}").result()
             if not np.array_equal(model.classes_, self.classes_):
                 raise RuntimeError("a pass's working set lost a class; the cascade cannot go on.")  # (cannot happen)
-            checks, summary = self._check(client, parts, model, working_set, pass_number, token)
+            checks, summary = self._check(client, parts, top, pass_number, token)
             self._record(pass_number, model, working_set, summary, time.perf_counter() - started)
             if not checks:
                 break
             support = client.submit(tasks.support_of, top, key=f"svmkit-cascade-support-{pass_number}-{token}")
-            [start] = client.scatter([_start_of(model, working_set)], hash=False)
+            start = client.submit(tasks.start_of, top, key=f"svmkit-cascade-start-{pass_number}-{token}")
             violators = [client.submit(tasks.violators_of, check, key=f"svmkit-cascade-violators-{pass_number}-{p}-"
                                        f"{token}") for p, check in checks]
             if self.history_[-1]["violators"] <= model.support_.shape[0]:
@@ -268,16 +271,15 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         logger.info("cascade pass %d layer %d: %d nodes, %d support vectors out (largest node %d)",
                     pass_number, layer, len(nodes), sum(sizes), max(sizes))
 
-    def _check(self, client, parts, model, working_set, pass_number, token):
+    def _check(self, client, parts, top, pass_number, token):
         """Check every partition against the pass's model on its worker; returns the checks
-        with violators ``[(partition, future)]`` and the summed summary."""
-        first = np.array([a for a, _ in model._problem_pairs], dtype=np.int64)
-        second = np.array([-1 if b is None else b for _, b in model._problem_pairs], dtype=np.int64)
-        pass_model = tasks.PassModel(model, working_set, np.atleast_2d(model.alpha_), first, second,
-                                     self._class_upper, float(self.tol))
-        [shipped] = client.scatter([pass_model], broadcast=True, hash=False)
+        with violators ``[(partition, future)]`` and the summed summary. The model reaches
+        each worker once, as the result of a task on the last node (so that Dask can compute
+        it again if a worker dies)."""
+        pass_model = client.submit(tasks.pass_model_of, top, self._class_upper, float(self.tol),
+                                   key=f"svmkit-cascade-pass-model-{pass_number}-{token}")
         checks = [
-            client.submit(tasks.check_partition, shipped, part, key=f"svmkit-cascade-kkt-{pass_number}-{p}-{token}")
+            client.submit(tasks.check_partition, pass_model, part, key=f"svmkit-cascade-kkt-{pass_number}-{p}-{token}")
             for p, part in enumerate(parts)
         ]
         summaries = client.gather([
@@ -304,7 +306,8 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         self.kkt_violation_ = max_violation
         self.n_passes_ = pass_number
         self.history_.append({
-            "pass": pass_number, "working_set": int(working_set.shape[0]), "support_vectors": int(model.support_.shape[0]),
+            "pass": pass_number, "working_set": int(working_set.shape[0]),
+            "support_vectors": int(model.support_.shape[0]),
             "violators": int(n_violators), "max_violation": float(max_violation), "dual": dual.tolist(),
             "duality_gap": (primal - dual).tolist(), "seconds": seconds,
         })
@@ -346,13 +349,6 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         if isinstance(X, (da.Array, dd.DataFrame)):
             return getattr(BlockwiseModel(self.model_), method)(X)
         return getattr(self.model_, method)(X)
-
-
-def _start_of(model, working_set):
-    """The :class:`~svmkit.dask._cascade_tasks.Start` of a pass's model: its support vectors'
-    global rows and multipliers."""
-    support = np.sort(model.support_)
-    return tasks.Start(working_set[support], np.atleast_2d(model.alpha_)[:, support])
 
 
 def _current_client():

@@ -44,7 +44,8 @@ def union(*parts):
     """The rows of all ``parts``, each global row once, in the order of the global rows."""
     index = np.concatenate([part.index for part in parts])
     index, first = np.unique(index, return_index=True)
-    return Rows(index, np.concatenate([part.X for part in parts])[first], np.concatenate([part.y for part in parts])[first])
+    X = np.concatenate([part.X for part in parts])[first]
+    return Rows(index, X, np.concatenate([part.y for part in parts])[first])
 
 
 class Start(NamedTuple):
@@ -131,6 +132,26 @@ class PassModel(NamedTuple):
     second: np.ndarray
     class_upper: np.ndarray
     tol: float
+
+
+def pass_model_of(top, class_upper, tol):
+    """The :class:`PassModel` of a pass's last node."""
+    model, rows = top
+    return PassModel(model, rows.index, np.atleast_2d(model.alpha_), *_problem_classes(model), class_upper, tol)
+
+
+def _problem_classes(model):
+    """The first and second class (-1: the rest) of each two-class problem of an SVC."""
+    first = np.array([a for a, _ in model._problem_pairs], dtype=np.int64)
+    second = np.array([-1 if b is None else b for _, b in model._problem_pairs], dtype=np.int64)
+    return first, second
+
+
+def start_of(top):
+    """The :class:`Start` of a pass's last node: its support vectors' rows and multipliers."""
+    model, rows = top
+    support = np.sort(model.support_)
+    return Start(rows.index[support], np.atleast_2d(model.alpha_)[:, support])
 
 
 def check_partition(pass_model, part):
