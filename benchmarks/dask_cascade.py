@@ -6,14 +6,15 @@ Two parts, each on a ``LocalCluster`` of worker processes with one thread each, 
 
 * **Grid search**: ``SVCGridSearch``'s default grid, the LIBSVM guide's (the seeds'):
   ``C = 2^-5 ... 2^15``, ``gamma = 2^3 ... 2^-15``, 110 points, 5-fold cross-validation, scaled
-  to [-1, 1] in every fold, through joblib's Dask backend with the data scattered once, on 1
-  worker and on 2; the results must be identical.
+  to [-1, 1] in every fold: on 1 worker, the whole search as one task (joblib runs the jobs of a
+  single worker thread in the calling process, not on the worker); on 2, through joblib's Dask
+  backend with the data scattered once. The results must be identical.
 * **CascadeSVC**: a random subset of ``--rows`` rows of covtype.binary (seed 0; ``--test-rows``
   others for the test), scaled to [-1, 1] with the training rows' ranges, RBF ``--C``
   ``--gamma``, against a single-process ``svmkit.SVC`` with the same parameters: fit time,
   dual objective, test accuracy, predictions that agree, passes, and per worker its peak
-  memory (``ru_maxrss``, the process's high-water mark; and its RSS after the warm-up, before
-  the data) and the bytes it sent to other workers (Dask's own ``transfer_outgoing_bytes_total``).
+  memory (``VmHWM``, the process's high-water mark of RSS; and its RSS after the warm-up,
+  before the data) and the bytes it sent to other workers (Dask's own ``transfer_outgoing_bytes_total``).
 
 Reads LIBSVM files from ``--data-dir`` (default ``../shared/data``); writes ``--json``
 (default ``benchmarks/results/dask_cascade.json``), which ``benchmarks/report.py`` turns into
@@ -59,9 +60,19 @@ def _rss_mb():
         return int(handle.read().split()[1]) * resource.getpagesize() / 2**20
 
 
+def _peak_rss_mb():
+    """The process's high-water mark of RSS (``VmHWM``: since its ``exec``, unlike
+    ``ru_maxrss``, which a spawned worker inherits from the process that started it)."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _worker_figures(dask_worker):
     return {
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": _peak_rss_mb(),
         "sent_bytes": dask_worker.transfer_outgoing_bytes_total,
         "sent_transfers": dask_worker.transfer_outgoing_count_total,
     }
@@ -74,6 +85,12 @@ def cluster(n_workers):
     client = Client(local)
     client.run(_warm_worker)
     return local, client, client.run(_rss_mb)
+
+
+def _grid_search_here(X, y):
+    from svmkit import SVCGridSearch
+
+    return SVCGridSearch(cv=5, n_jobs=1).fit(X, y)
 
 
 def grid_search(args):
@@ -93,8 +110,11 @@ def grid_search(args):
         local, client, _ = cluster(n_workers)
         try:
             started = time.perf_counter()
-            with joblib.parallel_config(backend="dask", scatter=[X, y]):
-                search = SVCGridSearch(cv=5).fit(X, y)
+            if n_workers == 1:  # (joblib runs the jobs of one worker thread in this process: on the worker instead)
+                search = client.submit(_grid_search_here, X, y).result()
+            else:
+                with joblib.parallel_config(backend="dask", scatter=[X, y]):
+                    search = SVCGridSearch(cv=5).fit(X, y)
             seconds = time.perf_counter() - started
         finally:
             client.close()
