@@ -7,6 +7,8 @@ import doctest
 import logging
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import joblib
@@ -211,3 +213,10 @@ def test_the_scoring_example_runs():
 
     result = doctest.testmod(svmkit.dask._blocks)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_without_distributed_the_import_error_names_the_extra():
+    code = "import sys\nsys.modules['distributed'] = None\nimport svmkit.dask\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "pip install svmkit[dask]" in result.stderr.splitlines()[-1]
