@@ -1,0 +1,243 @@
+"""svmkit on a Dask cluster: grid search on 1 and 2 workers, and CascadeSVC against one process.
+
+Two parts, each on a ``LocalCluster`` of worker processes with one thread each, started afresh
+(so that every worker's peak memory is that of the part measured) and warmed up before timing
+(svmkit imported and its compiled code loaded on every worker):
+
+* **Grid search**: ``SVCGridSearch``'s default grid, the LIBSVM guide's (the seeds'):
+  ``C = 2^-5 ... 2^15``, ``gamma = 2^3 ... 2^-15``, 110 points, 5-fold cross-validation, scaled
+  to [-1, 1] in every fold: on 1 worker, the whole search as one task (joblib runs the jobs of a
+  single worker thread in the calling process, not on the worker); on 2, through joblib's Dask
+  backend with the data scattered once. The results must be identical.
+* **CascadeSVC**: a random subset of ``--rows`` rows of covtype.binary (seed 0; ``--test-rows``
+  others for the test), scaled to [-1, 1] with the training rows' ranges, RBF ``--C``
+  ``--gamma``, against a single-process ``svmkit.SVC`` with the same parameters: fit time,
+  dual objective, test accuracy, predictions that agree, passes, and per worker its peak
+  memory (``VmHWM``, the process's high-water mark of RSS; and its RSS after the warm-up,
+  before the data) and the bytes it sent to other workers (Dask's own ``transfer_outgoing_bytes_total``).
+
+Reads LIBSVM files from ``--data-dir`` (default ``../shared/data``); writes ``--json``
+(default ``benchmarks/results/dask_cascade.json``), which ``benchmarks/report.py`` turns into
+BENCHMARKS.md. Example::
+
+    python benchmarks/dask_cascade.py --rows 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _common import (  # noqa: E402
+    DEFAULT_DATA_DIR, PeakRSS, library_versions, scale_like_svm_scale, thread_settings, write_json,
+)
+
+
+class Case:
+    def __init__(self, dataset, shape_text, params_text, results):
+        self.dataset, self.shape_text, self.params_text, self.results = dataset, shape_text, params_text, results
+
+
+def _warm_worker():
+    """Import svmkit and load its compiled code on a worker (not timed)."""
+    from svmkit import SVC
+    from svmkit.datasets import load_heart_scale
+
+    X, y = load_heart_scale()
+    SVC().fit(X, y).predict(X)
+
+
+def _rss_mb():
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def _peak_rss_mb():
+    """The process's high-water mark of RSS (``VmHWM``: since its ``exec``, unlike
+    ``ru_maxrss``, which a spawned worker inherits from the process that started it)."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _worker_figures(dask_worker):
+    return {
+        "peak_rss_mb": _peak_rss_mb(),
+        "sent_bytes": dask_worker.transfer_outgoing_bytes_total,
+        "sent_transfers": dask_worker.transfer_outgoing_count_total,
+    }
+
+
+def cluster(n_workers):
+    from distributed import Client, LocalCluster
+
+    local = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(local)
+    client.run(_warm_worker)
+    return local, client, client.run(_rss_mb)
+
+
+def _grid_search_here(X, y):
+    from svmkit import SVCGridSearch
+
+    return SVCGridSearch(cv=5, n_jobs=1).fit(X, y)
+
+
+def grid_search(args):
+    import joblib
+
+    from svmkit import SVCGridSearch
+    from svmkit.datasets import load_heart_scale
+    from svmkit.io import load_libsvm
+
+    if args.grid_dataset == "heart":
+        X, y = load_heart_scale()
+    else:
+        X, y = load_libsvm(Path(args.data_dir) / args.grid_dataset)
+        X = X.toarray()
+    results, tables = {}, {}
+    for n_workers in (1, 2):
+        local, client, _ = cluster(n_workers)
+        try:
+            started = time.perf_counter()
+            if n_workers == 1:  # (joblib runs the jobs of one worker thread in this process: on the worker instead)
+                search = client.submit(_grid_search_here, X, y).result()
+            else:
+                with joblib.parallel_config(backend="dask", scatter=[X, y]):
+                    search = SVCGridSearch(cv=5).fit(X, y)
+            seconds = time.perf_counter() - started
+        finally:
+            client.close()
+            local.close()
+        name = "svmkit" if n_workers == 1 else "svmkit-2-workers"
+        results[name] = {"fit": seconds, "predict": None, "accuracy": search.best_score_}
+        tables[n_workers] = search.cv_results_["mean_accuracy"]
+        print(f"grid search {args.grid_dataset} {X.shape}, {len(tables[n_workers])} points x 5 folds on "
+              f"{n_workers} worker(s): {seconds:.1f} s, best {search.best_params_} ({search.best_score_:.4f})",
+              flush=True)
+    identical = bool(np.array_equal(tables[1], tables[2]))
+    speedup = results["svmkit"]["fit"] / results["svmkit-2-workers"]["fit"]
+    results["svmkit-2-workers"].update(speedup=speedup, identical_results=identical)
+    print(f"  2 workers / 1 worker speed-up {speedup:.2f}x; results identical: {identical}", flush=True)
+    return Case(f"grid {args.grid_dataset}", f"{X.shape[0]}x{X.shape[1]}", "seeds' grid 11x10, 5 folds", results)
+
+
+def covtype(args):
+    from svmkit.io import load_libsvm
+
+    X, y = load_libsvm(Path(args.data_dir) / "covtype.binary.bz2")
+    order = np.random.default_rng(0).permutation(X.shape[0])
+    train, test = order[:args.rows], order[args.rows:args.rows + args.test_rows]
+    X_train, X_test = scale_like_svm_scale(X[train], X[test])
+    return X_train, y[train], X_test, y[test]
+
+
+def cascade(args):
+    import dask.array as da
+
+    from svmkit import SVC
+    from svmkit.dask import CascadeSVC
+
+    X, y, X_test, y_test = covtype(args)
+    params = dict(C=args.C, gamma=args.gamma, cache_size=args.cache_size)
+    print(f"covtype.binary {X.shape[0]} training rows, {X_test.shape[0]} test rows, RBF C={args.C} "
+          f"gamma={args.gamma}", flush=True)
+    results = {}
+    if not args.skip_single:
+        with PeakRSS() as memory:
+            started = time.perf_counter()
+            single = SVC(**params).fit(X, y)
+            seconds = time.perf_counter() - started
+        single_labels = single.predict(X_test)
+        results["svmkit"] = {"fit": seconds, "predict": None, "objective": float(single.dual_objective_),
+                             "accuracy": float(np.mean(single_labels == y_test)), "peak_mb": memory.peak_mb,
+                             "support_vectors": int(single.support_.shape[0])}
+        print(f"  single process: {seconds:.1f} s, dual {single.dual_objective_:.6f}, "
+              f"{single.support_.shape[0]} SVs, accuracy {results['svmkit']['accuracy']:.4f}, "
+              f"peak {memory.peak_mb:.0f} MB", flush=True)
+    local, client, warm_rss = cluster(args.workers)
+    try:
+        dX = da.from_array(X, chunks=(-(-X.shape[0] // args.partitions), -1))
+        dy = da.from_array(y, chunks=(dX.chunks[0],))
+        started = time.perf_counter()
+        model = CascadeSVC(**params, verbose=True).fit(dX, dy)
+        seconds = time.perf_counter() - started
+        workers = client.run(_worker_figures)
+        for address, figures in workers.items():
+            figures["rss_after_warm_up_mb"] = warm_rss[address]
+    finally:
+        client.close()
+        local.close()
+    labels = model.predict(X_test)
+    partition_mb = X.nbytes / args.partitions / 2**20
+    result = {
+        "fit": seconds, "predict": None, "objective": float(model.dual_objective_),
+        "accuracy": float(np.mean(labels == y_test)), "passes": model.n_passes_, "history": model.history_,
+        "support_vectors": int(model.support_.shape[0]), "kkt_violation": model.kkt_violation_,
+        "duality_gap": float(model.duality_gap_), "partitions": args.partitions, "partition_mb": partition_mb,
+        "workers": list(workers.values()),
+        "sent_bytes_total": int(sum(w["sent_bytes"] for w in workers.values())),
+        "support_vector_mb": model.support_vectors_.nbytes / 2**20,
+    }
+    if "svmkit" in results:
+        result["agreement"] = float(np.mean(labels == single_labels))
+        reference = results["svmkit"]["objective"]
+        result["objective_difference"] = (result["objective"] - reference) / abs(reference)
+    results["cascade-2-workers"] = result
+    print(f"  cascade on {args.workers} workers, {args.partitions} partitions ({partition_mb:.1f} MB each): "
+          f"{seconds:.1f} s, {model.n_passes_} passes, dual {result['objective']:.6f}"
+          + (f" (relative difference {result['objective_difference']:+.2e}, agreement {result['agreement']:.4f})"
+             if "agreement" in result else "")
+          + f", accuracy {result['accuracy']:.4f}, largest KKT violation {model.kkt_violation_:.2e}", flush=True)
+    for address, figures in workers.items():
+        print(f"  worker {address}: peak RSS {figures['peak_rss_mb']:.0f} MB ({figures['rss_after_warm_up_mb']:.0f} MB "
+              f"after the warm-up), sent {figures['sent_bytes'] / 2**20:.1f} MB "
+              f"in {figures['sent_transfers']} transfers", flush=True)
+    print(f"  support vectors: {result['support_vectors']} rows, {result['support_vector_mb']:.1f} MB; "
+          f"sent between workers in all: {result['sent_bytes_total'] / 2**20:.1f} MB", flush=True)
+    return Case("covtype.binary", f"{X.shape[0]}x{X.shape[1]}", f"rbf C={args.C:g} gamma={args.gamma:g}", results)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--test-rows", type=int, default=20_000)
+    parser.add_argument("--C", type=float, default=4.0)
+    parser.add_argument("--gamma", type=float, default=1.0)
+    parser.add_argument("--cache-size", type=float, default=200.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--partitions", type=int, default=8)
+    parser.add_argument("--grid-dataset", default="heart",
+                        help="'heart' (svmkit's copy) or a LIBSVM file in --data-dir")
+    parser.add_argument("--skip-grid", action="store_true")
+    parser.add_argument("--skip-cascade", action="store_true")
+    parser.add_argument("--skip-single", action="store_true", help="no single-process fit (it takes long)")
+    parser.add_argument("--json", default=str(HERE / "results" / "dask_cascade.json"))
+    args = parser.parse_args(argv)
+    for line in thread_settings():
+        print(line)
+    cases = []
+    if not args.skip_grid:
+        cases.append(grid_search(args))
+    if not args.skip_cascade:
+        cases.append(cascade(args))
+    command = "python benchmarks/dask_cascade.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    write_json(args.json, "dask_cascade", command.strip(), library_versions(), cases,
+               extra={"anchors": {"svmkit": "one worker / one process"},
+                      "settings": f"LocalCluster of worker processes, 1 thread each; tol=1e-3, "
+                                  f"cache_size={args.cache_size:g} MB"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""What the workers of a Cascade SVM run: solving a node of the cascade and checking the KKT
+conditions of a partition's rows against the model of a pass.
+
+Each function takes and returns plain NumPy data (:class:`Rows`, :class:`Check`), so Dask
+moves only what a task returns to the tasks that need it: a node's support vectors to its
+parent node, a partition's violators to the next pass.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..svm import SVC
+
+
+class Rows(NamedTuple):
+    """Training rows with their global row numbers (sorted, each once) and labels."""
+
+    index: np.ndarray
+    X: np.ndarray
+    y: np.ndarray
+
+
+class Check(NamedTuple):
+    """A partition's rows checked against a pass's model: the rows outside the working set
+    that violate their KKT conditions by more than ``tol`` (the only ones that move), how
+    many rows were checked, the largest violation of any row, and ``sum C_i xi_i`` of each
+    two-class problem (the primal objective's slack term)."""
+
+    violators: Rows
+    n_rows: int
+    max_violation: float
+    slack_cost: np.ndarray
+
+
+def partition_rows(X, y, start):
+    """A partition's rows as :class:`Rows` (row ``i`` is global row ``start + i``)."""
+    return Rows(np.arange(start, start + X.shape[0], dtype=np.int64), np.asarray(X, dtype=np.float64), np.asarray(y))
+
+
+def union(*parts):
+    """The rows of all ``parts``, each global row once, in the order of the global rows."""
+    index = np.concatenate([part.index for part in parts])
+    index, first = np.unique(index, return_index=True)
+    X = np.concatenate([part.X for part in parts])[first]
+    return Rows(index, X, np.concatenate([part.y for part in parts])[first])
+
+
+class Start(NamedTuple):
+    """The multipliers of a pass's support vectors (global rows ``index``, sorted; ``alpha``:
+    one row per two-class problem), from which the next pass's nodes start their duals."""
+
+    index: np.ndarray
+    alpha: np.ndarray
+
+
+class _StartedSVC(SVC):
+    """An SVC whose dual starts from the multipliers of :class:`Start` (0 for other rows)
+    instead of 0, where its rows hold every row of the start: the start is then feasible
+    (each problem's ``sum y_i a_i`` over the support vectors is 0, every ``a_i`` within its
+    bounds), and the solver needs only the steps from there. Returned as a plain SVC."""
+
+    def _batch(self, problem_data):
+        batch = super()._batch(problem_data)
+        start, global_rows = self._start
+        if start is None or not np.isin(start.index, global_rows).all():
+            return batch
+        n_classes = self.classes_.shape[0]
+        _, y_index = np.unique(self._labels, return_inverse=True)
+        by_class = n_classes > 2 and self.multiclass == "ovo"  # (SVC.fit's rows class by class)
+        order = np.argsort(y_index, kind="stable") if by_class else np.arange(y_index.shape[0])
+        position = np.searchsorted(start.index, global_rows[order[batch.rows]])
+        found = start.index[np.minimum(position, start.index.shape[0] - 1)] == global_rows[order[batch.rows]]
+        problem = np.repeat(np.arange(batch.bounds.shape[0] - 1), np.diff(batch.bounds))
+        alpha0 = np.where(found, start.alpha[problem, np.minimum(position, start.index.shape[0] - 1)], 0.0)
+        batch.alpha0 = np.minimum(alpha0, batch.upper)
+        return batch
+
+
+def _fit_svc(params, rows, start):
+    model = _StartedSVC(**params)
+    model._start, model._labels = (start, rows.index), rows.y
+    model.fit(rows.X, rows.y)
+    plain = SVC.__new__(SVC)
+    plain.__dict__.update({key: value for key, value in vars(model).items() if key not in ("_start", "_labels")})
+    return plain
+
+
+def fit_node(params, start, *parts):
+    """Solve a node of the cascade on the union of ``parts`` and return its support vectors
+    (rows whose multiplier is positive in some two-class problem). A node holding one class
+    only has no problem to solve and passes all its rows on."""
+    rows = union(*parts)
+    if np.unique(rows.y).shape[0] < 2:
+        return rows
+    support = _fit_svc(params, rows, start).support_
+    support.sort()
+    return Rows(rows.index[support], rows.X[support], rows.y[support])
+
+
+def fit_top(params, start, *parts):
+    """The last node of a pass: the SVC fitted on the union of ``parts`` (the working set),
+    and the working set's rows."""
+    rows = union(*parts)
+    return _fit_svc(params, rows, start), rows
+
+
+def model_of(top):
+    """The model of a pass and the global rows of its working set (what the client reads)."""
+    model, rows = top
+    return model, rows.index
+
+
+def support_of(top):
+    """The working set's rows that are support vectors of the pass's model (fed back)."""
+    model, rows = top
+    keep = np.sort(model.support_)
+    return Rows(rows.index[keep], rows.X[keep], rows.y[keep])
+
+
+class PassModel(NamedTuple):
+    """What a KKT check needs of a pass's model: the SVC, its working set's global rows
+    (sorted), the multipliers of every problem on them, the classes of every problem (second
+    class -1: one-vs-rest), the upper bound ``C * class_weight`` of every class and ``tol``."""
+
+    model: SVC
+    working_set: np.ndarray
+    alpha: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    class_upper: np.ndarray
+    tol: float
+
+
+def pass_model_of(top, class_upper, tol):
+    """The :class:`PassModel` of a pass's last node."""
+    model, rows = top
+    return PassModel(model, rows.index, np.atleast_2d(model.alpha_), *_problem_classes(model), class_upper, tol)
+
+
+def _problem_classes(model):
+    """The first and second class (-1: the rest) of each two-class problem of an SVC."""
+    first = np.array([a for a, _ in model._problem_pairs], dtype=np.int64)
+    second = np.array([-1 if b is None else b for _, b in model._problem_pairs], dtype=np.int64)
+    return first, second
+
+
+def start_of(top):
+    """The :class:`Start` of a pass's last node: its support vectors' rows and multipliers."""
+    model, rows = top
+    support = np.sort(model.support_)
+    return Start(rows.index[support], np.atleast_2d(model.alpha_)[:, support])
+
+
+def check_partition(pass_model, part):
+    """The KKT conditions of every row of a partition against a pass's model, problem by
+    problem (as :meth:`svmkit.BinaryModel.kkt_report`: ``max(0, 1 - yf)`` at ``alpha = 0``,
+    ``|1 - yf|`` between the bounds, ``max(0, yf - 1)`` at the upper bound); rows outside the
+    working set have ``alpha = 0``."""
+    m = pass_model
+    classes = m.model.classes_
+    y_index = np.searchsorted(classes, part.y)
+    if np.any(y_index >= classes.shape[0]) or np.any(classes[np.minimum(y_index, classes.shape[0] - 1)] != part.y):
+        raise ValueError("a partition holds a label that is not among the classes of the training data.")
+    decisions = m.model._problem_decisions(part.X)
+    position = np.searchsorted(m.working_set, part.index)
+    in_working_set = position < m.working_set.shape[0]
+    in_working_set[in_working_set] = m.working_set[position[in_working_set]] == part.index[in_working_set]
+    upper = m.class_upper[y_index]
+    violation = np.zeros(part.index.shape[0])
+    slack_cost = np.zeros(m.first.shape[0])
+    for k, (first, second) in enumerate(zip(m.first, m.second)):
+        inside = (y_index == first) | (y_index == second) | (second < 0)
+        label = np.where(y_index == first, 1.0, -1.0)
+        yf = label * decisions[:, k]
+        alpha = np.zeros(part.index.shape[0])
+        alpha[in_working_set] = m.alpha[k, position[in_working_set]]
+        at_upper = alpha >= upper
+        free = (alpha > 0) & ~at_upper
+        problem_violation = np.where(alpha <= 0, np.maximum(0.0, 1.0 - yf), 0.0)
+        problem_violation = np.where(free, np.abs(1.0 - yf), problem_violation)
+        problem_violation = np.where(at_upper, np.maximum(0.0, yf - 1.0), problem_violation)
+        violation = np.maximum(violation, np.where(inside, problem_violation, 0.0))
+        finite = inside & np.isfinite(upper)
+        slack_cost[k] = float(np.sum(upper[finite] * np.maximum(0.0, 1.0 - yf[finite])))
+    moving = (violation > m.tol) & ~in_working_set
+    violators = Rows(part.index[moving], part.X[moving], part.y[moving])
+    return Check(violators, int(part.index.shape[0]), float(violation.max(initial=0.0)), slack_cost)
+
+
+def check_summary(check):
+    """The small part of a :class:`Check` that the client reads: violators, rows, largest
+    violation, slack costs."""
+    return check.violators.index.shape[0], check.n_rows, check.max_violation, check.slack_cost
+
+
+def violators_of(check):
+    return check.violators
+
+
+def node_size(rows):
+    return rows.index.shape[0]
