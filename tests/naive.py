@@ -98,3 +98,139 @@ def dual_by_projected_gradient(Q, p, y, upper, alpha0, nu=False, steps=20000):
         limits = [(upper[k] - alpha[k]) / d[k] if d[k] > 0 else -alpha[k] / d[k] for k in (i, j)]
         alpha += min(t, *limits) * d
     return alpha, float(0.5 * alpha @ Q @ alpha + p @ alpha)
+
+
+def _dense_rows(X, bias_value=0.0):
+    """The rows of ``X`` (dense or sparse) as lists, each with the constant feature ``bias_value``
+    appended when it is not 0 (LIBLINEAR's augmented intercept)."""
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    rows = X.tolist()
+    return [row + [bias_value] for row in rows] if bias_value != 0.0 else rows
+
+
+def _dot_in_order(w, x):
+    """``w'x`` summed one term at a time from the first (no pairwise or compensated sums)."""
+    total = 0.0
+    for w_j, x_j in zip(w, x):
+        total += w_j * x_j
+    return total
+
+
+def perceptron_by_loops(X, y, eta, max_iter, fit_intercept=True):
+    """Rosenblatt's perceptron: sweep the samples in their order; a mistake
+    ``y_i (w'x_i + b) <= 0`` adds ``eta y_i x_i`` to ``w`` and ``eta y_i`` to ``b``. Stops after
+    a sweep without mistakes or after ``max_iter`` sweeps. Returns ``(w, b, mistakes per
+    sample, sweeps made, converged)``."""
+    rows = _dense_rows(X)
+    w, b = [0.0] * len(rows[0]), 0.0
+    mistakes = [0] * len(rows)
+    for sweep in range(1, max_iter + 1):
+        errors = 0
+        for i, x in enumerate(rows):
+            if y[i] * (_dot_in_order(w, x) + b) <= 0.0:
+                mistakes[i] += 1
+                errors += 1
+                w = [w_j + eta * y[i] * x_j for w_j, x_j in zip(w, x)]
+                if fit_intercept:
+                    b += eta * y[i]
+        if errors == 0:
+            return np.array(w), b, np.array(mistakes), sweep, True
+    return np.array(w), b, np.array(mistakes), max_iter, False
+
+
+def kernel_perceptron_by_loops(K, y, max_iter):
+    """The dual perceptron over the Gram matrix ``K``: visiting ``j``, compute
+    ``g_j = sum_i alpha_i y_i (K_ij + 1)`` from scratch; if ``y_j g_j <= 0``, ``alpha_j += 1``.
+    Stops after a sweep without mistakes or after ``max_iter`` sweeps. Returns ``(alpha, g of
+    every sample, sweeps made, converged)``."""
+    n = len(y)
+    alpha = np.zeros(n, dtype=np.int64)
+
+    def g(j):
+        return float(np.sum(alpha * y * (K[:, j] + 1.0)))
+
+    for sweep in range(1, max_iter + 1):
+        errors = 0
+        for j in range(n):
+            if y[j] * g(j) <= 0.0:
+                alpha[j] += 1
+                errors += 1
+        if errors == 0:
+            return alpha, np.array([g(j) for j in range(n)]), sweep, True
+    return alpha, np.array([g(j) for j in range(n)]), max_iter, False
+
+
+def dual_coordinate_descent_by_loops(X, y, C, loss, bias_value=0.0, tol=1e-10, max_passes=100000):
+    """The linear SVM's dual ``min 1/2 a'(Q + D)a - 1'a`` subject to ``0 <= a_i <= U_i``,
+    ``Q_ij = y_i y_j x_i'x_j`` on the samples augmented with ``bias_value``, by dual coordinate
+    descent (Hsieh et al., ICML 2008, Algorithm 1) without shrinking, visiting the samples in
+    their order: each coordinate is set to the exact minimiser along it, clipped to the box.
+    ``loss="hinge"``: ``U_i = C_i``, ``D_ii = 0``; ``"squared_hinge"``: ``U_i = inf``,
+    ``D_ii = 1 / (2 C_i)``. Samples with ``C_i = 0`` keep ``a_i = 0``. Stops when the spread
+    of the projected gradient over a pass is at most ``tol``. Returns ``(alpha, w, dual
+    objective)``, ``w = sum_i a_i y_i x_i`` (augmented)."""
+    Xa = np.array(_dense_rows(X, bias_value))
+    n = Xa.shape[0]
+    C = np.broadcast_to(np.asarray(C, dtype=float), (n,))
+    if loss == "hinge":
+        upper, diag = C.copy(), np.zeros(n)
+    else:
+        upper = np.full(n, np.inf)
+        diag = np.array([0.5 / c if c > 0 else 0.0 for c in C])
+    alpha, w = np.zeros(n), np.zeros(Xa.shape[1])
+    for _ in range(max_passes):
+        pg_max, pg_min = -np.inf, np.inf
+        for i in range(n):
+            if C[i] == 0:
+                continue
+            gradient = y[i] * (w @ Xa[i]) - 1.0 + diag[i] * alpha[i]
+            if alpha[i] == 0.0:
+                projected = min(gradient, 0.0)
+            elif alpha[i] == upper[i]:
+                projected = max(gradient, 0.0)
+            else:
+                projected = gradient
+            pg_max, pg_min = max(pg_max, projected), min(pg_min, projected)
+            if projected != 0.0:
+                new = min(max(alpha[i] - gradient / (Xa[i] @ Xa[i] + diag[i]), 0.0), upper[i])
+                w += (new - alpha[i]) * y[i] * Xa[i]
+                alpha[i] = new
+        if pg_max - pg_min <= tol:
+            break
+    return alpha, w, linear_dual_objective(alpha, w, diag)
+
+
+def linear_dual_objective(alpha, w, diag):
+    """``1/2 a'(Q + D)a - 1'a`` with ``a'Qa = ||w||^2`` for ``w = sum_i a_i y_i x_i``."""
+    return float(0.5 * w @ w + 0.5 * np.sum(diag * alpha**2) - alpha.sum())
+
+
+def linear_primal_objective(X, y, C, loss, w, bias_value=0.0):
+    """``1/2 ||w||^2 + sum_i C_i loss(y_i w'x_i)`` (hinge or squared hinge), ``x`` augmented."""
+    Xa = np.array(_dense_rows(X, bias_value))
+    hinge = np.maximum(0.0, 1.0 - y * (Xa @ w))
+    return float(0.5 * w @ w + np.sum(C * (hinge if loss == "hinge" else hinge**2)))
+
+
+def pegasos_by_loops(X, y, lam, indices, weight=None, bias_value=0.0, radius=None, average_start=np.inf):
+    """Pegasos (Shalev-Shwartz et al., ICML 2007) on the samples ``indices[0], indices[1], ...``:
+    step ``t`` (from 1) with ``eta = 1 / (lam t)`` on sample ``i`` is
+    ``w <- (1 - eta lam) w + eta s_i y_i x_i [y_i w'x_i < 1]``, then, when ``radius`` is given,
+    ``w <- min(1, radius / ||w||) w``. Returns the last ``w`` and the mean of the ``w_t`` with
+    ``t > average_start`` (the last ``w`` when there are none); ``x`` is augmented."""
+    Xa = np.array(_dense_rows(X, bias_value))
+    s = np.ones(len(y)) if weight is None else weight
+    w = np.zeros(Xa.shape[1])
+    total, averaged = np.zeros_like(w), 0
+    for t, i in enumerate(indices, start=1):
+        eta = 1.0 / (lam * t)
+        margin = y[i] * (w @ Xa[i])
+        w = (1.0 - eta * lam) * w
+        if margin < 1.0:
+            w = w + eta * s[i] * y[i] * Xa[i]
+        if radius is not None and np.linalg.norm(w) > radius:
+            w = radius / np.linalg.norm(w) * w
+        if t > average_start:
+            total += w
+            averaged += 1
+    return w, (total / averaged if averaged else w)
