@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._exp import exp_nonpositive, exp_nonpositive_single
-from ._jit import inlined_jit, jit
+from ._jit import jit
 
 #: Kernel codes of the compiled kernels.
 LINEAR, POLYNOMIAL, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
@@ -55,7 +55,7 @@ def apply_kernel(products, row_norms, col_norms, code, gamma, coef0, degree):
         kernel_of_products(products[i], row_norms[i], col_norms, code, gamma, coef0, degree)
 
 
-@inlined_jit
+@jit
 def kernel_of_products(row, row_norm, col_norms, code, gamma, coef0, degree):
     """In place: ``row[j] <- k`` from the dot products of one row with the columns (see
     :func:`apply_kernel`), ``row_norm`` the row's squared norm."""
