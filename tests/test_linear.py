@@ -76,7 +76,12 @@ def test_objective_matches_liblinear_official(cancer, loss, solver):
     sign = 1.0 if model.get_labels()[0] == 1 else -1.0
     expected = primal_objective(X, labels, sign * np.array(w), [sign * b], 1.0, loss)
     ours = LinearSVC(C=1.0, loss=loss, tol=1e-6, max_iter=100_000, random_state=0).fit(X, labels)
-    assert ours.primal_objective_ == pytest.approx(expected, rel=1e-3)
+    # LIBLINEAR visits the samples in an order drawn by C's rand(), whose state other code in the
+    # process moves, and can stop at its iteration limit short of -e 1e-6: with the hinge loss its
+    # primal objective lay 0.03% to 1.5% above the optimum for srand(1) ... srand(5). svmkit's,
+    # converged, is no larger, and is the optimum (the value of the scikit-learn test above).
+    assert ours.primal_objective_ <= expected * (1 + 1e-9)
+    assert ours.primal_objective_ == pytest.approx(26.5263 if loss == "hinge" else 31.0556, abs=1e-3)
     assert np.mean(ours.decision_function(X) * sign * (X @ np.array(w) + b) > 0) >= 0.99
 
 
