@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import validation as sklearn_validation
 from sklearn.utils._param_validation import (
-    Interval, Options, StrOptions, make_constraint, validate_parameter_constraints,
+    Interval, Options, make_constraint, validate_parameter_constraints,
 )
 
 #: A finite real number.

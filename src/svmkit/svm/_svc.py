@@ -26,8 +26,8 @@ from .._validation import (
     check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result, check_parameters,
 )
 from ..qp import solve_dual_qp
-from ._base import BaseKernelSVM, enable_logging, is_real
-from ._binary import BinaryModel, StackedVariables, libsvm_layout, objectives_per_problem
+from ._base import BaseKernelSVM, is_real
+from ._binary import StackedVariables, libsvm_layout, objectives_per_problem
 from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one, stacked
 from ._probability import MIN_PROB, draw_seed, fold_splits, pairwise_probabilities, sigmoid_predict, sigmoid_train
 from ._separability import NotSeparableError, is_separable
