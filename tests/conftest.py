@@ -1,4 +1,5 @@
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,19 @@ def shared_data():
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not present")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="module")
+def toy_server():
+    """An ``svmkit toy`` server on 127.0.0.1 and a free port, serving on a thread."""
+    from svmkit.toy import make_server
+
+    server = make_server()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
 
 
 _SLOW_WITHOUT_JIT = frozenset(

@@ -1,5 +1,6 @@
 """Printed reports: the KKT table of every training point and naive Bayes' explanations."""
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -80,11 +81,22 @@ def test_reports_without_labels_print_their_own_value(model, value):
     assert len(lines) == len(report.categories) + 3 + 8
 
 
-def test_to_frame_without_pandas_names_the_extra(monkeypatch):
-    report = seed_model().kkt_report()
-    monkeypatch.setitem(sys.modules, "pandas", None)  # as if pandas were not installed
-    with pytest.raises(ImportError, match=r"pip install 'svmkit\[pandas\]'"):
-        report.to_frame()
+def _last_error_line_without_pandas(code):
+    """The last line a fresh Python process writes to stderr running ``code`` where pandas
+    cannot be imported (as where it is not installed)."""
+    blocked = "import sys\nsys.modules['pandas'] = None\nimport numpy as np\n" + code
+    result = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stderr
+    return result.stderr.splitlines()[-1]
+
+
+def test_to_frame_without_pandas_names_the_extra():
+    line = _last_error_line_without_pandas(
+        "from svmkit import SVC\n"
+        "model = SVC(C=np.inf, kernel='linear').fit(np.array([[-1.0], [0.0], [1.0]]), np.array([1, -1, -1]))\n"
+        "model.kkt_report().to_frame()\n"
+    )
+    assert line.startswith("ImportError") and "pip install 'svmkit[pandas]'" in line
 
 
 @pytest.fixture
@@ -111,9 +123,10 @@ def test_printed_explanation_is_a_table_per_row(tax):
     assert len(explanation.to_string(max_rows=None).split("\n\n")) == 10
 
 
-def test_explanation_frame_without_pandas_names_the_extra(tax, monkeypatch):
-    X, y = tax
-    explanation = MixedNB().fit(X, y).explain(X)
-    monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(ImportError, match=r"pip install 'svmkit\[pandas\]'"):
-        explanation.to_frame()
+def test_explanation_frame_without_pandas_names_the_extra():
+    line = _last_error_line_without_pandas(
+        "from svmkit.naive_bayes import MixedNB\n"
+        "X = np.array([[0, 85.0], [1, 95.0], [0, 60.0], [1, 120.0], [0, 90.0]])  # (a category, an income)\n"
+        "MixedNB(categorical=[0]).fit(X, np.array([0, 1, 0, 1, 1])).explain(X).to_frame()\n"
+    )
+    assert line.startswith("ImportError") and "pip install 'svmkit[pandas]'" in line

@@ -4,7 +4,6 @@ points. Screenshots go to $SVMKIT_TEST_ARTIFACTS (else a pytest temporary folder
 
 import os
 import shutil
-import threading
 from pathlib import Path
 
 import numba
@@ -13,7 +12,6 @@ import pytest
 
 from svmkit import SVC, SVR, OneClassSVM
 from svmkit.io import load_libsvm
-from svmkit.toy import make_server
 
 INSTALL = "apt-get install chromium chromium-driver"
 webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium: pip install -e '.[test]'")
@@ -21,16 +19,6 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server():
-    server = make_server()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +36,7 @@ def downloads(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def chromium(server, downloads):
+def chromium(toy_server, downloads):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = shutil.which("chromedriver")
     if chromium is None or chromedriver is None:
@@ -67,9 +55,9 @@ def chromium(server, downloads):
 
 
 @pytest.fixture
-def browser(chromium, server):
+def browser(chromium, toy_server):
     """The page, freshly loaded; after the test, its console must hold no JavaScript error."""
-    chromium.get(server.url)
+    chromium.get(toy_server.url)
     WebDriverWait(chromium, 60, poll_frequency=0.05).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready")
     yield chromium

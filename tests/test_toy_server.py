@@ -6,7 +6,6 @@ import doctest
 import http.client
 import json
 import socket
-import threading
 import urllib.error
 import urllib.request
 
@@ -15,7 +14,7 @@ import pytest
 
 from svmkit import SVC, OneClassSVM
 from svmkit.cli import main
-from svmkit.toy import RequestError, make_server, parse_options, parse_request
+from svmkit.toy import RequestError, parse_options, parse_request
 from svmkit.toy._request import MAX_BODY_BYTES, MAX_POINTS
 
 LINE = [[-1, 0, 1], [0, 0, -1], [1, 0, -1]]
@@ -27,18 +26,8 @@ def _body(**fields):
     return body
 
 
-@pytest.fixture(scope="module")
-def server():
-    server = make_server()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def _post(server, path, data):
-    request = urllib.request.Request(server.url + path.lstrip("/"), data=data, method="POST",
+def _post(toy_server, path, data):
+    request = urllib.request.Request(toy_server.url + path.lstrip("/"), data=data, method="POST",
                                      headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -47,8 +36,8 @@ def _post(server, path, data):
         return error.code, json.loads(error.read())
 
 
-def _train(server, body):
-    return _post(server, "/api/train", json.dumps(body).encode())
+def _train(toy_server, body):
+    return _post(toy_server, "/api/train", json.dumps(body).encode())
 
 
 def test_option_strings_are_read_as_svm_train_reads_them():
@@ -105,8 +94,8 @@ def test_bad_requests_are_refused_with_the_reason(fields, message):
     assert message in str(caught.value)
 
 
-def test_the_exercise_answers_the_course_hyperplane(server):
-    status, answer = _train(server, _body())
+def test_the_exercise_answers_the_course_hyperplane(toy_server):
+    status, answer = _train(toy_server, _body())
     assert status == 200
     problem = answer["problems"][0]
     assert problem["w"] == [pytest.approx(-2.0)] and problem["b"] == pytest.approx(-1.0)
@@ -121,9 +110,9 @@ def test_the_exercise_answers_the_course_hyperplane(server):
     assert answer["loo_bound"] == pytest.approx(2 / 3)
 
 
-def test_example_1_answers_the_course_numbers(server):
-    example = server.presets["example1"]
-    status, answer = _train(server, {"options": example["options"], "points": example["points"], "dim": 2,
+def test_example_1_answers_the_course_numbers(toy_server):
+    example = toy_server.presets["example1"]
+    status, answer = _train(toy_server, {"options": example["options"], "points": example["points"], "dim": 2,
                                      "view": example["view"], "resolution": [20, 20]})
     assert status == 200
     problem = answer["problems"][0]
@@ -132,12 +121,12 @@ def test_example_1_answers_the_course_numbers(server):
     assert problem["n_sv"] == 3
 
 
-def test_the_answer_is_the_fitted_model_s_theory_for_three_classes_and_one_class(server):
+def test_the_answer_is_the_fitted_model_s_theory_for_three_classes_and_one_class(toy_server):
     rng = np.random.RandomState(1)
     X = rng.uniform(-1, 1, size=(40, 2))
     y = np.where(X[:, 0] > 0.3, 2, np.where(X[:, 1] > 0, 1, -1))
     points = np.column_stack([X, y]).tolist()
-    status, answer = _train(server, _body(options="-t 2 -g 1 -c 10", points=points, dim=2, resolution=[10, 10]))
+    status, answer = _train(toy_server, _body(options="-t 2 -g 1 -c 10", points=points, dim=2, resolution=[10, 10]))
     model = SVC(kernel="rbf", gamma=1.0, C=10).fit(X, y)
     assert status == 200
     assert [row["dual"] for row in answer["problems"]] == pytest.approx(list(model.dual_objective_), rel=1e-12)
@@ -145,31 +134,31 @@ def test_the_answer_is_the_fitted_model_s_theory_for_three_classes_and_one_class
     gx, gy = np.meshgrid(np.linspace(-2, 2, 10), np.linspace(-1, 1, 10))
     predicted = model.predict(np.column_stack([gx.ravel(), gy.ravel()]))
     np.testing.assert_array_equal(model.classes_[answer["label"]], predicted)
-    status, answer = _train(server, _body(options="-s 2 -t 2 -g 1 -n 0.3", points=points, dim=2))
+    status, answer = _train(toy_server, _body(options="-s 2 -t 2 -g 1 -n 0.3", points=points, dim=2))
     one_class = OneClassSVM(gamma=1.0, nu=0.3).fit(X)
     assert answer["problems"][0]["primal"] == pytest.approx(one_class.primal_objective_, rel=1e-12)
     assert "loo_bound" not in answer and "margin" not in answer["problems"][0]
 
 
-def test_not_separable_is_an_answer_not_an_error(server):
-    status, answer = _train(server, _body(points=[[-1, 0, 1], [0, 0, -1], [1, 0, 1]]))
+def test_not_separable_is_an_answer_not_an_error(toy_server):
+    status, answer = _train(toy_server, _body(points=[[-1, 0, 1], [0, 0, -1], [1, 0, 1]]))
     assert status == 200
     assert answer["not_separable"].startswith("The data are not separable with the linear kernel")
 
 
-def test_bad_requests_get_json_errors(server):
-    assert _train(server, _body(options="-t 9")) == (400, {"error": "bad value for -t: 9 (kernel types are 0 to 4)"})
-    assert _post(server, "/api/train", b"{not json") == (400, {"error": "the request is not JSON"})
-    assert _post(server, "/api/elsewhere", b"{}") == (404, {"error": "no such endpoint: /api/elsewhere"})
+def test_bad_requests_get_json_errors(toy_server):
+    assert _train(toy_server, _body(options="-t 9")) == (400, {"error": "bad value for -t: 9 (kernel types are 0 to 4)"})
+    assert _post(toy_server, "/api/train", b"{not json") == (400, {"error": "the request is not JSON"})
+    assert _post(toy_server, "/api/elsewhere", b"{}") == (404, {"error": "no such endpoint: /api/elsewhere"})
     # a cross-site form cannot post here: only JSON, which browsers send across sites after a preflight
-    request = urllib.request.Request(server.url + "api/train", data=json.dumps(_body()).encode(), method="POST",
+    request = urllib.request.Request(toy_server.url + "api/train", data=json.dumps(_body()).encode(), method="POST",
                                      headers={"Content-Type": "text/plain"})
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=10)
     assert caught.value.code == 415
     assert json.loads(caught.value.read()) == {"error": "send the request as application/json"}
     # a body announced too long is refused before it is read
-    connection = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
+    connection = http.client.HTTPConnection(*toy_server.server_address[:2], timeout=10)
     connection.putrequest("POST", "/api/train")
     connection.putheader("Content-Type", "application/json")
     connection.putheader("Content-Length", str(MAX_BODY_BYTES + 1))
@@ -179,26 +168,26 @@ def test_bad_requests_get_json_errors(server):
     assert json.loads(response.read())["error"].startswith(f"the request holds {MAX_BODY_BYTES + 1} bytes")
     connection.close()
     with pytest.raises(urllib.error.HTTPError) as caught:
-        urllib.request.urlopen(server.url + "etc/passwd", timeout=10)
+        urllib.request.urlopen(toy_server.url + "etc/passwd", timeout=10)
     assert caught.value.code == 404 and json.loads(caught.value.read()) == {"error": "no such page: /etc/passwd"}
 
 
-def test_the_page_and_presets_are_served(server):
-    with urllib.request.urlopen(server.url, timeout=10) as response:
+def test_the_page_and_presets_are_served(toy_server):
+    with urllib.request.urlopen(toy_server.url, timeout=10) as response:
         assert response.headers["Content-Type"] == "text/html; charset=utf-8"
         assert b'<canvas id="plot"' in response.read()
-    with urllib.request.urlopen(server.url + "api/presets", timeout=10) as response:
+    with urllib.request.urlopen(toy_server.url + "api/presets", timeout=10) as response:
         presets = json.loads(response.read())
     assert set(presets) == {"example1", "exercise-separable", "exercise-not-separable", "xor", "moons", "circles"}
     assert presets["exercise-not-separable"]["points"] == [[-1.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 0.0, 1.0]]
 
 
-def test_data_files_are_read_by_svmkit_io(server):
-    status, answer = _post(server, "/api/parse", json.dumps({"text": "+1 1:0.5 2:-1\n-1 2:3\n"}).encode())
+def test_data_files_are_read_by_svmkit_io(toy_server):
+    status, answer = _post(toy_server, "/api/parse", json.dumps({"text": "+1 1:0.5 2:-1\n-1 2:3\n"}).encode())
     assert (status, answer) == (200, {"X": [[0.5, -1.0], [0.0, 3.0]], "labels": [1.0, -1.0]})
-    status, answer = _post(server, "/api/parse", json.dumps({"text": "+1 1:0.5 3:2\n"}).encode())
+    status, answer = _post(toy_server, "/api/parse", json.dumps({"text": "+1 1:0.5 3:2\n"}).encode())
     assert status == 400 and answer["error"].startswith("not a LIBSVM data file of one or two features")
-    status, answer = _post(server, "/api/parse", json.dumps({"text": "+1 1:abc\n"}).encode())
+    status, answer = _post(toy_server, "/api/parse", json.dumps({"text": "+1 1:abc\n"}).encode())
     assert status == 400 and "line 1" in answer["error"]
 
 
@@ -224,11 +213,11 @@ def test_docstring_examples():
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
-def test_a_request_naming_another_host_is_refused(server, method):
+def test_a_request_naming_another_host_is_refused(toy_server, method):
     # (a page of another site whose name resolves to 127.0.0.1, DNS rebinding, names its own host)
-    port = server.server_address[1]
+    port = toy_server.server_address[1]
     for host, expected in ((f"attacker.example:{port}", 403), (f"localhost:{port}", 200)):
-        connection = http.client.HTTPConnection(*server.server_address[:2], timeout=60)
+        connection = http.client.HTTPConnection(*toy_server.server_address[:2], timeout=60)
         body = json.dumps(_body()).encode() if method == "POST" else None
         connection.request(method, "/api/train" if method == "POST" else "/", body=body,
                            headers={"Host": host, "Content-Type": "application/json"})
