@@ -95,8 +95,8 @@ _TILE_COLUMNS = 4096  # columns of a tile of kernel_rows: the tile of thin data'
 def kernel_rows(data, rows, out, places):
     """``out[places[k], c] = k(x_{rows[k]}, x_c)`` for every row ``c`` of ``data`` (a
     :class:`KernelData`): copied from the Gram matrix (``PRECOMPUTED``), or dot products
-    by compiled loops followed by :func:`apply_kernel`, a tile of columns at a time for all
-    the rows (the tile's data stay in the core's cache, whatever the rows). Dense rows are
+    by compiled loops followed by :func:`kernel_of_products`, a tile of columns at a time for
+    all the rows (the tile's data stay in the core's cache, whatever the rows). Dense rows are
     read from their transpose, four features at a time, so that each pass runs along
     contiguous memory and every sum adds its features in order; sparse rows over their
     nonzeros, the row scattered into a dense scratch row first. ``places`` lets rows go

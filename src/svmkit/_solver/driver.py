@@ -364,11 +364,8 @@ class _RowCache:
 
     def slots(self, rows):
         """The slots of ``rows`` (distinct), computing the missing ones."""
-        self.round += 1
-        slots = self.slot_of[rows]
-        present = slots >= 0
-        self.last_used[slots[present]] = self.round
-        missing = np.flatnonzero(~present)
+        slots = self.cached(rows)
+        missing = np.flatnonzero(slots < 0)
         if missing.size:
             free = np.argpartition(self.last_used, missing.size - 1)[:missing.size]
             evicted = self.row_of[free]
