@@ -6,8 +6,8 @@ import scipy.sparse as sp
 
 from naive import dual_by_projected_gradient, intercept_by_masks, kernel_by_formula
 from svmkit._core.kernels import (
-    LINEAR, POLYNOMIAL, PRECOMPUTED, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_rows,
-    precomputed_kernel_data, sparse_kernel_data,
+    LINEAR, POLYNOMIAL, PRECOMPUTED, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_columns, kernel_diagonal,
+    kernel_rows, precomputed_kernel_data, sparse_kernel_data,
 )
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
@@ -50,6 +50,12 @@ def test_kernel_rows_longer_than_a_tile_equal_the_formulas(sparse):
     out = np.empty((3, 9000))
     kernel_rows(data, rows, out, np.arange(3))
     np.testing.assert_allclose(out, kernel_by_formula(RBF, 0.2, 0.0, 3.0, wide[rows], wide), rtol=1e-12)
+    # the same values computed in parts of the columns (as threads share them), the parts' edges
+    # off the tiles': each value is computed alone, so the parts give the very same bits
+    in_parts = np.full((3, 9000), np.nan)
+    for first, last in ((0, 2500), (2500, 7001), (7001, 9000)):
+        kernel_columns(data, rows, in_parts, np.arange(3), first, last)
+    np.testing.assert_array_equal(in_parts, out)
 
 
 def test_precomputed_rows_are_copies_of_the_matrix():

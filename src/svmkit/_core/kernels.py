@@ -119,14 +119,31 @@ def kernel_rows(data, rows, out, places):
             for c in range(out.shape[1]):
                 target[c] = source[c]
         return
-    n = out.shape[1]
-    for start in range(0, n, _TILE_COLUMNS):
-        _kernel_rows_tile(data, rows, out, places, start, min(start + _TILE_COLUMNS, n))
+    kernel_columns(data, rows, out, places, 0, out.shape[1])
+
+
+@jit
+def kernel_columns(data, rows, out, places, first, last):
+    """The columns ``first:last`` of :func:`kernel_rows` (dense or sparse data), for every
+    row: so that threads can share the work of a few rows by columns, each its own part of
+    ``out``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    >>> out = np.zeros((1, 3))
+    >>> kernel_columns(dense_kernel_data(X, LINEAR, 1.0, 0.0, 1.0), np.array([2]), out, np.array([0]), 1, 3)
+    >>> out  # row 2's products with rows 1 and 2
+    array([[0., 0., 4.]])
+    """
+    for start in range(first, last, _TILE_COLUMNS):
+        _kernel_rows_tile(data, rows, out, places, start, min(start + _TILE_COLUMNS, last))
 
 
 @jit
 def _kernel_rows_tile(data, rows, out, places, start, stop):
-    """The columns ``start:stop`` of :func:`kernel_rows`, for every row. (Unsigned column
+    """The columns ``start:stop`` of :func:`kernel_columns`, for every row. (Unsigned column
     indices: numba then knows them non-negative and leaves out the wrap-around of negative
     indices, which keeps these loops from being vectorised.)"""
     XT = data.XT

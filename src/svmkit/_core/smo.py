@@ -578,7 +578,7 @@ def _commit(batch, store, work, active, sub_alpha, start, stop):
             work.flags[t] = _side(y[t], alpha[t], batch.upper[t])
             row = store.K[store.slot[rows[t]]]
             weight = y[t] * change
-            for c in range(n_columns):
+            for c in range(np.uint64(n_columns)):  # (unsigned: vectorised, see working_set.column_sum)
                 column_sum[c] += weight * row[c]
     for t in range(start, stop):
         work.grad[t] += y[t] * column_sum[rows[t]]

@@ -142,19 +142,21 @@ _CHUNK = 2048  # columns per chunk of add_rows_to_gradient: a chunk of the sum s
 @jit
 def _column_sum_chunk(buffer, slots, weights, out, start, stop):
     """``out[start:stop] += sum_k weights[k] buffer[slots[k], start:stop]``, four rows at a
-    time (the loop is bound by memory: the chunk is loaded and stored once per four rows)."""
+    time (the loop is bound by memory: the chunk is loaded and stored once per four rows).
+    (Unsigned column indices: numba then leaves out the wrap-around of negative indices, which
+    keeps the loops from being vectorised.)"""
     k = 0
     n_rows = slots.shape[0]
     while k + 4 <= n_rows:
         w0, w1, w2, w3 = weights[k], weights[k + 1], weights[k + 2], weights[k + 3]
         r0, r1, r2, r3 = buffer[slots[k]], buffer[slots[k + 1]], buffer[slots[k + 2]], buffer[slots[k + 3]]
-        for c in range(start, stop):
+        for c in range(np.uint64(start), np.uint64(stop)):
             out[c] += w0 * r0[c] + w1 * r1[c] + w2 * r2[c] + w3 * r3[c]
         k += 4
     for last in range(k, n_rows):
         w = weights[last]
         row = buffer[slots[last]]
-        for c in range(start, stop):
+        for c in range(np.uint64(start), np.uint64(stop)):
             out[c] += w * row[c]
 
 

@@ -420,11 +420,12 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
             if since_best > _plan.STALL_ROUNDS:
                 status = STALLED
                 break
-        block_rows, local = np.unique(rows[ws], return_inverse=True)
+        block_rows, local = _data_rows(rows[ws])
         with counts.timed("rows"):
             distinct = _working_set_block(source, cache, block_rows, counts)
         n_ws = ws.shape[0]
-        K = np.ascontiguousarray(distinct[np.ix_(local, local)])  # (one row per variable: one run)
+        # (one row per variable: one run)
+        K = distinct if local is None else np.ascontiguousarray(distinct[np.ix_(local, local)])
         local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
                             np.array([[0, n_ws, 0, 0], [n_ws, 0, 0, 0]]), bool(batch.nu))
         local_work = new_work(local_batch)
@@ -451,8 +452,11 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
         moved = np.flatnonzero(delta)
         if moved.size:
             objective += float(delta[moved] @ (0.5 * (local_work.grad[moved] + grad[ws][moved])))
-            coef = np.zeros(block_rows.shape[0])
-            np.add.at(coef, local[moved], y[ws][moved] * delta[moved])
+            if local is None:
+                coef = y[ws] * delta
+            else:
+                coef = np.zeros(block_rows.shape[0])
+                np.add.at(coef, local[moved], y[ws][moved] * delta[moved])
             alpha[ws] = local_work.alpha
             used = np.flatnonzero(coef)
             if cache is None:
@@ -474,6 +478,16 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     if cache is not None:
         counts.add(cache.rows_computed, cache.rows_computed * source.n_rows)
     return alpha, grad, steps, status, gap
+
+
+def _data_rows(rows):
+    """The distinct data rows of a working set's variables, and the place of each variable's
+    among them (None where every variable has a row of its own, in that order: then the
+    block of the rows is the variables' block as it is)."""
+    distinct, local = np.unique(rows, return_inverse=True)
+    if distinct.shape[0] == rows.shape[0]:
+        return rows, None
+    return distinct, local
 
 
 def _working_set_block(source, cache, rows, counts):

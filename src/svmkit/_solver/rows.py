@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from .._parallel import blas_threads_for, map_in_threads, on_all_cores, usable_cores
 from ..kernels import row_sq_norms
 from .._core.kernels import (
-    LINEAR, PRECOMPUTED, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_rows, precomputed_kernel_data,
+    LINEAR, PRECOMPUTED, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_columns, precomputed_kernel_data,
     sparse_kernel_data,
 )
 
@@ -110,18 +110,19 @@ class KernelRows:
     def rows_into(self, rows, out, dots, places=None):
         """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
         (``places`` None: ``out[k]``), in ``out``'s type: by compiled loops (``dots``:
-        ``'loops'``, ``'sparse'``; their rows shared out over the cores), by one BLAS
+        ``'loops'``, ``'sparse'``; the columns shared out over the cores), by one BLAS
         product and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``), or by the kernel
         object (``'python'``)."""
         if places is None:
             places = np.arange(rows.shape[0])
         if self.form is not None and dots != "blas":
             data = self.compiled(out.dtype)
-            n_parts = min(rows.shape[0], usable_cores()) if on_all_cores(rows.shape[0] * out.shape[1]) else 1
-            # (the compiled loops release the GIL: a part of the rows on each core)
-            bounds = np.linspace(0, rows.shape[0], n_parts + 1).astype(np.int64)
-            parts = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
-            map_in_threads(lambda part: kernel_rows(data, rows[part], out, places[part]), parts, n_parts)
+            n_parts = usable_cores() if on_all_cores(rows.shape[0] * out.shape[1]) else 1
+            # (the compiled loops release the GIL: a part of the columns of every row on each
+            # core, equal work however few the rows)
+            bounds = np.linspace(0, out.shape[1], n_parts + 1).astype(np.int64)
+            map_in_threads(lambda part: kernel_columns(data, rows, out, places, part[0], part[1]),
+                           list(zip(bounds[:-1], bounds[1:])), n_parts)
             return
         contiguous = places.shape[0] > 0 and np.array_equal(places, np.arange(places[0], places[0] + places.shape[0]))
         block = out[places[0]:places[0] + places.shape[0]] if contiguous else np.empty(
