@@ -7,16 +7,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_digits, load_svmlight_file, make_classification
+from sklearn.datasets import load_breast_cancer, load_digits, load_svmlight_file, make_classification
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as LibsvmSVC
 from sklearn.svm import SVR as LibsvmSVR
 
 from svmkit import SVC, SVR, NuSVC, OneClassSVM
-from svmkit._core.kernels import LINEAR, PRECOMPUTED, RBF
+from svmkit._core.kernels import LINEAR, POLYNOMIAL, PRECOMPUTED, RBF
 from svmkit._plan import plan
 from naive import dual_objective
-from svmkit.kernels import RBFKernel
+from svmkit._solver.rows import KernelRows, PrecomputedRows
+from svmkit.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from test_svc_libsvm import libsvm_pair_objectives
 
 MB = 2**20
@@ -34,6 +35,42 @@ def test_plan_of_mid_sized_problems_stores_float32_rows_as_they_are_asked_for():
     p = plan(5000, [5000], n_features=256, kernel_code=RBF, budget_bytes=200 * MB)
     assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.prefetch) == (
         "gram", True, "float32", "blas", 64)
+
+
+def test_plan_stores_large_kernel_values_in_float64():
+    # svmguide1 unscaled under the linear kernel: values up to 3.8e5, whose float32 rounding
+    # misses the optimum; scaled to [-1, 1], at most 4
+    unscaled = plan(3089, [3089], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, value_bound=3.8e5)
+    scaled = plan(3089, [3089], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, value_bound=4.0)
+    assert (str(unscaled.gram_dtype), unscaled.single_precision) == ("float64", False)
+    assert (str(scaled.gram_dtype), scaled.single_precision) == ("float32", True)
+    # beyond the budget, as many float64 rows as it holds: half as many as float32 ones
+    rows = plan(8000, [8000], n_features=64, kernel_code=POLYNOMIAL, budget_bytes=400 * MB, value_bound=1e6)
+    assert (rows.strategy, str(rows.gram_dtype), rows.cache_rows) == ("gram", "float64", 6553)
+    blocked = plan(20_000, [20_000], n_features=22, kernel_code=POLYNOMIAL, budget_bytes=200 * MB, value_bound=1e6)
+    assert (blocked.strategy, str(blocked.gram_dtype), blocked.cache_rows) == ("blocked", "float64", 1258)
+
+
+@pytest.mark.parametrize("kernel, C", [("linear", 0.1), ("poly", 1.0)])
+def test_unscaled_data_twice_give_the_solution_of_weight_two(kernel, C):
+    # breast cancer unscaled (squared norms up to 1e7) twice: 1,138 rows, a Gram matrix beyond
+    # FLOAT64_GRAM_BYTES stored in float64 for the magnitude of its values (float32's rounding
+    # moved the decision values by up to 1.7 (linear) and 12 (polynomial) from the weighted fit's)
+    X, y = load_breast_cancer(return_X_y=True)
+    parameters = dict(kernel=kernel, C=C, gamma=1e-4, degree=2)
+    twice = SVC(**parameters).fit(np.vstack([X, X]), np.concatenate([y, y]))
+    weighted = SVC(**parameters).fit(X, y, sample_weight=np.full(y.shape[0], 2.0))
+    assert twice.dual_objective_ == pytest.approx(weighted.dual_objective_, rel=1e-9)
+    np.testing.assert_allclose(twice.decision_function(X), weighted.decision_function(X), rtol=0, atol=1e-6)
+
+
+def test_kernel_value_bounds_of_the_row_sources():
+    X = np.array([[3.0, 4.0], [1.0, 0.0]])  # (squared norms 25 and 1)
+    assert KernelRows(LinearKernel(), X).value_bound() == 25.0
+    assert KernelRows(PolynomialKernel(gamma=0.5, coef0=1.0, degree=2), sp.csr_matrix(X)).value_bound() == 13.5**2
+    assert KernelRows(RBFKernel(gamma=10.0), X).value_bound() == 1.0
+    assert KernelRows(LinearKernel() + LinearKernel(), X).value_bound() == 50.0  # (computed in Python: the diagonal)
+    assert PrecomputedRows(np.array([[2.0, -5.0], [-5.0, 3.0]])).value_bound() == 5.0
 
 
 def test_plan_of_a_problem_whose_gram_matrix_does_not_fit_keeps_most_of_its_rows():

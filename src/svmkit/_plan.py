@@ -32,6 +32,12 @@ LOOP_ROWS_MAX_FEATURES = 32
 #: rows' memory traffic, not their precision, limits SMO, and float32 keeps the solution within
 #: the tolerance of float64's (docs/performance.md).
 FLOAT64_GRAM_BYTES = 4 * 2**20
+#: Kernel values are stored in float32 only where none exceeds this magnitude (the RBF and
+#: sigmoid kernels' reach 1, the linear kernel's the largest squared norm): float32 rounds a
+#: value v by about 6e-8 v, and on unscaled data under the linear or polynomial kernel the
+#: gradient summed from such values misses the optimum (svmguide1 unscaled, linear, C=2:
+#: values up to 3.8e5, the dual objective 4e-4 below the optimum); scaled data stay far below.
+FLOAT32_VALUE_LIMIT = 1e3
 #: The Gram strategy keeps rows of all the data in a store that holds at least this fraction
 #: of them (float32, least recently used out): SMO's rows (support vectors, violators) are
 #: then mostly found again, and a shrunk sub-problem's rows fit at once; with fewer, the
@@ -66,8 +72,8 @@ PRECOMPUTED_SYMMETRY_RTOL = 1e-6
 #: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
 #: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products.
 SPARSE_ROWS_DENSITY = 0.08
-#: The largest dense float32 copy of the data made for the blocked strategy's BLAS rows.
-FLOAT32_COPY_BYTES = 512 * 2**20
+#: The largest dense copy of the data (in the rows' type) made for the blocked strategy's BLAS rows.
+DENSE_COPY_BYTES = 512 * 2**20
 #: Problems of a batch are solved on worker threads where each has its own rows (the shared
 #: store does not fit) and the batch holds at least this many Gram values in all: below it
 #: thread start-up and the interpreter's lock cost more than the work.
@@ -137,6 +143,8 @@ class Plan:
         Problems solved at once on worker threads.
     max_steps : int
         Steps of one problem before it stops with ITERATION_LIMIT.
+    single_precision : bool
+        Whether kernel values may be stored in float32 (their magnitude allows it).
     """
 
     strategy: str
@@ -148,6 +156,7 @@ class Plan:
     prefetch: int
     threads: int
     max_steps: int
+    single_precision: bool = True
 
     def __str__(self):
         where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
@@ -161,7 +170,7 @@ class Plan:
 
 
 def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, budget_bytes, n_jobs=1,
-         max_iter=-1, linear=False):
+         max_iter=-1, linear=False, value_bound=1.0):
     """The :class:`Plan` of a batch of duals.
 
     Parameters
@@ -185,6 +194,9 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
         The estimator's ``max_iter`` (-1: the default limit).
     linear : bool
         Whether the kernel is the linear kernel (the blocked strategy then follows ``w``).
+    value_bound : float
+        The largest magnitude a kernel value can have (float32 stores only up to
+        ``FLOAT32_VALUE_LIMIT``).
 
     Examples
     --------
@@ -193,6 +205,10 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (270 rows at most)), rows by loops, 1 thread(s)'
     >>> plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * 2**20).strategy
     'blocked'
+    >>> from svmkit._core.kernels import LINEAR
+    >>> plan(3089, [3089], n_features=4, kernel_code=LINEAR, budget_bytes=200 * 2**20,
+    ...      value_bound=3.8e5).gram_dtype  # (unscaled data)
+    dtype('float64')
     """
     from ._core.kernels import PRECOMPUTED
 
@@ -207,10 +223,11 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
         dots = "sparse"
     else:
         dots = "loops" if n_features <= LOOP_ROWS_MAX_FEATURES else "blas"
-    shared_dtype = gram_dtype(n_data, budget_bytes)
+    single = bool(value_bound <= FLOAT32_VALUE_LIMIT)
+    shared_dtype = gram_dtype(n_data, budget_bytes, single)
     if shared_dtype is not None:
-        return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps)
-    own_dtypes = [gram_dtype(rows, budget_bytes) for rows in group_rows]
+        return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps, single)
+    own_dtypes = [gram_dtype(rows, budget_bytes, single) for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
         values = sum(rows * rows for rows in group_rows)
         threads = max(1, min(n_jobs, len(group_rows))) if values >= PARALLEL_BATCH_VALUES else 1
@@ -218,17 +235,20 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
         while threads > 1 and sum(sorted(rows * rows for rows in group_rows)[-threads:]) * 8 > budget_bytes:
             threads -= 1
         widest = np.float64 if all(d == np.float64 for d in own_dtypes) else np.float32
-        return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots], threads, max_steps)
-    shared_rows = float32_rows(n_data, budget_bytes)
+        return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots], threads, max_steps, single)
+    row_dtype = np.dtype(np.float32 if single else np.float64)
+    shared_rows = rows_in_budget(n_data, budget_bytes, row_dtype)
     if dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data:
-        return Plan("gram", True, np.dtype(np.float32), dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps)
-    if dots == "sparse" and sparse_density > SPARSE_ROWS_DENSITY and n_data * n_features * 4 <= FLOAT32_COPY_BYTES:
-        dots = "blas"  # (a dense float32 copy for BLAS products)
+        return Plan("gram", True, row_dtype, dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps, single)
+    if (dots == "sparse" and sparse_density > SPARSE_ROWS_DENSITY
+            and n_data * n_features * row_dtype.itemsize <= DENSE_COPY_BYTES):
+        dots = "blas"  # (a dense copy for BLAS products)
     working_set = LINEAR_WORKING_SET if linear else WORKING_SET
     working_set = int(min(working_set, 2 ** int(np.floor(np.log2(max(n_variables // 2, 2))))))
-    # the budget holds the cached rows (float32) and a working set's float64 block
-    cache_rows = 0 if linear else int(max(working_set, (budget_bytes - 8 * working_set**2) // (4 * n_data)))
-    return Plan("blocked", False, np.dtype(np.float32), dots, working_set, cache_rows, 0, 1, max_steps)
+    # the budget holds the cached rows and a working set's float64 block
+    cache_rows = 0 if linear else int(max(working_set, rows_in_budget(n_data, budget_bytes - 8 * working_set**2,
+                                                                      row_dtype)))
+    return Plan("blocked", False, row_dtype, dots, working_set, cache_rows, 0, 1, max_steps, single)
 
 
 def with_rows_per_problem(plan):
@@ -237,31 +257,34 @@ def with_rows_per_problem(plan):
     return replace(plan, shared_rows=False)
 
 
-def float32_rows(n_rows, budget_bytes):
-    """How many float32 kernel rows of ``n_rows`` values ``budget_bytes`` holds (a store of
-    rows where the Gram matrix does not fit).
+def rows_in_budget(n_rows, budget_bytes, dtype=np.float32):
+    """How many kernel rows of ``n_rows`` values of ``dtype`` ``budget_bytes`` holds (a store
+    of rows where the Gram matrix does not fit).
 
     Examples
     --------
-    >>> float32_rows(8000, 200 * 2**20)
-    6553
+    >>> rows_in_budget(8000, 200 * 2**20), rows_in_budget(8000, 200 * 2**20, np.float64)
+    (6553, 3276)
     """
-    return int(budget_bytes // (4 * max(n_rows, 1)))
+    return int(max(budget_bytes, 0) // (np.dtype(dtype).itemsize * max(n_rows, 1)))
 
 
-def gram_dtype(n_rows, budget_bytes):
+def gram_dtype(n_rows, budget_bytes, single_precision=True):
     """The type of a Gram matrix of ``n_rows`` rows within ``budget_bytes``: float64 up to
-    ``FLOAT64_GRAM_BYTES``, float32 above; None where it does not fit.
+    ``FLOAT64_GRAM_BYTES``, float32 above (float64 without ``single_precision``); None where
+    it does not fit.
 
     Examples
     --------
     >>> gram_dtype(700, 200 * 2**20), gram_dtype(5000, 200 * 2**20), gram_dtype(8000, 200 * 2**20)
     (dtype('float64'), dtype('float32'), None)
+    >>> gram_dtype(5000, 200 * 2**20, single_precision=False)
+    dtype('float64')
     """
     values = n_rows * n_rows
-    if values * 8 <= min(budget_bytes, FLOAT64_GRAM_BYTES):
+    if values * 8 <= (min(budget_bytes, FLOAT64_GRAM_BYTES) if single_precision else budget_bytes):
         return np.dtype(np.float64)
-    if values * 4 <= budget_bytes:
+    if single_precision and values * 4 <= budget_bytes:
         return np.dtype(np.float32)
     return None
 

@@ -37,7 +37,6 @@ PROGRESS_INTERVAL_S = 1.0
 #: between them, at most (where SMO zig-zags).
 _LOCAL_FACE_TRIES = 10
 _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (precision of kernel values)
-_FLOAT32_EPS = _EPS[np.dtype(np.float32)]  # (the blocked strategy's)
 
 
 @dataclass
@@ -138,7 +137,7 @@ def solve(batch, source, settings):
     plan = _plan.plan(
         source.n_rows, batch.rows_per_group(), n_features=source.n_features, kernel_code=source.kernel_code,
         sparse_density=source.sparse_density, budget_bytes=settings.cache_size * 2**20,
-        n_jobs=settings.n_jobs, max_iter=settings.max_iter, linear=source.is_linear,
+        n_jobs=settings.n_jobs, max_iter=settings.max_iter, linear=source.is_linear, value_bound=source.value_bound(),
     )
     runs = batch.runs()
     if plan.strategy == "gram" and plan.shared_rows and runs is None:
@@ -329,11 +328,13 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts):
     compiled = _group_batch(batch, g, position[batch.rows[part]])
     n_rows = in_order.shape[0]
     budget = settings.cache_size * 2**20 / max(plan.threads, 1)
-    dtype = _plan.gram_dtype(n_rows, budget)
-    # (a Gram matrix beyond the budget: as many float32 rows as it holds, the least recently used out)
-    capacity = n_rows if dtype is not None else max(2, min(n_rows, _plan.float32_rows(n_rows, budget)))
-    store = _GramStore(source.subset(in_order), plan, dtype if dtype is not None else np.dtype(np.float32), capacity,
-                       counts)
+    dtype = _plan.gram_dtype(n_rows, budget, plan.single_precision)
+    if dtype is None:  # (a Gram matrix beyond the budget: as many rows as it holds, the least recently used out)
+        dtype = np.dtype(np.float32 if plan.single_precision else np.float64)
+        capacity = max(2, min(n_rows, _plan.rows_in_budget(n_rows, budget, dtype)))
+    else:
+        capacity = n_rows
+    store = _GramStore(source.subset(in_order), plan, dtype, capacity, counts)
     work = new_work(compiled)
     work.alpha[:] = batch.alpha0[part]
     _solve_groups(compiled, store, work, plan, settings, progress, counts, problem=g)
@@ -342,13 +343,13 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts):
 
 
 class _RowCache:
-    """Whole kernel rows (over every data row) in float32, least recently used out, for the
+    """Whole kernel rows (over every data row) in ``dtype``, least recently used out, for the
     blocked strategy; at least one working set's rows."""
 
-    def __init__(self, source, n_slots, dots):
+    def __init__(self, source, n_slots, dots, dtype):
         self.source = source
         self.dots = dots
-        self.buffer = np.empty((n_slots, source.n_rows), dtype=np.float32)
+        self.buffer = np.empty((n_slots, source.n_rows), dtype=dtype)
         self.slot_of = np.full(source.n_rows, -1, dtype=np.int64)
         self.row_of = np.full(n_slots, -1, dtype=np.int64)
         self.last_used = np.zeros(n_slots, dtype=np.int64)
@@ -391,7 +392,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     m = y.shape[0]
     problem = Batch(y, p, upper, rows, np.array([[0, m, 0, 0], [m, 0, 0, 0]], dtype=np.int64), bool(batch.nu))
     alpha = np.array(batch.alpha0[part], dtype=np.float64)
-    cache = None if source.is_linear else _RowCache(source, plan.cache_rows, plan.dots)
+    cache = None if source.is_linear else _RowCache(source, plan.cache_rows, plan.dots, plan.gram_dtype)
     grad = p.copy()
     with counts.timed("gradient"):
         _add_columns(source, cache, rows, y, alpha, grad)
@@ -444,7 +445,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
             if local_work.status[0] != ITERATION_LIMIT or steps >= plan.max_steps:
                 break
             # SMO zig-zags on the block: steps on the face of its free multipliers, then SMO again
-            if face_steps(local_batch, store, local_work, 0, n_ws, _FLOAT32_EPS) == 0:
+            if face_steps(local_batch, store, local_work, 0, n_ws, _EPS[plan.gram_dtype]) == 0:
                 break
             local_work.cursor[GROUP], local_work.cursor[STARTED], local_work.n_iter[0] = 0, STARTED_DONE, 0
             local_work.resume[0], local_work.resume[1] = 0, -1

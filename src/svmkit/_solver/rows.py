@@ -20,8 +20,8 @@ import scipy.sparse as sp
 from .._parallel import blas_threads_for, map_in_threads, on_all_cores, usable_cores
 from ..kernels import row_sq_norms
 from .._core.kernels import (
-    LINEAR, PRECOMPUTED, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_columns, precomputed_kernel_data,
-    sparse_kernel_data,
+    LINEAR, PRECOMPUTED, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_columns,
+    precomputed_kernel_data, sparse_kernel_data,
 )
 
 _BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
@@ -69,6 +69,19 @@ class KernelRows:
         if not sp.issparse(self.X):
             return None
         return self.X.nnz / max(1, self.X.shape[0] * self.X.shape[1])
+
+    def value_bound(self):
+        """The largest magnitude a kernel value can have: 1 for the RBF and sigmoid kernels,
+        from the largest squared norm for the linear and polynomial ones (``|x'z| <= max
+        |x|^2``), the largest diagonal value for a kernel computed in Python (a positive
+        semi-definite kernel's ``|k(x, z)|`` is at most ``max k(x, x)``)."""
+        if self.form is None:
+            return float(np.max(np.abs(self.diagonal()), initial=0.0))
+        code, gamma, coef0, degree = self.form
+        if code in (RBF, SIGMOID):
+            return 1.0
+        largest = float(np.max(row_sq_norms(self.X), initial=0.0))
+        return largest if code == LINEAR else (abs(gamma) * largest + abs(coef0)) ** degree
 
     def compiled(self, dtype):
         """The :class:`svmkit._core.kernels.KernelData` of the rows in ``dtype``, made once:
@@ -185,6 +198,10 @@ class PrecomputedRows:
 
     def rows_into(self, rows, out, dots=None, places=None):
         out[np.arange(rows.shape[0]) if places is None else places] = self.K[rows]
+
+    def value_bound(self):
+        """The largest magnitude of the Gram matrix's values."""
+        return float(max(np.max(self.K, initial=0.0), -np.min(self.K, initial=0.0)))  # (no copy of K)
 
     def diagonal(self):
         return np.array(np.diagonal(self.K), dtype=np.float64)
