@@ -171,7 +171,7 @@ def save(estimator, target):
     schema = _schema_of_instance(estimator, nested=False)
     if schema is None:
         raise TypeError(
-            "save() takes an svmkit estimator, or a scikit-learn Pipeline or ColumnTransformer of saveable "
+            "save() takes an svmkit estimator or a scikit-learn Pipeline or ColumnTransformer of saveable "
             f"steps, got {type(estimator).__name__}."
         )
     writer = _Writer(type(estimator).__name__)

@@ -12,6 +12,8 @@ file, after checking that the columns, the remainder and the output slices agree
 
 from __future__ import annotations
 
+import string
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
@@ -25,6 +27,11 @@ from ._schema import _FEATURE_FIELDS, _check_features, _Field, _Schema
 
 #: The parameters that load sets for its fit of a one-row table, and then sets back.
 _REBUILT_PARAMS = ("transformers", "remainder", "n_jobs", "verbose")
+#: The most columns a ColumnTransformer file's training data may have: load fits it on a row
+#: of that many columns, which the file need not otherwise hold (a slice selects any number).
+_MAX_FEATURES = 2**20
+#: The fields a format string of ``verbose_feature_names_out`` may name.
+_NAME_FIELDS = ("transformer_name", "feature_name")
 #: The transformers a ColumnTransformer takes by name.
 _SPECIFIERS = ("drop", "passthrough")
 
@@ -81,8 +88,6 @@ def _selected_indices(columns, n_features, names):
     if type(columns) is slice:
         return list(range(n_features))[columns], None
     if kind == "bool":
-        if type(columns) is not list and not isinstance(columns, np.ndarray):
-            return None, "a single bool is not a selection"
         if len(items) != n_features:
             return None, f"a mask of {len(items)} bools for {n_features} features"
         return [i for i, chosen in enumerate(items) if chosen], None
@@ -223,6 +228,9 @@ class _ColumnTransformerSchema(_Schema):
         if callable(estimator.verbose_feature_names_out):
             raise TypeError("Cannot save ColumnTransformer: verbose_feature_names_out is a function; files never "
                             "hold code (no pickle): give True, False or a format string.")
+        problem = _triples_problem(estimator.transformers, "transformer")
+        if problem:
+            raise TypeError(f"Cannot save ColumnTransformer: {problem}.")
         fields = super().collect(estimator)
         if "transformers_" not in fields:
             return fields
@@ -249,6 +257,8 @@ class _ColumnTransformerSchema(_Schema):
         return fields
 
     def check_params(self, estimator, fitted):
+        if not fitted:
+            return
         problem = _triples_problem(estimator.transformers, "transformer")
         if problem:
             raise ValueError(problem)
@@ -269,12 +279,18 @@ class _ColumnTransformerSchema(_Schema):
         if weights is not None and not (type(weights) is dict and all(
                 type(key) is str and _is_number(value) for key, value in weights.items())):
             raise ValueError("transformer_weights must be None or a dict of names to finite numbers")
-        if type(estimator.verbose) is not bool or type(estimator.verbose_feature_names_out) not in (bool, str):
-            raise ValueError("verbose must be True or False, verbose_feature_names_out True, False or a str")
+        names_out = estimator.verbose_feature_names_out
+        if type(estimator.verbose) is not bool or type(names_out) not in (bool, str) or (
+                type(names_out) is str and not _is_name_format(names_out)):
+            raise ValueError(f"verbose must be True or False, verbose_feature_names_out True, False or a format "
+                             f"string of the fields {list(_NAME_FIELDS)}")
 
     def check(self, estimator, values, where):
         _check_features(values, where)
         n_features, names = values["n_features_in_"], values.get("feature_names_in_")
+        if n_features > _MAX_FEATURES:
+            _fail(_join(where, "n_features_in_"), f"is {n_features}, more than the {_MAX_FEATURES} columns a "
+                  "ColumnTransformer file may have")
         fitted, at = values["transformers_"], _join(where, "transformers_")
         given = [tuple(triple) for triple in estimator.transformers]
         selected = set()
@@ -352,6 +368,17 @@ def _triples(transformers):
     if type(transformers) not in (list, tuple):
         return []
     return [t for t in transformers if type(t) in (tuple, list) and len(t) == 3]
+
+
+def _is_name_format(text):
+    """Whether ``text`` is a format string of the fields ``_NAME_FIELDS`` only, each without
+    attribute, index, conversion or format spec."""
+    try:
+        parts = list(string.Formatter().parse(text))
+    except ValueError:
+        return False
+    return all(field is None or (field in _NAME_FIELDS and not spec and conversion is None)
+               for _, field, spec, conversion in parts)
 
 
 def _is_number(value):
