@@ -268,3 +268,41 @@ def test_a_transformer_fitted_on_other_columns_is_refused(saved_pipeline):
     arrays[fitted] = np.array([0])
     with pytest.raises(ModelFileError, match=r"transformers_\[0\]\[1\]: was fitted on 2 features, but its columns are 1"):
         svmkit.load(io.BytesIO(assemble(metadata, arrays)))
+
+
+def leaves(value, path=()):
+    """The paths of the JSON leaves (numbers, strings, null) of ``value``, not into the
+    parameters and fields of the estimators inside (their own schemas check those)."""
+    if isinstance(value, dict) and value.get("type") == "estimator" and path:
+        yield (*path, "class")
+        return
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else None
+    if items is None:
+        yield path
+        return
+    for key, item in items:
+        yield from leaves(item, (*path, key))
+
+
+def test_every_changed_value_of_a_column_transformer_is_refused_or_loads_a_finite_model():
+    X, _ = cancer_table()
+    transformer = ColumnTransformer([("num", StandardScaler(), np.array([0, 2])), ("cat", OneHotEncoder(), [1])],
+                                    remainder="passthrough").fit(X)
+    metadata, arrays = file_parts(saved_bytes(transformer))
+    outcomes = {"refused": 0, "loaded": 0}
+    for path in leaves(metadata):
+        for value in (None, -1, 3, 2**40, "remainder", [0, 1]):
+            changed = json.loads(json.dumps(metadata))
+            entry = changed
+            for key in path[:-1]:
+                entry = entry[key]
+            entry[path[-1]] = value
+            try:
+                loaded = svmkit.load(io.BytesIO(assemble(changed, arrays)))
+            except ModelFileError:
+                outcomes["refused"] += 1
+                continue
+            outcomes["loaded"] += 1
+            loaded.n_jobs = None  # (a changed n_jobs starts worker processes: seconds, the same output)
+            assert np.isfinite(loaded.transform(X)).all()
+    assert outcomes["refused"] > 5 * outcomes["loaded"] > 0, outcomes
