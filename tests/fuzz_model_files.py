@@ -1,9 +1,10 @@
 """By hand, not collected by pytest: svmkit.load over structurally valid but mutated model files.
 
-Saves 15 small models, mutates one to three members of each file drawn (transposed, cut short,
-retyped, a value replaced by NaN, inf, 0, huge or tiny numbers, emptied, repeated, an extra
-axis), loads it and calls every prediction method the model has. Prints the outcomes:
-anything but ModelFileError, ValueError or finite predictions is a defect, listed after.
+Saves 16 small models (one a Pipeline of a ColumnTransformer and an SVC), mutates one to
+three members of each file drawn (transposed, cut short, retyped, a value replaced by NaN, inf,
+0, huge or tiny numbers, emptied, repeated, an extra axis), loads it and calls every
+prediction method the model has. Prints the outcomes: anything but ModelFileError,
+ValueError or finite predictions is a defect, listed after.
 
     python tests/fuzz_model_files.py SEED COUNT      # e.g. 4 seeds x 25000 files
 """
@@ -16,6 +17,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
 import svmkit
 from svmkit import SVC, KernelPerceptron, LinearSVC, NuSVC, NuSVR, OneClassSVM, PegasosSVC, Perceptron, SVR
 from svmkit.naive_bayes import CategoricalNB, GaussianNB, MixedNB
@@ -35,6 +40,8 @@ def saved_models():
         (OneClassSVM().fit(X), X), (LinearSVC().fit(X, y3), X), (PegasosSVC(random_state=0).fit(X, y), X),
         (Perceptron().fit(X, y3), X), (KernelPerceptron().fit(X, y3), X), (MixedNB().fit(X, y), X),
         (GaussianNB().fit(X, y3), X), (CategoricalNB().fit(X_CATEGORIES, y), X_CATEGORIES),
+        (make_pipeline(ColumnTransformer([("scaled", StandardScaler(), np.array([0, 2])), ("kept", "passthrough", [1])],
+                                         sparse_threshold=0.0), SVC()).fit(X, y3), X),
     ]
     saved = []
     for model, data in models:

@@ -10,8 +10,8 @@ the internals of an estimator do. :func:`saved_fields` lists the fields of a cla
 
 Loading never unpickles, never runs code from the file and imports nothing but svmkit and
 scikit-learn: the file names its estimator class, which must be one of an explicit list of
-svmkit estimator classes (or a scikit-learn Pipeline of them and of the preprocessing steps
-listed in :func:`save`). Every value is checked before the estimator is built (dtype, shape, finiteness and
+svmkit estimator classes (or a scikit-learn Pipeline or ColumnTransformer of them and of the
+preprocessing steps listed in :func:`save`). Every value is checked before the estimator is built (dtype, shape, finiteness and
 agreement with the other fields), so that a damaged or crafted file raises
 :class:`ModelFileError`, naming the field and the problem, instead of reaching compiled code.
 
@@ -31,7 +31,7 @@ Values in ``params`` and ``fields`` are JSON: ``null``, booleans, integers, stri
 floats and lists stand for themselves; every other value is an object with a ``"type"``:
 ``float`` (NaN and infinities), ``tuple``, ``dict``, ``ndarray`` (an array member),
 ``labels`` (an array of str, int, float, bool and None written as JSON items), ``scalar``
-(a NumPy scalar), ``csr_matrix`` / ``csr_array``, ``random_state``, ``kernel`` (a kernel
+(a NumPy scalar), ``slice``, ``csr_matrix`` / ``csr_array``, ``random_state``, ``kernel`` (a kernel
 of :mod:`svmkit.kernels` and its constructor arguments) and ``estimator`` (an estimator
 inside another, such as the best estimator of a grid search).
 
@@ -134,12 +134,14 @@ def save(estimator, target):
 
     Parameters
     ----------
-    estimator : svmkit estimator or scikit-learn Pipeline
+    estimator : svmkit estimator, scikit-learn Pipeline or ColumnTransformer
         An estimator of one of the classes :func:`saved_fields` knows (``SVC``,
         ``GaussianNB``, ``SVCGridSearch``, ...), or a scikit-learn ``Pipeline`` whose steps
         are such estimators and scikit-learn's ``StandardScaler``, ``MinMaxScaler``,
         ``MaxAbsScaler``, ``SimpleImputer`` (without ``add_indicator``) or ``OneHotEncoder``
-        (without infrequent categories). Other attributes than its parameters and the
+        (without infrequent categories), or a ``ColumnTransformer`` of these steps (its
+        columns given as indices, names, a boolean mask or a slice, not chosen by a
+        function such as ``make_column_selector``). Other attributes than its parameters and the
         fields of its class are not saved. A ``callback`` is not saved: it is dropped with
         a warning, and the loaded estimator has ``callback=None``.
     target : str, os.PathLike or binary file object
@@ -150,8 +152,8 @@ def save(estimator, target):
     TypeError
         If the estimator is not a saveable estimator, or a parameter holds something the
         format cannot represent (a function such as a callable kernel, a step such as
-        ``FunctionTransformer``, an object of another library); the message names the
-        parameter.
+        ``FunctionTransformer``, columns chosen by ``make_column_selector``, an object of
+        another library); the message names the parameter.
 
     Examples
     --------
@@ -169,8 +171,8 @@ def save(estimator, target):
     schema = _schema_of_instance(estimator, nested=False)
     if schema is None:
         raise TypeError(
-            f"save() takes an svmkit estimator or a scikit-learn Pipeline of saveable steps, got "
-            f"{type(estimator).__name__}."
+            "save() takes an svmkit estimator or a scikit-learn Pipeline or ColumnTransformer of saveable "
+            f"steps, got {type(estimator).__name__}."
         )
     writer = _Writer(type(estimator).__name__)
     entry = writer.estimator(estimator, "", schema)
@@ -273,8 +275,9 @@ def saved_fields(estimator_class):
     ----------
     estimator_class : type
         A saveable estimator class: every estimator of svmkit, and scikit-learn's
-        ``Pipeline``, ``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``,
-        ``SimpleImputer`` and ``OneHotEncoder`` (as steps of a Pipeline).
+        ``Pipeline``, ``ColumnTransformer``, ``StandardScaler``, ``MinMaxScaler``,
+        ``MaxAbsScaler``, ``SimpleImputer`` and ``OneHotEncoder`` (the last five as steps of
+        a Pipeline or ColumnTransformer).
 
     Returns
     -------

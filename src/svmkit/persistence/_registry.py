@@ -3,6 +3,7 @@ gives or by an estimator's class."""
 
 from __future__ import annotations
 
+from ._compose_schemas import _ColumnTransformerSchema
 from ._errors import ModelFileError
 from ._kernel_svm_schemas import _NuSVCSchema, _NuSVRSchema, _OneClassSVMSchema, _SVCSchema, _SVRSchema
 from ._linear_schemas import _KernelPerceptronSchema, _LinearSVCSchema, _PegasosSVCSchema, _PerceptronSchema
@@ -31,6 +32,7 @@ _SCHEMAS = (
     _LibsvmScalerSchema(),
     _SVCGridSearchSchema(),
     _PipelineSchema(),
+    _ColumnTransformerSchema(),
     _StandardScalerSchema(),
     _MinMaxScalerSchema(),
     _MaxAbsScalerSchema(),
@@ -41,7 +43,7 @@ _SCHEMAS = (
 
 def _schema_named(name, nested):
     """The schema a file names (by its name or, from version 1, an alias); None if the
-    class is not one that files hold (at the top of a file: svmkit's and Pipeline)."""
+    class is not one that files hold (at the top of a file: svmkit's, Pipeline and ColumnTransformer)."""
     for schema in _SCHEMAS:
         if name == schema.name or name in schema.aliases:
             return schema if nested or not schema.nested_only else None

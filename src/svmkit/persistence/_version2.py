@@ -76,6 +76,12 @@ def _decode(value, where, members, depth):
         _keys(value, ("type", "shape", "data", "indices", "indptr"), where)
         parts = [_decode(value[name], f"{where}.{name}", members, depth + 1) for name in ("data", "indices", "indptr")]
         return _RawCSR(kind, value["shape"], *parts)
+    if kind == "slice":
+        _keys(value, ("type", "start", "stop", "step"), where)
+        ends = [_decode(value[name], f"{where}.{name}", members, depth + 1) for name in ("start", "stop", "step")]
+        if not all(end is None or type(end) in (int, str) or isinstance(end, (np.integer, np.str_)) for end in ends):
+            _fail(where, f"a slice's start, stop and step are null, int or str, got {ends!r}")
+        return slice(*ends)
     if kind == "random_state":
         _keys(value, ("type", "keys", "pos", "has_gauss", "cached_gaussian"), where)
         keys = _decode(value["keys"], f"{where}.keys", members, depth + 1)

@@ -60,6 +60,9 @@ class _Writer:
             return {"type": "dict", "items": items}
         if type(value) is np.ndarray:
             return self.ndarray(value, path)
+        if type(value) is slice:
+            ends = {name: getattr(value, name) for name in ("start", "stop", "step")}
+            return {"type": "slice", **{name: self.value(end, f"{path}.{name}") for name, end in ends.items()}}
         if isinstance(value, np.generic):
             return self.scalar(value, path)
         if type(value) in (sp.csr_matrix, sp.csr_array):
