@@ -164,3 +164,16 @@ def test_crafted_pipeline_files_are_refused(saved_pipeline, edit, message):
     edit(metadata, arrays)
     with pytest.raises(ModelFileError, match=message):
         svmkit.load(io.BytesIO(assemble(metadata, arrays)))
+
+
+@pytest.mark.parametrize("step, name, value", [(1, "with_mean", None), (1, "with_std", "yes"), (0, "strategy", "mode")])
+def test_invalid_parameters_of_scikit_learn_steps_are_refused(step, name, value):
+    # (with_mean=None would load and skip the centering: predictions change without an error)
+    X, y = cancer_with_gaps()
+    buffer = io.BytesIO()
+    svmkit.save(make_pipeline(SimpleImputer(), StandardScaler(), SVC()).fit(X, y), buffer)
+    metadata, arrays = file_parts(buffer.getvalue())
+    metadata["params"]["steps"][step]["items"][1]["params"][name] = value
+    with pytest.raises(ModelFileError, match=rf"steps\[{step}\]\[1\]: a parameter is not valid: The '{name}' "
+                                             r"parameter of \w+ must be"):
+        svmkit.load(io.BytesIO(assemble(metadata, arrays)))

@@ -26,6 +26,8 @@ def _build_estimator(raw, where, nested):
     fields = schema.check_presence(raw.fields, label)
     values = {name: schema.kinds[name].check(fields[name], _join(label, name)) for name in schema.names if name in fields}
     try:
+        if schema.module.startswith("sklearn.") and hasattr(estimator, "_parameter_constraints"):
+            estimator._validate_params()  # (scikit-learn's own checks of its parameters, as its fit makes them)
         schema.check_params(estimator, bool(values))
     except ValueError as error:
         _fail(label, f"a parameter is not valid: {error}")
