@@ -81,7 +81,10 @@ class KernelRows:
         if code in (RBF, SIGMOID):
             return 1.0
         largest = float(np.max(row_sq_norms(self.X), initial=0.0))
-        return largest if code == LINEAR else (abs(gamma) * largest + abs(coef0)) ** degree
+        if code == LINEAR:
+            return largest
+        with np.errstate(over="ignore"):  # (beyond float64: inf, and the kernel's own checks name the problem)
+            return float(np.float64(abs(gamma) * largest + abs(coef0)) ** degree)
 
     def compiled(self, dtype):
         """The :class:`svmkit._core.kernels.KernelData` of the rows in ``dtype``, made once:
