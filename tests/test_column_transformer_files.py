@@ -4,7 +4,6 @@ refused; crafted files refused with the field named."""
 
 import io
 import json
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncod
 
 import svmkit
 from svmkit import SVC, ModelFileError
+from model_file_parts import assemble, file_parts, round_trip, saved_bytes
 
 TAX_EVASION = Path(__file__).parent / "data" / "tax_evasion.csv"
 TEXTURES = np.array(["smooth", "medium", "coarse"])
@@ -30,34 +30,6 @@ def cancer_table():
     data, y = data[:150], y[:150]
     grade = np.digitize(data[:, 1], np.quantile(data[:, 1], [1 / 3, 2 / 3]))
     return np.column_stack([data[:, 0], grade, data[:, 4], data[:, 6]]), y
-
-
-def round_trip(estimator):
-    buffer = io.BytesIO()
-    svmkit.save(estimator, buffer)
-    return svmkit.load(io.BytesIO(buffer.getvalue()))
-
-
-def saved_bytes(estimator):
-    buffer = io.BytesIO()
-    svmkit.save(estimator, buffer)
-    return buffer.getvalue()
-
-
-def file_parts(raw):
-    with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    return json.loads(arrays.pop("metadata").tobytes()), arrays
-
-
-def assemble(metadata, arrays):
-    buffer = io.BytesIO()
-    members = {"metadata": np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8), **arrays}
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, array in members.items():
-            with archive.open(name + ".npy", "w") as member:
-                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
-    return buffer.getvalue()
 
 
 def assert_same_predictions(loaded, pipeline, X):

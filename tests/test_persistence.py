@@ -32,6 +32,7 @@ import svmkit
 import svmkit.persistence
 from svmkit import SVC, CategoricalNB, GaussianNB, MixedNB, NuSVC, OneClassSVM, PegasosSVC, SVCGridSearch
 from svmkit.datasets import load_heart_scale
+from model_file_parts import assemble, file_parts, round_trip, saved_bytes
 from svmkit.kernels import (
     CallableKernel,
     ColumnSubsetKernel,
@@ -72,36 +73,6 @@ def _iris():
 
 X_IRIS, Y_IRIS = _iris()
 X_HEART, Y_HEART = load_heart_scale()
-
-
-def round_trip(estimator):
-    buffer = io.BytesIO()
-    save(estimator, buffer)
-    return load(io.BytesIO(buffer.getvalue()))
-
-
-def saved_bytes(estimator):
-    buffer = io.BytesIO()
-    save(estimator, buffer)
-    return buffer.getvalue()
-
-
-def file_parts(raw):
-    """The metadata and the arrays of a model file."""
-    with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    return json.loads(arrays.pop("metadata").tobytes()), arrays
-
-
-def assemble(metadata, arrays):
-    """A model file of these metadata and arrays."""
-    buffer = io.BytesIO()
-    members = {"metadata": np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8), **arrays}
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, array in members.items():
-            with archive.open(name + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
-    return buffer.getvalue()
 
 
 def crafted(raw, edit):

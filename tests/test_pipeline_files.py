@@ -3,8 +3,6 @@ common preprocessing steps, without pickle; callbacks dropped with a warning; cr
 refused."""
 
 import io
-import json
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +15,7 @@ from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, MinMaxScale
 
 import svmkit
 from svmkit import SVC, CategoricalNB, LinearSVC, ModelFileError, PegasosSVC
+from model_file_parts import assemble, file_parts, round_trip
 
 TAX_EVASION = Path(__file__).parent / "data" / "tax_evasion.csv"
 
@@ -27,28 +26,6 @@ def cancer_with_gaps():
     X = X[:120, :10].copy()
     X.ravel()[::13] = np.nan
     return X, y[:120]
-
-
-def round_trip(estimator):
-    buffer = io.BytesIO()
-    svmkit.save(estimator, buffer)
-    return svmkit.load(io.BytesIO(buffer.getvalue()))
-
-
-def file_parts(raw):
-    with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    return json.loads(arrays.pop("metadata").tobytes()), arrays
-
-
-def assemble(metadata, arrays):
-    buffer = io.BytesIO()
-    members = {"metadata": np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8), **arrays}
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, array in members.items():
-            with archive.open(name + ".npy", "w") as member:
-                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
-    return buffer.getvalue()
 
 
 @pytest.mark.parametrize(
