@@ -312,6 +312,8 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
         for t0 in range(run_start, run_stop, _CHUNK):
             first[c], column[c], count[c] = t0, run_col + t0 - run_start, min(_CHUNK, run_stop - t0)
             c += 1
+    chunks = (first, column, count)
+    scan_keys = (keys_pos, keys_neg, lows_pos, lows_neg)
     m = stop - start
     steps = 0
     c_i = c_j = 0.0
@@ -320,24 +322,12 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
     while True:
         # the gradient update of the last step fused with the search for the first variables
         # (the largest -y G over I_up, per sign with nu) and the smallest -y G over I_low
-        for c in range(n_chunks if fresh else 0):
-            t0, k0 = np.uint64(first[c]), np.uint64(column[c])
-            best_pos = best_neg = low_pos = low_neg = _NO_KEY
-            for k in range(count[c]):
-                t = t0 + np.uint64(k)
-                col = k0 + np.uint64(k)
-                grad_t = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
-                grad[t] = grad_t
-                key = _order_key(-y[t] * grad_t)
-                packed = (key & _VALUE_BITS) | np.int64(k)
-                up = (flags[t] & _IN_UP) != 0
-                low = (flags[t] & _IN_LOW) != 0
-                negative = nu & (y[t] < 0)
-                best_pos = max(best_pos, packed if up & (not negative) else _NO_KEY)
-                best_neg = max(best_neg, packed if up & negative else _NO_KEY)
-                low_pos = max(low_pos, ~key if low & (not negative) else _NO_KEY)  # (~key: the key of y G)
-                low_neg = max(low_neg, ~key if low & negative else _NO_KEY)
-            keys_pos[c], keys_neg[c], lows_pos[c], lows_neg[c] = best_pos, best_neg, low_pos, low_neg
+        if fresh:  # (nu a constant in each inlined copy: without it, no work for the other sign)
+            step = (K, s_i, s_j, c_i, c_j)
+            if nu:
+                _update_and_scan(variables, step, chunks, scan_keys, True)
+            else:
+                _update_and_scan(variables, step, chunks, scan_keys, False)
         fresh = True
         resume[0] = 1
         if not (np.isfinite(grad[start]) and np.isfinite(c_i) and np.isfinite(c_j)):
@@ -371,20 +361,12 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
         r_pos, r_neg = slot[rows[stand_pos]], slot[rows[stand_neg]]
         qd_pos, qd_neg = qd[stand_pos], qd[stand_neg]
         # the second-order gains b^2 / a of the second variable (b = -inf outside I_low)
-        for c in range(n_chunks if resume[1] < 0 else 0):
-            t0, k0 = np.uint64(first[c]), np.uint64(column[c])
-            best = np.int64(-1)
-            for k in range(count[c]):
-                t = t0 + np.uint64(k)
-                col = k0 + np.uint64(k)
-                positive = (not nu) | (y[t] > 0)
-                b = (g_pos if positive else g_neg) + y[t] * grad[t]
-                k_it = K[r_pos, col] if positive else K[r_neg, col]
-                quad = (qd_pos if positive else qd_neg) + qd[t] - 2.0 * k_it
-                b = b if ((flags[t] & _IN_LOW) != 0) & (b > 0) else -1.0
-                gain = float_bits((b * abs(b)) / (quad if quad > 0 else _TAU))
-                best = max(best, (gain & _VALUE_BITS) | np.int64(k))
-            gains[c] = best
+        if resume[1] < 0:
+            firsts = (K, r_pos, r_neg, g_pos, g_neg, qd_pos, qd_neg)
+            if nu:
+                _second_order_gains(variables, firsts, chunks, gains, True)
+            else:
+                _second_order_gains(variables, firsts, chunks, gains, False)
         j = _winner(gains, first, np.int64(-1)) if resume[1] < 0 else resume[1]
         if j < 0:
             return OPTIMAL, gap, steps, -1, False
@@ -406,6 +388,63 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
         flags[j] = _side(y[j], a_j, upper[j])
         c_i = y[i] * (a_i - old_i)
         c_j = y[j] * (a_j - old_j)
+
+
+@inlined_jit
+def _update_and_scan(variables, step, chunks, keys, nu):
+    """The first pass of a step, chunk by chunk: ``G += y (c_i K[s_i] + c_j K[s_j])`` (the last
+    step's ``step = (K, s_i, s_j, c_i, c_j)``), fused with the search for the first variables
+    (the largest packed key of ``-y G`` over I_up, per sign with ``nu``) and the smallest
+    ``-y G`` over I_low (the largest key of ``y G``), into ``keys`` (four arrays, a place per
+    chunk)."""
+    y, grad, flags = variables.y, variables.grad, variables.flags
+    K, s_i, s_j, c_i, c_j = step
+    first, column, count = chunks
+    keys_pos, keys_neg, lows_pos, lows_neg = keys
+    for c in range(first.shape[0]):
+        t0, k0 = np.uint64(first[c]), np.uint64(column[c])
+        best_pos = best_neg = low_pos = low_neg = _NO_KEY
+        for k in range(count[c]):
+            t = t0 + np.uint64(k)
+            col = k0 + np.uint64(k)
+            grad_t = grad[t] + y[t] * (c_i * K[s_i, col] + c_j * K[s_j, col])
+            grad[t] = grad_t
+            key = _order_key(-y[t] * grad_t)
+            packed = (key & _VALUE_BITS) | np.int64(k)
+            up = (flags[t] & _IN_UP) != 0
+            low = (flags[t] & _IN_LOW) != 0
+            negative = nu & (y[t] < 0)
+            best_pos = max(best_pos, packed if up & (not negative) else _NO_KEY)
+            low_pos = max(low_pos, ~key if low & (not negative) else _NO_KEY)  # (~key: the key of y G)
+            if nu:
+                best_neg = max(best_neg, packed if up & negative else _NO_KEY)
+                low_neg = max(low_neg, ~key if low & negative else _NO_KEY)
+        keys_pos[c], keys_neg[c], lows_pos[c], lows_neg[c] = best_pos, best_neg, low_pos, low_neg
+
+
+@inlined_jit
+def _second_order_gains(variables, firsts, chunks, gains, nu):
+    """The second pass of a step, chunk by chunk: the largest packed second-order gain
+    ``b^2 / a`` of a second variable (``b = -inf`` outside I_low) against the first variable
+    of its sign (``firsts = (K, r_pos, r_neg, g_pos, g_neg, qd_pos, qd_neg)``: their rows'
+    places, ``-y G`` and diagonals), into ``gains`` (a place per chunk)."""
+    y, grad, flags, qd = variables.y, variables.grad, variables.flags, variables.qd
+    K, r_pos, r_neg, g_pos, g_neg, qd_pos, qd_neg = firsts
+    first, column, count = chunks
+    for c in range(first.shape[0]):
+        t0, k0 = np.uint64(first[c]), np.uint64(column[c])
+        best = np.int64(-1)
+        for k in range(count[c]):
+            t = t0 + np.uint64(k)
+            col = k0 + np.uint64(k)
+            positive = (not nu) | (y[t] > 0)
+            b = (g_pos if positive else g_neg) + y[t] * grad[t]
+            k_it = K[r_pos, col] if positive else K[r_neg, col]
+            quad = (qd_pos if positive else qd_neg) + qd[t] - 2.0 * k_it
+            b = b if ((flags[t] & _IN_LOW) != 0) & (b > 0) else -1.0
+            gain = float_bits((b * abs(b)) / (quad if quad > 0 else _TAU))
+            best = max(best, (gain & _VALUE_BITS) | np.int64(k))
+        gains[c] = best
 
 
 @inlined_jit
