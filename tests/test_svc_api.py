@@ -1,6 +1,9 @@
 """SVC as a scikit-learn estimator: conventions, inputs, errors, progress."""
 
 import logging
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -493,6 +496,16 @@ def test_map_in_threads_keeps_order_raises_and_runs_nested_maps_in_turn():
         child.kill()
     assert child.exitcode == 0
     assert queue.get(timeout=5) == [0, 1, 4, 9, 16, 25]
+
+
+@pytest.mark.parametrize("limit, expected", [("1", 1), ("", None), ("0", None), ("two", None)])
+def test_svmkit_threads_keep_to_omp_num_threads(limit, expected):
+    # (Dask's worker processes run with OMP_NUM_THREADS=1: a worker of one thread on one core)
+    code = "import os, svmkit._parallel as p; print(p.usable_cores(), len(os.sched_getaffinity(0)))"
+    environment = {**os.environ, "OMP_NUM_THREADS": limit}
+    usable, cores = map(int, subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True,
+                                            text=True, check=True).stdout.split())
+    assert usable == (cores if expected is None else expected)
 
 
 @pytest.mark.parametrize("estimator", [

@@ -6,7 +6,7 @@ numba's workqueue threading layer (its fallback when neither TBB nor OpenMP is a
 aborts on concurrent launches of parallel loops, so only the main thread launches them; worker
 threads (one-vs-one problems solved in parallel, a user's own threads) run the serial forms.
 ``NUMBA_NUM_THREADS`` limits numba's threads, ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS``
-BLAS's.
+BLAS's, and ``OMP_NUM_THREADS`` svmkit's own (:func:`usable_cores`).
 """
 
 import contextlib
@@ -22,19 +22,31 @@ PARALLEL_VALUES = 2**20
 
 def on_all_cores(n_values):
     """Whether a compiled loop over ``n_values`` values takes its parallel form: called from
-    the main thread for at least ``PARALLEL_VALUES`` values.
+    the main thread for at least ``PARALLEL_VALUES`` values, where more than one core is usable.
 
     Examples
     --------
-    >>> on_all_cores(10), on_all_cores(2**24)
+    >>> on_all_cores(10), on_all_cores(2**24) == (usable_cores() > 1)
     (False, True)
     """
-    return n_values >= PARALLEL_VALUES and threading.current_thread() is threading.main_thread()
+    return (n_values >= PARALLEL_VALUES and threading.current_thread() is threading.main_thread()
+            and usable_cores() > 1)
 
 
 def usable_cores():
-    """The cores this process may run on (its CPU affinity where the system tells it)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    """The cores this process may run on (its CPU affinity where the system tells it), at most
+    ``OMP_NUM_THREADS`` where the environment sets it: the usual limit of a process's
+    numerical threads, which Dask's workers, job schedulers and users running several
+    processes set.
+
+    Examples
+    --------
+    >>> usable_cores() >= 1
+    True
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    limit = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return max(1, min(cores, int(limit))) if limit.isdigit() and int(limit) > 0 else cores
 
 
 _blas_controllers = None
