@@ -62,6 +62,10 @@ def test_unscaled_data_twice_give_the_solution_of_weight_two(kernel, C):
     weighted = SVC(**parameters).fit(X, y, sample_weight=np.full(y.shape[0], 2.0))
     assert twice.dual_objective_ == pytest.approx(weighted.dual_objective_, rel=1e-9)
     np.testing.assert_allclose(twice.decision_function(X), weighted.decision_function(X), rtol=0, atol=1e-6)
+    # the blocked strategy (a budget of 1 MB) keeps such rows in float64 too
+    blocked = SVC(cache_size=1, **parameters).fit(np.vstack([X, X]), np.concatenate([y, y]))
+    assert blocked.dual_objective_ == pytest.approx(weighted.dual_objective_, rel=1e-9)
+    np.testing.assert_allclose(blocked.decision_function(X), weighted.decision_function(X), rtol=0, atol=1e-6)
 
 
 def test_kernel_value_bounds_of_the_row_sources():

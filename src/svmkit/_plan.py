@@ -165,7 +165,8 @@ class Plan:
             if self.shared_rows:
                 detail += f" ({self.cache_rows} rows at most)"
         else:
-            detail = f"working sets of {self.working_set}, a cache of {self.cache_rows} rows"
+            detail = (f"working sets of {self.working_set}, a cache of {self.cache_rows} "
+                      f"{np.dtype(self.gram_dtype).name} rows")
         return f"plan: {self.strategy} strategy ({detail}), rows by {self.dots}, {self.threads} thread(s)"
 
 
