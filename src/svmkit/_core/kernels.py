@@ -51,8 +51,12 @@ def apply_kernel(products, row_norms, col_norms, code, gamma, coef0, degree):
     array([[1.    , 0.6065],
            [0.6065, 1.    ]])
     """
+    if code == LINEAR:  # (the products are the values)
+        return
+    # (only RBF reads the norms; the other kernels may pass empty ones, never to be indexed)
+    norms = row_norms if code == RBF else np.zeros(products.shape[0], dtype=row_norms.dtype)
     for i in range(products.shape[0]):
-        kernel_of_products(products[i], row_norms[i], col_norms, code, gamma, coef0, degree)
+        kernel_of_products(products[i], norms[i], col_norms, code, gamma, coef0, degree)
 
 
 @jit
