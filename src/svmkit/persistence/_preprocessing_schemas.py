@@ -16,7 +16,7 @@ import numpy as np
 from ._errors import _fail
 from ._kinds import _Count, _Floats, _Integers, _Kind, _ListOf, _Optional
 from ._raw import _describe
-from ._schema import _FEATURE_FIELDS, _check_features, _expect_shape, _Field, _Schema
+from ._schema import _FEATURE_FIELDS, _check_features, _expect_shape, _Field, _per_feature, _Schema
 
 #: dtypes of training data that SimpleImputer files name (``numpy.dtype.str``).
 _IMPUTER_DTYPES = ("|O", "<f8", "<f4", "<f2", "<i8", "<i4", "<i2", "|i1", "<u8", "<u4", "<u2", "|u1", "|b1")
@@ -66,13 +66,6 @@ class _DtypeName(_Kind):
         if type(raw) is not str or raw not in _IMPUTER_DTYPES:
             _fail(where, f"must be one of {list(_IMPUTER_DTYPES)}, got {_describe(raw)}")
         return np.dtype(raw)
-
-
-def _per_feature(values, names, where):
-    _check_features(values, where)
-    for name in names:
-        if values.get(name) is not None:
-            _expect_shape(values, name, (values["n_features_in_"],), where, " (one per feature)")
 
 
 class _MinMaxScalerSchema(_Schema):

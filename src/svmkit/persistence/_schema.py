@@ -50,6 +50,15 @@ def _expect_shape(values, name, shape, where, why=""):
         _fail(f"{where}.{name}", f"expected shape {shape}{why}, got {actual}")
 
 
+def _per_feature(values, names, where):
+    """Check the feature names, and that each of the arrays ``names`` (where present) holds one
+    value per feature."""
+    _check_features(values, where)
+    for name in names:
+        if values.get(name) is not None:
+            _expect_shape(values, name, (values["n_features_in_"],), where, " (one per feature)")
+
+
 def _check_indices(array, limit, where, what):
     if array.size and (array.min() < 0 or (limit is not None and array.max() >= limit)):
         bound = f"[0, {limit})" if limit is not None else "[0, inf)"

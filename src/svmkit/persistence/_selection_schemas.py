@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator
 
 from ._errors import _fail
 from ._kinds import _BestParams, _Count, _EstimatorKind, _Floats, _Int, _Optional, _Real, _Results
-from ._schema import _FEATURE_FIELDS, _check_features, _expect_shape, _Field, _Schema
+from ._schema import _FEATURE_FIELDS, _expect_shape, _Field, _per_feature, _Schema
 
 
 class _LibsvmScalerSchema(_Schema):
@@ -29,9 +29,7 @@ class _LibsvmScalerSchema(_Schema):
             _check_limits(estimator.lower, estimator.upper, "x")
 
     def check(self, estimator, values, where):
-        _check_features(values, where)
-        for name in ("data_min_", "data_max_"):
-            _expect_shape(values, name, (values["n_features_in_"],), where, " (one per feature)")
+        _per_feature(values, ("data_min_", "data_max_"), where)
         if np.any(values["data_min_"] > values["data_max_"]):
             _fail(f"{where}.data_min_", "exceeds data_max_")
 
@@ -94,9 +92,6 @@ class _StandardScalerSchema(_Schema):
     )
 
     def check(self, estimator, values, where):
-        _check_features(values, where)
-        for name in ("mean_", "var_", "scale_"):
-            if values[name] is not None:
-                _expect_shape(values, name, (values["n_features_in_"],), where, " (one per feature)")
+        _per_feature(values, ("mean_", "var_", "scale_"), where)
         if isinstance(values["n_samples_seen_"], np.ndarray):
             _expect_shape(values, "n_samples_seen_", (values["n_features_in_"],), where, " (one per feature)")
