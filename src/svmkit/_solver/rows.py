@@ -114,10 +114,12 @@ class KernelRows:
         return self._data[key]
 
     def diagonal(self):
-        """``k(x, x)`` of every row (float64), as the compiled rows compute it."""
-        if self.form is None:
-            return np.asarray(self.kernel.diag(self.X), dtype=np.float64)
-        return kernel_diagonal(self.compiled(np.float64))
+        """``k(x, x)`` of every row (float64), as the compiled rows compute it; made once (the
+        plan's :meth:`value_bound` of a Python kernel reads it before the solver does)."""
+        if "diagonal" not in self._data:
+            self._data["diagonal"] = (np.asarray(self.kernel.diag(self.X), dtype=np.float64) if self.form is None
+                                      else kernel_diagonal(self.compiled(np.float64)))
+        return self._data["diagonal"]
 
     def subset(self, rows):
         """The source of the rows ``rows`` only (gathered once)."""
