@@ -230,3 +230,28 @@ def test_platt_folds_on_stores_of_some_of_their_rows_give_the_sigmoid_of_a_whole
     part = SVC(gamma=1.0 / 64, probability=True, random_state=0, tol=1e-5, cache_size=7).fit(X, y)
     np.testing.assert_allclose([part.probA_, part.probB_], [whole.probA_, whole.probB_], rtol=1e-3)
     np.testing.assert_allclose(part.predict_proba(X), whole.predict_proba(X), atol=1e-4)
+
+
+def test_a_blocked_multiclass_fit_of_unequal_classes_solves_each_pair_by_its_own_plan():
+    """Digits with 20 rows of the digits 0-2 and every row of the others (1,307 rows), a budget
+    of 0.3 MB: the pairs of two small classes by the Gram strategy on their own rows, those of
+    two large ones by working sets on a copy of their rows (kernel rows of 360 values, not
+    1,307); each pair's dual objective is LIBSVM's, and the predictions agree."""
+    from svmkit._plan import for_problem
+
+    X, y = _digits()
+    keep = np.concatenate([np.flatnonzero(y == digit)[:20] if digit < 3 else np.flatnonzero(y == digit)
+                           for digit in range(10)])
+    X, y = X[keep], y[keep]
+    sizes = np.bincount(y)
+    batch = plan(X.shape[0], [sizes[a] + sizes[b] for a in range(10) for b in range(a + 1, 10)], n_features=64,
+                 kernel_code=RBF, budget_bytes=0.3 * MB)
+    assert batch.strategy == "blocked"
+    small, large = for_problem(batch, X.shape[0], 40, 40, 0.3 * MB), for_problem(batch, X.shape[0], 360, 360, 0.3 * MB)
+    assert (small.strategy, large.strategy, large.own_rows) == ("gram", "blocked", True)
+    gamma = 1.0 / 64
+    ours = SVC(C=10.0, gamma=gamma, cache_size=0.3, tol=1e-4).fit(X, y)
+    oracle = LibsvmSVC(C=10.0, gamma=gamma, tol=1e-4).fit(X, y)
+    np.testing.assert_allclose(ours.dual_objective_, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": gamma}),
+                               rtol=1e-4)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998

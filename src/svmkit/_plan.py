@@ -54,6 +54,10 @@ WORKING_SET = 1024
 #: The linear kernel's working set in the blocked strategy: its rounds cost O(n d) whatever
 #: the set, so smaller sets that SMO settles quickly win.
 LINEAR_WORKING_SET = 256
+#: A problem of a blocked batch on at most this fraction of the data's rows (a one-vs-one pair
+#: of many classes) is solved on a copy of its own rows: its kernel rows are then that much
+#: shorter, and the copy takes at most this fraction of the data's memory.
+OWN_ROWS_MAX_FRACTION = 0.5
 #: Rounds without a decrease of the dual objective after which the blocked strategy stops
 #: with status STALLED (round-off limits the accuracy).
 STALL_ROUNDS = 50
@@ -145,6 +149,9 @@ class Plan:
         Steps of one problem before it stops with ITERATION_LIMIT.
     single_precision : bool
         Whether kernel values may be stored in float32 (their magnitude allows it).
+    own_rows : bool
+        Blocked strategy: the problem's kernel rows span a copy of its own rows only, not all
+        the data (:func:`for_problem`).
     """
 
     strategy: str
@@ -157,6 +164,7 @@ class Plan:
     threads: int
     max_steps: int
     single_precision: bool = True
+    own_rows: bool = False
 
     def __str__(self):
         where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
@@ -167,6 +175,8 @@ class Plan:
         else:
             detail = (f"working sets of {self.working_set}, a cache of {self.cache_rows} "
                       f"{np.dtype(self.gram_dtype).name} rows")
+            if self.own_rows:
+                detail += " of the problem's own rows"
         return f"plan: {self.strategy} strategy ({detail}), rows by {self.dots}, {self.threads} thread(s)"
 
 
@@ -244,12 +254,46 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     if (dots == "sparse" and sparse_density > SPARSE_ROWS_DENSITY
             and n_data * n_features * row_dtype.itemsize <= DENSE_COPY_BYTES):
         dots = "blas"  # (a dense copy for BLAS products)
+    working_set, cache_rows = _blocked_sizes(n_data, n_variables, budget_bytes, row_dtype, linear)
+    return Plan("blocked", False, row_dtype, dots, working_set, cache_rows, 0, 1, max_steps, single)
+
+
+def _blocked_sizes(n_rows, n_variables, budget_bytes, dtype, linear):
+    """The blocked strategy's working set and cached rows (of ``n_rows`` values) for a problem
+    of ``n_variables`` variables: the budget holds the cached rows and a working set's float64
+    block."""
     working_set = LINEAR_WORKING_SET if linear else WORKING_SET
     working_set = int(min(working_set, 2 ** int(np.floor(np.log2(max(n_variables // 2, 2))))))
-    # the budget holds the cached rows and a working set's float64 block
-    cache_rows = 0 if linear else int(max(working_set, rows_in_budget(n_data, budget_bytes - 8 * working_set**2,
-                                                                      row_dtype)))
-    return Plan("blocked", False, row_dtype, dots, working_set, cache_rows, 0, 1, max_steps, single)
+    cache_rows = 0 if linear else int(max(working_set, rows_in_budget(n_rows, budget_bytes - 8 * working_set**2,
+                                                                      dtype)))
+    return working_set, cache_rows
+
+
+def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
+    """The plan of one problem of a batch planned for the blocked strategy, ``n_rows`` of the
+    data's ``n_data`` rows and ``n_variables`` variables: the Gram strategy on its own rows
+    where their Gram matrix fits the budget (the small pairs of unequal classes), else the
+    blocked strategy, on a copy of its own rows where they are at most
+    ``OWN_ROWS_MAX_FRACTION`` of the data. Other plans are every problem's.
+
+    Examples
+    --------
+    >>> from svmkit._core.kernels import RBF
+    >>> batch = plan(60_000, [40_000, 20_100, 100], n_features=9, kernel_code=RBF, budget_bytes=200 * 2**20)
+    >>> [(p.strategy, p.own_rows, p.cache_rows) for p in (for_problem(batch, 60_000, rows, rows, 200 * 2**20)
+    ...                                                  for rows in (40_000, 20_100, 100))]
+    [('blocked', False, 1024), ('blocked', True, 2504), ('gram', False, 0)]
+    """
+    if plan.strategy != "blocked":
+        return plan
+    own_dtype = gram_dtype(n_rows, budget_bytes, plan.single_precision)
+    if own_dtype is not None:
+        return replace(plan, strategy="gram", shared_rows=False, gram_dtype=own_dtype, working_set=0, cache_rows=0,
+                       prefetch=PREFETCH_ROWS[plan.dots])
+    own = n_rows <= OWN_ROWS_MAX_FRACTION * n_data
+    working_set, cache_rows = _blocked_sizes(n_rows if own else n_data, n_variables, budget_bytes, plan.gram_dtype,
+                                             linear)
+    return replace(plan, working_set=working_set, cache_rows=cache_rows, own_rows=own)
 
 
 def with_rows_per_problem(plan):

@@ -160,11 +160,12 @@ def solve(batch, source, settings):
         n_iter = np.zeros(batch.n_groups, dtype=np.int64)
         status = np.zeros(batch.n_groups, dtype=np.int64)
         gap = np.zeros(batch.n_groups)
-        solve_group = _blocked_group if plan.strategy == "blocked" else _own_rows_group
+        plans = _problem_plans(plan, batch, source, settings)
 
         def solve_one(g):
             part = batch.group(g)
-            outcome = solve_group(batch, g, source, plan, settings, progress, counts)
+            solve_group = _blocked_group if plans[g].strategy == "blocked" else _own_rows_group
+            outcome = solve_group(batch, g, source, plans[g], settings, progress, counts)
             alpha[part], grad[part], n_iter[g], status[g], gap[g] = outcome
 
         try:
@@ -181,6 +182,22 @@ def solve(batch, source, settings):
     if settings.verbose:
         logger.info("%s%s", f"{settings.label}: " if settings.label else "", counts)
     return DualSolution(alpha, grad, n_iter, status, gap, rho1, rho2, plan, counts)
+
+
+def _problem_plans(plan, batch, source, settings):
+    """The plan of each problem of ``batch`` (:func:`svmkit._plan.for_problem`), those that
+    differ from the batch's logged when verbose."""
+    budget = settings.cache_size * 2**20
+    plans = [_plan.for_problem(plan, source.n_rows, int(rows), int(batch.bounds[g + 1] - batch.bounds[g]), budget,
+                               source.is_linear)
+             for g, rows in enumerate(batch.rows_per_group())]
+    if settings.verbose and plan.strategy == "blocked":
+        kinds = [("the Gram strategy on their own rows" if p.strategy == "gram"
+                  else "working sets on a copy of their own rows") for p in plans if p.strategy == "gram" or p.own_rows]
+        for kind in sorted(set(kinds)):
+            logger.info("%s%d of %d problems by %s", f"{settings.label}: " if settings.label else "", kinds.count(kind),
+                        len(plans), kind)
+    return plans
 
 
 class _GramStore:
@@ -389,6 +406,9 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     part = batch.group(g)
     y, p, upper = _f64(batch.y[part]), _f64(batch.p[part]), _f64(batch.upper[part])
     rows = np.ascontiguousarray(batch.rows[part], dtype=np.int64)
+    if plan.own_rows:  # (kernel rows over the problem's rows only)
+        own, rows = np.unique(rows, return_inverse=True)
+        source = source.subset(own)
     m = y.shape[0]
     problem = Batch(y, p, upper, rows, np.array([[0, m, 0, 0], [m, 0, 0, 0]], dtype=np.int64), bool(batch.nu))
     alpha = np.array(batch.alpha0[part], dtype=np.float64)
