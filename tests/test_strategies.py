@@ -162,16 +162,19 @@ def test_a_two_class_fit_on_a_store_of_some_of_its_rows_reaches_libsvm_s_optimum
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
 
 
-def test_a_fit_of_more_than_twenty_thousand_rows_by_the_blocked_strategy_reaches_libsvm_s_optimum():
+def test_a_fit_of_more_than_twenty_thousand_rows_by_the_blocked_strategy_reaches_libsvm_s_optimum(caplog):
     """a9a's first 21,000 rows (UCI Adult, 123 binary features, sparse), RBF: the blocked
-    strategy (the Gram matrix does not fit in 200 MB), against LIBSVM."""
+    strategy (the Gram matrix does not fit in 200 MB), the variables shrinking keeps solved as
+    a problem of their own once they are few, against LIBSVM."""
     with bz2.open(DATA / "a9a_21000.bz2") as handle:
         X, y = load_svmlight_file(handle, n_features=123)
     X = sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
     assert X.shape == (21000, 123)
     assert plan(21000, [21000], n_features=123, kernel_code=RBF, sparse_density=X.nnz / (21000 * 123),
                 budget_bytes=200 * MB).strategy == "blocked"
-    ours = SVC(C=1.0, gamma=0.05).fit(X, y)
+    with caplog.at_level("INFO", logger="svmkit"):
+        ours = SVC(C=1.0, gamma=0.05, verbose=True).fit(X, y)
+    assert any(record.getMessage().startswith("shrunk to ") for record in caplog.records)
     oracle = LibsvmSVC(C=1.0, gamma=0.05).fit(X, y)
     coef = np.asarray(oracle.dual_coef_.todense()).ravel()
     expected = dual_objective(coef, RBFKernel(gamma=0.05)(X[oracle.support_], X[oracle.support_]))
@@ -181,18 +184,22 @@ def test_a_fit_of_more_than_twenty_thousand_rows_by_the_blocked_strategy_reaches
 
 
 @pytest.mark.parametrize("shrinking", [True, False])
-def test_the_blocked_strategy_of_every_formulation_reaches_the_gram_strategy_s_solution(shrinking):
-    """nu-SVC, one-class and epsilon-SVR by working sets (a budget of 0.2 MB) and by the Gram
-    strategy: the same dual objectives within the tolerance."""
+def test_the_blocked_strategy_of_every_formulation_reaches_the_gram_strategy_s_solution(shrinking, caplog):
+    """nu-SVC, one-class and epsilon-SVR by working sets (a budget of 0.2 MB; with shrinking,
+    the variables it keeps solved as a problem of their own) and by the Gram strategy: the same
+    dual objectives within the tolerance."""
     X, y = make_classification(n_samples=1200, n_features=10, flip_y=0.05, random_state=1)
     target = X @ np.linspace(-1, 1, 10) + y
     for make in (lambda **k: NuSVC(nu=0.4, gamma=0.1, **k), lambda **k: OneClassSVM(nu=0.3, gamma=0.1, **k),
                  lambda **k: SVR(C=2.0, gamma=0.1, **k)):
         fitted = []
+        caplog.clear()
         for cache_size in (200, 0.2):
-            model = make(cache_size=cache_size, shrinking=shrinking, tol=1e-5)
-            fitted.append(model.fit(X, target if isinstance(model, SVR) else y))
+            model = make(cache_size=cache_size, shrinking=shrinking, tol=1e-5, verbose=True)
+            with caplog.at_level("INFO", logger="svmkit"):
+                fitted.append(model.fit(X, target if isinstance(model, SVR) else y))
         gram, blocked = fitted
+        assert any(record.getMessage().startswith("shrunk to ") for record in caplog.records) == shrinking
         assert blocked.dual_objective_ == pytest.approx(gram.dual_objective_, rel=1e-5)
         assert np.allclose(blocked.decision_function(X) if not isinstance(blocked, SVR) else blocked.predict(X),
                            gram.decision_function(X) if not isinstance(gram, SVR) else gram.predict(X), atol=1e-3)

@@ -58,6 +58,14 @@ LINEAR_WORKING_SET = 256
 #: of many classes) is solved on a copy of its own rows: its kernel rows are then that much
 #: shorter, and the copy takes at most this fraction of the data's memory.
 OWN_ROWS_MAX_FRACTION = 0.5
+#: The blocked strategy solves the variables LIBSVM's shrinking keeps as a problem of their own
+#: (on a copy of their rows, by the Gram strategy where their Gram matrix fits) once they are at
+#: most this fraction of a problem's: few support vectors among many rows then take kernel rows
+#: over the few, as LIBSVM's shrunk rows, not over all the rows ...
+HAND_OVER_FRACTION = 0.25
+#: ... at the earliest this many rounds after the start or the last such sub-problem (the rounds
+#: in between settle the variables the last one left out, and the multipliers' sides).
+HAND_OVER_ROUNDS = 2
 #: Rounds without a decrease of the dual objective after which the blocked strategy stops
 #: with status STALLED (round-off limits the accuracy).
 STALL_ROUNDS = 50

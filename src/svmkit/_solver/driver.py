@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from .._core.smo import (
 )
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
-from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualSolution, SolverCounts, runs_of
+from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of
 from .face import face_steps
 
 logger = logging.getLogger("svmkit")
@@ -373,6 +373,17 @@ class _RowCache:
         self.round = 0
         self.rows_computed = 0
 
+    def release(self):
+        """Free the cached rows' memory (while a shrunk sub-problem takes the budget)."""
+        self.buffer = np.empty((0, self.source.n_rows), dtype=self.buffer.dtype)
+        self.slot_of[:] = -1
+        self.row_of[:] = -1
+
+    def restore(self):
+        """The memory of :meth:`release` back, every slot empty."""
+        self.buffer = np.empty((self.row_of.shape[0], self.source.n_rows), dtype=self.buffer.dtype)
+        self.last_used[:] = 0
+
     def cached(self, rows):
         """The slots of ``rows`` (-1 where not cached), marked as used."""
         self.round += 1
@@ -420,6 +431,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     kept = np.empty(0, dtype=np.int64)
     objective = 0.5 * alpha @ (grad + p)
     best, since_best, steps, status = np.inf, 0, 0, OPTIMAL
+    rounds_since_hand_over = 0
     no_data = precomputed_kernel_data(np.empty((0, 0)))
     while True:
         with counts.timed("selection"):
@@ -441,6 +453,22 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
             if since_best > _plan.STALL_ROUNDS:
                 status = STALLED
                 break
+        rounds_since_hand_over += 1
+        if settings.shrinking and rounds_since_hand_over > _plan.HAND_OVER_ROUNDS:
+            kept_variables = _kept_variables(y, upper, alpha, grad, bool(batch.nu))
+            if 0 < kept_variables.shape[0] <= _plan.HAND_OVER_FRACTION * m:
+                # LIBSVM's shrinking: the variables it keeps solved as a problem of their own
+                sub_steps, sub_status = _solve_kept(kept_variables, problem, alpha, grad, source, cache, plan,
+                                                    settings, counts, plan.max_steps - steps)
+                steps += sub_steps
+                rounds_since_hand_over = 0
+                objective = 0.5 * alpha @ (grad + p)
+                kept = np.empty(0, dtype=np.int64)
+                if sub_status in (ITERATION_LIMIT, NOT_FINITE):
+                    status = sub_status
+                    gap = select_working_set(problem, alpha, grad, kept, q)[1]
+                    break
+                continue
         block_rows, local = _data_rows(rows[ws])
         with counts.timed("rows"):
             distinct = _working_set_block(source, cache, block_rows, counts)
@@ -501,6 +529,57 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     return alpha, grad, steps, status, gap
 
 
+def _kept_variables(y, upper, alpha, grad, nu):
+    """The variables LIBSVM's shrinking keeps (``be_shrunk``): all but those on one side only
+    (at a bound) that cannot enter a violating pair of their sign group (only in I_up with
+    ``-y G`` below the smallest over I_low, only in I_low above the largest over I_up)."""
+    v = -y * grad
+    in_up = np.where(y > 0, alpha < upper, alpha > 0)
+    in_low = np.where(y > 0, alpha > 0, alpha < upper)
+    keep = np.ones(y.shape[0], dtype=bool)
+    for group in ((y > 0, y < 0) if nu else (np.ones(y.shape[0], dtype=bool),)):
+        up, low = in_up & group, in_low & group
+        largest_up, smallest_low = v[up].max(initial=-np.inf), v[low].min(initial=np.inf)
+        keep &= ~(group & ((up & ~low & (v < smallest_low)) | (low & ~up & (v > largest_up)) | (~up & ~low)))
+    return np.flatnonzero(keep)
+
+
+def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, counts, max_steps):
+    """Solve the variables ``kept`` of a blocked problem (``problem``: a
+    :class:`svmkit._core.smo.Batch`) as a problem of their own on a copy of their rows
+    (:func:`solve`: the Gram strategy where their Gram matrix fits), the others fixed, then add
+    the change to every gradient. The cached rows make room for it meanwhile. Returns the
+    sub-problem's steps and status."""
+    y, upper, rows = problem.y, problem.upper, problem.rows
+    distinct, local = np.unique(rows[kept], return_inverse=True)
+    sub_source = source.subset(distinct, dense=plan.dots == "blas")  # (as the plan chose for all the rows)
+    y_kept, alpha_kept = y[kept], alpha[kept]
+    if cache is not None:
+        cache.release()
+    # the sub-problem's linear term: its gradient less its own part Q_kk a_k
+    start_cache = None if source.is_linear else _RowCache(
+        sub_source, max(1, min(distinct.shape[0], _plan.rows_in_budget(distinct.shape[0], settings.cache_size * 2**20,
+                                                                         plan.gram_dtype))), plan.dots, plan.gram_dtype)
+    own_part = np.zeros(kept.shape[0])
+    with counts.timed("gradient"):
+        _add_columns(sub_source, start_cache, local, y_kept, alpha_kept, own_part)
+    if start_cache is not None:
+        counts.add(start_cache.rows_computed, start_cache.rows_computed * distinct.shape[0])
+    del start_cache
+    sub_problem = DualBatch.single(y_kept, grad[kept] - own_part, upper[kept], alpha_kept, local, problem.nu)
+    solution = solve(sub_problem, sub_source, replace(settings, max_iter=max(int(max_steps), 1), problem_names=(),
+                                                      label=f"shrunk to {kept.shape[0]} variables"))
+    counts.merge(solution.counts)
+    change = np.zeros(y.shape[0])
+    change[kept] = solution.alpha - alpha_kept
+    alpha[kept] = solution.alpha
+    if cache is not None:
+        cache.restore()
+    with counts.timed("gradient"):
+        _add_columns(source, cache, rows, y, change, grad)
+    return int(solution.n_iter[0]), int(solution.status[0])
+
+
 def _data_rows(rows):
     """The distinct data rows of a working set's variables, and the place of each variable's
     among them (None where every variable has a row of its own, in that order: then the
@@ -552,5 +631,7 @@ def _add_columns(source, cache, rows, y, alpha, grad):
         step = max(1, cache.buffer.shape[0] // 2)
         for start in range(0, data_rows.shape[0], step):
             part = slice(start, start + step)
-            column_sum(cache.buffer, cache.slots(data_rows[part]), coef[part], change)
+            slots = cache.slots(data_rows[part])
+            add = column_sum_parallel if on_all_cores(slots.size * source.n_rows) else column_sum
+            add(cache.buffer, slots, coef[part], change)
     add_by_rows(grad, y, rows, change)

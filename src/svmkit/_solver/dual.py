@@ -189,6 +189,13 @@ class SolverCounts:
             self.kernel_rows += int(rows)
             self.kernel_values += int(values)
 
+    def merge(self, other):
+        """Add the counts of another solve (a shrunk sub-problem's)."""
+        self.add(other.kernel_rows, other.kernel_values)
+        with self._lock:
+            for phase, seconds in other.seconds.items():
+                self.seconds[phase] = self.seconds.get(phase, 0.0) + seconds
+
     @contextlib.contextmanager
     def timed(self, phase):
         """Add the seconds the block takes to ``phase``."""

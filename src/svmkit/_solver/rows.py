@@ -121,9 +121,11 @@ class KernelRows:
                                       else kernel_diagonal(self.compiled(np.float64)))
         return self._data["diagonal"]
 
-    def subset(self, rows):
-        """The source of the rows ``rows`` only (gathered once)."""
-        return KernelRows(self.kernel, self.X[rows])
+    def subset(self, rows, dense=False):
+        """The source of the rows ``rows`` only (gathered once; with ``dense``, sparse rows
+        made dense, for BLAS products)."""
+        X = self.X[rows]
+        return KernelRows(self.kernel, X.toarray() if dense and sp.issparse(X) else X)
 
     def rows_into(self, rows, out, dots, places=None):
         """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
