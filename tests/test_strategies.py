@@ -97,8 +97,9 @@ def test_plan_of_large_problems_is_the_blocked_strategy_within_the_budget():
     # (the budget: float32 rows of 20,000 values and a working set's float64 block)
     assert (p.strategy, p.working_set, p.cache_rows, str(p.gram_dtype)) == ("blocked", 1024, 2516, "float32")
     assert p.max_steps == 10_000_000
-    # at least one working set's rows, whatever the budget
-    assert plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * MB).cache_rows == 1024
+    # the budget holds, however long the rows: covtype.binary's 581,012 rows, 86 of them
+    assert plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * MB).cache_rows == 1006
+    assert plan(581_012, [581_012], n_features=54, kernel_code=RBF, budget_bytes=200 * MB).cache_rows == 86
     linear = plan(50_000, [50_000], n_features=22, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True)
     assert (linear.working_set, linear.cache_rows) == (256, 0)
     sparse = plan(50_000, [50_000], n_features=300, kernel_code=RBF, sparse_density=0.04, budget_bytes=200 * MB)

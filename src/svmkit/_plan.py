@@ -119,6 +119,11 @@ ONE_THREAD_BLAS_WORK = 2**23
 #: Test rows per block of kernel values at prediction: a block of kernel values and its
 #: product with the coefficients stay within a core's cache (2 MB).
 PREDICT_BLOCK_BYTES = 2 * 2**20
+#: Support vectors per part of a block of kernel values at prediction: as many as this many bytes
+#: of float64 features hold, so that a part stays in a core's cache while every test row of the
+#: block meets it; whole, many support vectors left blocks of a few test rows that each read all
+#: of them from memory (37,742 support vectors of 54 features: 6 test rows a block).
+PREDICT_SUPPORT_BYTES = 2**20
 #: Sparse test rows against dense support vectors are made dense a block at a time, up to this
 #: many bytes a block, for BLAS's products (SciPy's sparse-times-dense product is several times
 #: slower but on very sparse rows).
@@ -268,12 +273,12 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
 
 def _blocked_sizes(n_rows, n_variables, budget_bytes, dtype, linear):
     """The blocked strategy's working set and cached rows (of ``n_rows`` values) for a problem
-    of ``n_variables`` variables: the budget holds the cached rows and a working set's float64
-    block."""
+    of ``n_variables`` variables: the budget holds the cached rows (at least one) and a working
+    set's float64 block; the rows of a round's moved multipliers pass through the cache a part
+    at a time where it holds fewer."""
     working_set = LINEAR_WORKING_SET if linear else WORKING_SET
     working_set = int(min(working_set, 2 ** int(np.floor(np.log2(max(n_variables // 2, 2))))))
-    cache_rows = 0 if linear else int(max(working_set, rows_in_budget(n_rows, budget_bytes - 8 * working_set**2,
-                                                                      dtype)))
+    cache_rows = 0 if linear else max(1, rows_in_budget(n_rows, budget_bytes - 8 * working_set**2, dtype))
     return working_set, cache_rows
 
 
@@ -290,7 +295,7 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
     >>> batch = plan(60_000, [40_000, 20_100, 100], n_features=9, kernel_code=RBF, budget_bytes=200 * 2**20)
     >>> [(p.strategy, p.own_rows, p.cache_rows) for p in (for_problem(batch, 60_000, rows, rows, 200 * 2**20)
     ...                                                  for rows in (40_000, 20_100, 100))]
-    [('blocked', False, 1024), ('blocked', True, 2504), ('gram', False, 0)]
+    [('blocked', False, 838), ('blocked', True, 2504), ('gram', False, 0)]
     """
     if plan.strategy != "blocked":
         return plan

@@ -10,6 +10,7 @@ second; between calls where SMO zig-zags, steps on the face of the free multipli
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -513,12 +514,8 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
                     change = source.weighted_columns(block_rows[used], coef[used])
             else:
                 # (the whole rows of the multipliers that moved only: cached, or computed now)
-                with counts.timed("rows"):
-                    slots = cache.slots(block_rows[used])
-                with counts.timed("gradient"):
-                    change = np.zeros(source.n_rows)
-                    add = column_sum_parallel if on_all_cores(used.size * source.n_rows) else column_sum
-                    add(cache.buffer, slots, coef[used], change)
+                change = np.zeros(source.n_rows)
+                _add_cached_rows(cache, block_rows[used], coef[used], change, counts)
             with counts.timed("gradient"):
                 add_by_rows(grad, y, rows, change)
         new = ws[kept.shape[0]:]
@@ -628,10 +625,18 @@ def _add_columns(source, cache, rows, y, alpha, grad):
         change = source.weighted_columns(data_rows, coef)
     else:
         change = np.zeros(source.n_rows)
-        step = max(1, cache.buffer.shape[0] // 2)
-        for start in range(0, data_rows.shape[0], step):
-            part = slice(start, start + step)
-            slots = cache.slots(data_rows[part])
-            add = column_sum_parallel if on_all_cores(slots.size * source.n_rows) else column_sum
-            add(cache.buffer, slots, coef[part], change)
+        _add_cached_rows(cache, data_rows, coef, change)
     add_by_rows(grad, y, rows, change)
+
+
+def _add_cached_rows(cache, rows, coef, out, counts=None):
+    """``out += sum_k coef_k K[rows_k]``, the rows through ``cache`` (cached, or computed
+    there), as many at a time as it holds."""
+    step = cache.buffer.shape[0]
+    for start in range(0, rows.shape[0], step):
+        part = slice(start, start + step)
+        with counts.timed("rows") if counts is not None else contextlib.nullcontext():
+            slots = cache.slots(rows[part])
+        with counts.timed("gradient") if counts is not None else contextlib.nullcontext():
+            add = column_sum_parallel if on_all_cores(slots.size * out.shape[0]) else column_sum
+            add(cache.buffer, slots, coef[part], out)

@@ -20,7 +20,9 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
-from .._plan import PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES
+from .._plan import (
+    PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES,
+)
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from .._progress import enable_logging
 from .._validation import (
@@ -344,13 +346,24 @@ class BaseKernelSVM(BaseEstimator):
 
         dense_support = not sp.issparse(support_vectors)
 
+        # (the support vectors a part at a time, each part staying in cache for all the block's rows)
+        support_step = max(1, PREDICT_SUPPORT_BYTES // (8 * max(support_vectors.shape[1], 1)))
+
         def block_decisions(rows):
-            if model is None:
-                return kernel(rows, support_vectors) @ coef
-            if dense_support and sp.issparse(rows) and rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
+            if model is not None and dense_support and sp.issparse(rows) and \
+                    rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
                 rows = rows.toarray()  # (BLAS's dense products, a block at a time)
-            products = kernel_module._dot_block(rows, support_vectors)
-            return kernel.from_products(products, row_sq_norms(rows), model) @ coef
+            norms = None if model is None else row_sq_norms(rows)
+            decisions = np.zeros((rows.shape[0], coef.shape[1]))
+            for start in range(0, n_sv, support_step):
+                part = slice(start, start + support_step)
+                if model is None:
+                    values = kernel(rows, support_vectors[part])
+                else:
+                    values = kernel.from_products(kernel_module._dot_block(rows, support_vectors[part]), norms,
+                                                  model[part])
+                decisions += values @ coef[part]
+            return decisions
 
         if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
             with blas_threads_for(n_rows * n_sv * X.shape[1]):
@@ -358,7 +371,7 @@ class BaseKernelSVM(BaseEstimator):
             out += intercept
             return out
         out = np.empty((n_rows, coef.shape[1]))
-        step = max(1, PREDICT_BLOCK_BYTES // (8 * n_sv))
+        step = max(1, PREDICT_BLOCK_BYTES // (8 * min(n_sv, support_step)))
 
         def decide_block(start):
             out[start:start + step] = block_decisions(X[start:start + step])
