@@ -86,6 +86,9 @@ def main(argv=None):
     parser.add_argument("--libsvm-max-rows", type=int, default=60_000)
     parser.add_argument("--max-seconds", type=float, default=3600.0)
     parser.add_argument("--json", help="write the results here (benchmarks/results/)")
+    parser.add_argument("--merge-from", metavar="JSON",
+                        help="add the results of an earlier run of other libraries on the same sizes (a fit of "
+                             "each library in a fresh process, one after the other: the full size)")
     args = parser.parse_args(argv)
 
     for line in thread_settings():
@@ -113,6 +116,15 @@ def main(argv=None):
             if result["fit"] > args.max_seconds:
                 too_slow.add(library)
         cases.append(Case("covtype.binary", f"{n}x{X.shape[1]}", "rbf C=4 g=1", results))
+    if args.merge_from:
+        import json
+
+        earlier = {case["shape"]: case["results"] for case in json.loads(Path(args.merge_from).read_text())["cases"]}
+        for case in cases:
+            for library, result in earlier.get(case.shape_text, {}).items():
+                case.results.setdefault(library, result)
+                if "fit" in result:
+                    times.setdefault(library, []).append((int(case.shape_text.split("x")[0]), result["fit"]))
     exponents = {}
     for library, points in times.items():
         law = power_law([n for n, _ in points], [t for _, t in points])
@@ -123,8 +135,10 @@ def main(argv=None):
         peaks = "; ".join(f"{case.shape_text}: " + ", ".join(
             f"{library} +{result['memory']:.0f} MB" for library, result in case.results.items() if "memory" in result)
             for case in cases)
-        small = (f"Held-out fifth: {X_test.shape[0]} rows. Fit time ~ rows^b: "
-                 + ", ".join(f"{library} b = {b}" for library, b in exponents.items())
+        small = (f"Held-out fifth: {X_test.shape[0]} rows"
+                 + (f"; the results of {args.merge_from} (an earlier run) added" if args.merge_from else "")
+                 + (". Fit time ~ rows^b: " + ", ".join(f"{library} b = {b}" for library, b in exponents.items())
+                    if exponents else "")
                  + f". Peak memory above that before the fit: {peaks}.")
         write_json(args.json, "covtype.binary: fit time against rows", "python benchmarks/covtype_series.py "
                    + " ".join(argv if argv is not None else sys.argv[1:]), library_versions(), cases,
