@@ -234,3 +234,23 @@ def pegasos_by_loops(X, y, lam, indices, weight=None, bias_value=0.0, radius=Non
             total += w
             averaged += 1
     return w, (total / averaged if averaged else w)
+
+
+def kept_by_shrinking(y, upper, alpha, grad, nu):
+    """LIBSVM's ``be_shrunk`` the slow way: a mask of the variables shrinking keeps, all but
+    those that cannot enter a violating pair of their sign group (``nu``: the signs of ``y``
+    apart): in I_up only with ``-y G`` below every I_low value, in I_low only with it above every
+    I_up value (all of them where the other set is empty), or in neither set."""
+    keep = []
+    for t in range(len(y)):
+        group = [s for s in range(len(y)) if not nu or y[s] == y[t]]
+        up = {s for s in group if (alpha[s] < upper[s] if y[s] > 0 else alpha[s] > 0)}
+        low = {s for s in group if (alpha[s] > 0 if y[s] > 0 else alpha[s] < upper[s])}
+        v = {s: -y[s] * grad[s] for s in group}
+        if t in up and t not in low:
+            keep.append(not all(v[t] < v[s] for s in low))
+        elif t in low and t not in up:
+            keep.append(not all(v[t] > v[s] for s in up))
+        else:
+            keep.append(t in up)
+    return np.array(keep)

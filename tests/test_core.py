@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from naive import dual_by_projected_gradient, intercept_by_masks, kernel_by_formula
+from naive import dual_by_projected_gradient, intercept_by_masks, kept_by_shrinking, kernel_by_formula
 from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, PRECOMPUTED, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_columns, kernel_diagonal,
     kernel_rows, precomputed_kernel_data, sparse_kernel_data,
@@ -12,6 +12,7 @@ from svmkit._core.kernels import (
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
 )
+from svmkit._core.smo import kept_by_shrinking as compiled_kept_by_shrinking
 from svmkit._solver.dual import DualBatch
 from svmkit._core.working_set import column_sum, gather_block, select_working_set, smallest
 
@@ -249,3 +250,17 @@ def test_heap_selection_and_row_sums_equal_numpy():
     block = np.empty((3, 4))
     gather_block(buffer, np.array([2, 0, 5]), np.array([9, 1, 4999, 0]), block)
     np.testing.assert_array_equal(block, buffer[np.ix_([2, 0, 5], [9, 1, 4999, 0])])
+
+
+@pytest.mark.parametrize("nu", [False, True])
+def test_the_variables_shrinking_keeps_are_naive_s(nu):
+    """Multipliers at both bounds and between, gradients spread over the sets' extremes."""
+    y = np.where(rng.random(200) < 0.5, 1.0, -1.0)
+    upper = np.where(rng.random(200) < 0.1, 0.0, 2.0)
+    alpha = np.minimum(upper, rng.choice([0.0, 0.7, 2.0], size=200))
+    grad = rng.normal(size=200)
+    keeps = np.empty(200, dtype=np.bool_)
+    n_kept = compiled_kept_by_shrinking(y, upper, alpha, grad, 0, 200, nu, keeps)
+    expected = kept_by_shrinking(y, upper, alpha, grad, nu)
+    np.testing.assert_array_equal(keeps, expected)
+    assert n_kept == expected.sum() and 0 < n_kept < 200

@@ -237,7 +237,7 @@ def solve_batch(batch, store, work, settings, budget):
                 # shrinking as sub-problems: the rows of the variables it keeps first, all in
                 # the store at once (else SMO goes on on all variables)
                 kept = np.empty(stop - start, dtype=np.bool_)
-                if _kept(y, upper, alpha, grad, start, stop, batch.nu, kept) > store.K.shape[0]:
+                if kept_by_shrinking(y, upper, alpha, grad, start, stop, batch.nu, kept) > store.K.shape[0]:
                     continue
                 since = store.clock[TICK]
                 for t in range(start, stop):
@@ -346,7 +346,7 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
         if steps >= limit:
             return -1, gap, steps, -1, False
         if hand_over_size > 0 and steps > 0 and (steps_before + steps) % _CHECK_PERIOD == 0:
-            kept = _kept(y, upper, alpha, grad, start, stop, nu, np.empty(m, dtype=np.bool_))
+            kept = kept_by_shrinking(y, upper, alpha, grad, start, stop, nu, np.empty(m, dtype=np.bool_))
             slow = steps_before + steps >= _SLOW_STEPS_PER_VARIABLE * m and 2 * kept < m
             if kept * _HAND_OVER < m or slow:
                 return -1, gap, steps, -1, True
@@ -508,7 +508,7 @@ def _clip_same_sign(a, b, total, upper_a):
 
 
 @jit
-def _kept(y, upper, alpha, grad, start, stop, nu, out):
+def kept_by_shrinking(y, upper, alpha, grad, start, stop, nu, out):
     """Mark in ``out`` (from 0) the variables ``start:stop`` that LIBSVM's shrinking would
     keep: all but those that cannot enter a violating pair of their sign group
     (``be_shrunk``: only in I_up and ``-y G`` below ``M``, or only in I_low and above ``m``).
@@ -548,7 +548,7 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     kept = np.empty(m, dtype=np.bool_)
     target = settings.tol if work.cursor[UNSHRUNK] else 10 * settings.tol
     steps = 0
-    n_kept = _kept(y, upper, alpha, grad, start, stop, batch.nu, kept)
+    n_kept = kept_by_shrinking(y, upper, alpha, grad, start, stop, batch.nu, kept)
     while n_kept > 0 and steps < limit:
         active = np.empty(n_kept, dtype=np.int64)
         a = 0
@@ -585,7 +585,7 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
             if not work.cursor[UNSHRUNK]:
                 work.cursor[UNSHRUNK] = 1
             return steps
-        n_kept_now = _kept(sub_y, sub_upper, sub_alpha, sub_grad, np.int64(0), n_kept, batch.nu, kept)
+        n_kept_now = kept_by_shrinking(sub_y, sub_upper, sub_alpha, sub_grad, np.int64(0), n_kept, batch.nu, kept)
         if n_kept_now == 0:
             return steps
         survivors = np.empty(n_kept_now, dtype=np.int64)

@@ -22,8 +22,8 @@ from .. import _plan
 from .._core.kernels import precomputed_kernel_data
 from .._first_use import notice_compilation
 from .._core.smo import (
-    COMPUTED, GROUP, N_WANTED, NOT_STARTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store, group_rho, new_work,
-    row_store, solve_batch,
+    COMPUTED, GROUP, N_WANTED, NOT_STARTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store, group_rho,
+    kept_by_shrinking, new_work, row_store, solve_batch,
 )
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
@@ -456,8 +456,10 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
                 break
         rounds_since_hand_over += 1
         if settings.shrinking and rounds_since_hand_over > _plan.HAND_OVER_ROUNDS:
-            kept_variables = _kept_variables(y, upper, alpha, grad, bool(batch.nu))
-            if 0 < kept_variables.shape[0] <= _plan.HAND_OVER_FRACTION * m:
+            keeps = np.empty(m, dtype=np.bool_)
+            n_kept = kept_by_shrinking(y, upper, alpha, grad, 0, m, bool(batch.nu), keeps)
+            if 0 < n_kept <= _plan.HAND_OVER_FRACTION * m:
+                kept_variables = np.flatnonzero(keeps)
                 # LIBSVM's shrinking: the variables it keeps solved as a problem of their own
                 sub_steps, sub_status = _solve_kept(kept_variables, problem, alpha, grad, source, cache, plan,
                                                     settings, counts, plan.max_steps - steps)
@@ -524,21 +526,6 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     if cache is not None:
         counts.add(cache.rows_computed, cache.rows_computed * source.n_rows)
     return alpha, grad, steps, status, gap
-
-
-def _kept_variables(y, upper, alpha, grad, nu):
-    """The variables LIBSVM's shrinking keeps (``be_shrunk``): all but those on one side only
-    (at a bound) that cannot enter a violating pair of their sign group (only in I_up with
-    ``-y G`` below the smallest over I_low, only in I_low above the largest over I_up)."""
-    v = -y * grad
-    in_up = np.where(y > 0, alpha < upper, alpha > 0)
-    in_low = np.where(y > 0, alpha > 0, alpha < upper)
-    keep = np.ones(y.shape[0], dtype=bool)
-    for group in ((y > 0, y < 0) if nu else (np.ones(y.shape[0], dtype=bool),)):
-        up, low = in_up & group, in_low & group
-        largest_up, smallest_low = v[up].max(initial=-np.inf), v[low].min(initial=np.inf)
-        keep &= ~(group & ((up & ~low & (v < smallest_low)) | (low & ~up & (v > largest_up)) | (~up & ~low)))
-    return np.flatnonzero(keep)
 
 
 def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, counts, max_steps):
