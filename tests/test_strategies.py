@@ -44,9 +44,9 @@ def test_plan_stores_large_kernel_values_in_float64():
     scaled = plan(3089, [3089], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, value_bound=4.0)
     assert (str(unscaled.gram_dtype), unscaled.single_precision) == ("float64", False)
     assert (str(scaled.gram_dtype), scaled.single_precision) == ("float32", True)
-    # beyond the budget, as many float64 rows as it holds: half as many as float32 ones
-    rows = plan(8000, [8000], n_features=64, kernel_code=POLYNOMIAL, budget_bytes=400 * MB, value_bound=1e6)
-    assert (rows.strategy, str(rows.gram_dtype), rows.cache_rows) == ("gram", "float64", 6553)
+    # beyond the budget, as many float64 rows as it holds (7,864 of 8,000; float32 would hold all)
+    rows = plan(8000, [8000], n_features=64, kernel_code=POLYNOMIAL, budget_bytes=480 * MB, value_bound=1e6)
+    assert (rows.strategy, str(rows.gram_dtype), rows.cache_rows) == ("gram", "float64", 7864)
     blocked = plan(20_000, [20_000], n_features=22, kernel_code=POLYNOMIAL, budget_bytes=200 * MB, value_bound=1e6)
     assert (blocked.strategy, str(blocked.gram_dtype), blocked.cache_rows) == ("blocked", "float64", 1258)
 
@@ -78,9 +78,11 @@ def test_kernel_value_bounds_of_the_row_sources():
 
 
 def test_plan_of_a_problem_whose_gram_matrix_does_not_fit_keeps_most_of_its_rows():
-    # 8,000 rows: the budget holds 6,553 float32 rows of the Gram matrix, more than half of them
-    p = plan(8000, [8000], n_features=64, kernel_code=RBF, budget_bytes=200 * MB, n_jobs=2)
-    assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.cache_rows) == ("gram", True, "float32", 6553)
+    # 7,400 rows: the budget holds 7,084 float32 rows of the Gram matrix, 96% of them
+    p = plan(7400, [7400], n_features=64, kernel_code=RBF, budget_bytes=200 * MB, n_jobs=2)
+    assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.cache_rows) == ("gram", True, "float32", 7084)
+    # 8,000 rows: 6,553 of them (82%) would be recomputed often: the blocked strategy
+    assert plan(8000, [8000], n_features=64, kernel_code=RBF, budget_bytes=200 * MB).strategy == "blocked"
     # one-vs-one pairs whose own rows fit: a store per problem (a pair's rows are shorter)
     assert plan(8000, [1600] * 45, n_features=64, kernel_code=RBF, budget_bytes=200 * MB).shared_rows is False
 
@@ -149,14 +151,14 @@ def test_every_plan_branch_of_a_multiclass_fit_reaches_libsvm_s_optimum(cache_si
 
 
 def test_a_two_class_fit_on_a_store_of_some_of_its_rows_reaches_libsvm_s_optimum():
-    """Digits as two classes (below 5 or not) with 8 MB: a store of 1,167 of the 1,797 rows,
+    """Digits as two classes (below 5 or not) with 12 MB: a store of 1,750 of the 1,797 rows,
     the least recently used out (LIBSVM's cache); LIBSVM's dual objective and predictions."""
     X, digit = _digits()
     y = (digit < 5).astype(int)
     gamma = 1.0 / 64
-    chosen = plan(X.shape[0], [X.shape[0]], n_features=64, kernel_code=RBF, budget_bytes=8 * MB)
-    assert (chosen.strategy, chosen.shared_rows, chosen.cache_rows) == ("gram", True, 1167)
-    ours = SVC(C=10.0, gamma=gamma, cache_size=8, tol=1e-4).fit(X, y)
+    chosen = plan(X.shape[0], [X.shape[0]], n_features=64, kernel_code=RBF, budget_bytes=12 * MB)
+    assert (chosen.strategy, chosen.shared_rows, chosen.cache_rows) == ("gram", True, 1750)
+    ours = SVC(C=10.0, gamma=gamma, cache_size=12, tol=1e-4).fit(X, y)
     oracle = LibsvmSVC(C=10.0, gamma=gamma, tol=1e-4).fit(X, y)
     expected_objectives = libsvm_pair_objectives(oracle, X, "rbf", {"gamma": gamma})
     np.testing.assert_allclose(ours.dual_objective_, expected_objectives, rtol=1e-4)

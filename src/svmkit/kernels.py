@@ -40,6 +40,7 @@ import scipy.sparse as sp
 
 from ._core.kernels import LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel
 from ._first_use import notice_compilation
+from ._parallel import map_in_threads, on_all_cores, usable_cores
 
 __all__ = [
     "Kernel",
@@ -231,15 +232,35 @@ class _CompiledKernel(Kernel):
         col_norms = no_norms if B_sq_norms is None else np.asarray(B_sq_norms).astype(K.dtype, copy=False)
         notice_compilation(apply_kernel)
         if K.flags.c_contiguous:
-            apply_kernel(K, row_norms, col_norms, code, gamma, coef0, degree)
+            apply_kernel_on_cores(K, row_norms, col_norms, (code, gamma, coef0, degree))
         else:  # (F-ordered: the transpose of a product of sparse rows, in place)
-            apply_kernel(K.T, col_norms, row_norms, code, gamma, coef0, degree)
+            apply_kernel_on_cores(K.T, col_norms, row_norms, (code, gamma, coef0, degree))
         return K
 
     def diag(self, A):
         if self._code == RBF:
             return np.ones(A.shape[0])
         return self.from_products(row_sq_norms(A).astype(np.float64)[:, np.newaxis].copy())[:, 0]
+
+
+def apply_kernel_on_cores(products, row_norms, col_norms, form):
+    """:func:`svmkit._core.kernels.apply_kernel` of the compiled ``form`` (code, gamma, coef0,
+    degree) on a C-ordered block, its rows shared out over the cores where the block is large
+    (the compiled loop releases the GIL; each value is computed as on one core).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> block = np.array([[1.0, 0.0]])  # (dot products of [1, 0] with [1, 0] and [0, 1])
+    >>> apply_kernel_on_cores(block, np.array([1.0]), np.array([1.0, 1.0]), (RBF, 0.5, 0.0, 3.0))
+    >>> block.round(4)
+    array([[1.    , 0.3679]])
+    """
+    n_parts = min(usable_cores(), products.shape[0]) if on_all_cores(products.size) else 1
+    bounds = np.linspace(0, products.shape[0], n_parts + 1).astype(np.int64)
+    # (empty norms, of kernels other than RBF, stay empty)
+    map_in_threads(lambda part: apply_kernel(products[part[0]:part[1]], row_norms[part[0]:part[1]], col_norms, *form),
+                   list(zip(bounds[:-1], bounds[1:])), n_parts)
 
 
 def _norms_if(code, A):

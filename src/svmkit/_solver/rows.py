@@ -18,9 +18,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._parallel import blas_threads_for, map_in_threads, on_all_cores, usable_cores
-from ..kernels import row_sq_norms
+from ..kernels import apply_kernel_on_cores, row_sq_norms
 from .._core.kernels import (
-    LINEAR, PRECOMPUTED, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_diagonal, kernel_columns,
+    LINEAR, PRECOMPUTED, RBF, SIGMOID, dense_kernel_data, kernel_diagonal, kernel_columns,
     precomputed_kernel_data, sparse_kernel_data,
 )
 
@@ -157,7 +157,7 @@ class KernelRows:
                 np.matmul(X[rows], X.T, out=block)  # (X.T: BLAS's fastest layout for these products)
             if self.form[0] != LINEAR:
                 norms = self.dense_norms(out.dtype)
-                apply_kernel(block, norms[rows], norms, *self.form)
+                apply_kernel_on_cores(block, norms[rows], norms, self.form)
         if not contiguous:
             out[places] = block
 
