@@ -5,8 +5,10 @@ import pytest
 import scipy.sparse as sp
 
 from naive import dual_by_projected_gradient, intercept_by_masks, kept_by_shrinking, kernel_by_formula
+from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
+from svmkit._core._jit import jit
 from svmkit._core.kernels import (
-    LINEAR, POLYNOMIAL, PRECOMPUTED, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_columns, kernel_diagonal,
+    LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_columns, kernel_diagonal,
     kernel_rows, precomputed_kernel_data, sparse_kernel_data,
 )
 from svmkit._core.smo import (
@@ -75,6 +77,28 @@ def test_apply_kernel_is_the_rbf_formula_in_both_precisions():
         block = products.astype(dtype)
         apply_kernel(block, norms[:5].astype(dtype), norms.astype(dtype), RBF, 0.4, 0.0, 1.0)
         np.testing.assert_allclose(block, kernel_by_formula(RBF, 0.4, 0.0, 1.0, X[:5], X), rtol=tolerance)
+
+
+@jit
+def _exponentials(x, single):
+    out, out_single = np.empty(x.shape[0]), np.empty(x.shape[0], dtype=np.float32)
+    for i in range(x.shape[0]):
+        out[i] = exp_nonpositive(x[i])
+        out_single[i] = exp_nonpositive_single(single[i])
+    return out, out_single
+
+
+def test_the_vectorised_exponentials_are_the_exponential_to_their_precision():
+    # every 0.0001 from -100 to 0, against the C library's (float64) exponential; float32's
+    # smallest normal number is 1.18e-38, below it (x < -87.33) the single form gives 0
+    x = -np.linspace(0.0, 100.0, 1_000_001)
+    single = x.astype(np.float32)
+    values, values_single = _exponentials(x, single)
+    exact, exact_single = np.exp(x), np.exp(single.astype(np.float64))
+    assert np.max(np.abs(values - exact) / exact) < 4.5e-16  # (within 2 units in the last place: 2 * 2^-52)
+    normal = single > -87.33
+    assert np.max(np.abs(values_single - exact_single)[normal] / exact_single[normal]) < 1.7e-7  # (1.4 units)
+    assert np.all(values_single[~normal] == 0.0) and exact_single[~normal].max() < 1.2e-38
 
 
 def _runs(bounds, rows):

@@ -86,6 +86,11 @@ PRECOMPUTED_SYMMETRY_RTOL = 1e-6
 #: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
 #: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products.
 SPARSE_ROWS_DENSITY = 0.08
+#: Kernel rows by BLAS products are written straight into a store's slots where at least this
+#: many of them go to consecutive slots; the others are computed into a block of their own and
+#: copied (a product per run of slots reads all the data again; a fresh block of whole rows
+#: costs its page faults and a copy: 700 rows of covtype's 20,000, 58 ms against 37 in place).
+DIRECT_ROWS_MIN_RUN = 32
 #: The largest dense copy of the data (in the rows' type) made for the blocked strategy's BLAS rows.
 DENSE_COPY_BYTES = 512 * 2**20
 #: Problems of a batch are solved on worker threads where each has its own rows (the shared

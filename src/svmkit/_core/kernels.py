@@ -68,10 +68,11 @@ def kernel_of_products(row, row_norm, col_norms, code, gamma, coef0, degree):
     single = row.itemsize == 4
     power = int(degree)
     if code == RBF:
-        if single:
+        if single:  # (in float32 arithmetic: eight values at a time)
+            scale, two, zero, norm = np.float32(-gamma), np.float32(2.0), np.float32(0.0), np.float32(row_norm)
             for j in range(row.shape[0]):
-                distance = row_norm + col_norms[j] - 2.0 * row[j]
-                row[j] = exp_nonpositive_single(-gamma * np.float64(distance if distance > 0.0 else 0.0))
+                distance = norm + np.float32(col_norms[j]) - two * np.float32(row[j])
+                row[j] = exp_nonpositive_single(scale * (distance if distance > zero else zero))
         else:
             for j in range(row.shape[0]):
                 distance = row_norm + col_norms[j] - 2.0 * row[j]

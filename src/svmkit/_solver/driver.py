@@ -397,7 +397,8 @@ class _RowCache:
         slots = self.cached(rows)
         missing = np.flatnonzero(slots < 0)
         if missing.size:
-            free = np.argpartition(self.last_used, missing.size - 1)[:missing.size]
+            # (in slot order: rows evicted together, computed together, are then runs of slots)
+            free = np.sort(np.argpartition(self.last_used, missing.size - 1)[:missing.size])
             evicted = self.row_of[free]
             self.slot_of[evicted[evicted >= 0]] = -1
             self.source.rows_into(rows[missing], self.buffer, self.dots, free)

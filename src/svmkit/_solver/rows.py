@@ -130,9 +130,9 @@ class KernelRows:
     def rows_into(self, rows, out, dots, places=None):
         """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
         (``places`` None: ``out[k]``), in ``out``'s type: by compiled loops (``dots``:
-        ``'loops'``, ``'sparse'``; the columns shared out over the cores), by one BLAS
-        product and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``), or by the kernel
-        object (``'python'``)."""
+        ``'loops'``, ``'sparse'``; the columns shared out over the cores), by BLAS products
+        and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``), or by the kernel object
+        (``'python'``); the last two straight into runs of consecutive places."""
         if places is None:
             places = np.arange(rows.shape[0])
         if self.form is not None and dots != "blas":
@@ -144,22 +144,28 @@ class KernelRows:
             map_in_threads(lambda part: kernel_columns(data, rows, out, places, part[0], part[1]),
                            list(zip(bounds[:-1], bounds[1:])), n_parts)
             return
-        contiguous = places.shape[0] > 0 and np.array_equal(places, np.arange(places[0], places[0] + places.shape[0]))
-        block = out[places[0]:places[0] + places.shape[0]] if contiguous else np.empty(
-            (rows.shape[0], out.shape[1]), dtype=out.dtype)
+        runs, scattered = _runs_of_slots(places)
+        for start, stop in runs:
+            self._rows_into_block(rows[start:stop], out[places[start]:places[start] + stop - start])
+        if scattered.size:
+            block = np.empty((scattered.shape[0], out.shape[1]), dtype=out.dtype)
+            self._rows_into_block(rows[scattered], block)
+            out[places[scattered]] = block
+
+    def _rows_into_block(self, rows, block):
+        """``block[k] =`` the kernel row ``rows[k]``: BLAS products and the compiled kernel,
+        or the kernel object."""
         if self.form is None:
             step = max(1, _BLOCK_VALUES // max(self.n_rows, 1))
             for start in range(0, rows.shape[0], step):
                 block[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
-        else:
-            X = self.dense(out.dtype)
-            with blas_threads_for(block.size * X.shape[1]):
-                np.matmul(X[rows], X.T, out=block)  # (X.T: BLAS's fastest layout for these products)
-            if self.form[0] != LINEAR:
-                norms = self.dense_norms(out.dtype)
-                apply_kernel_on_cores(block, norms[rows], norms, self.form)
-        if not contiguous:
-            out[places] = block
+            return
+        X = self.dense(block.dtype)
+        with blas_threads_for(block.size * X.shape[1]):
+            np.matmul(X[rows], X.T, out=block)  # (X.T: BLAS's fastest layout for these products)
+        if self.form[0] != LINEAR:
+            norms = self.dense_norms(block.dtype)
+            apply_kernel_on_cores(block, norms[rows], norms, self.form)
 
     def block(self, rows, cols):
         """The float64 block ``K(x_rows, x_cols)``."""
@@ -171,6 +177,29 @@ class KernelRows:
         ``k``); linear kernel only."""
         w = np.asarray(self.X[rows].T @ coef).ravel()
         return np.asarray(self.X @ w).ravel()
+
+
+def _runs_of_slots(places):
+    """The runs ``(start, stop)`` of at least ``DIRECT_ROWS_MIN_RUN`` consecutive slots in
+    ``places`` (all of it where it is one run), and the positions of the others.
+
+    Examples
+    --------
+    >>> runs, others = _runs_of_slots(np.array([7, 1, 2, 3] + list(range(40, 80))))
+    >>> runs, others
+    ([(4, 44)], array([0, 1, 2, 3]))
+    """
+    from .._plan import DIRECT_ROWS_MIN_RUN
+
+    n = places.shape[0]
+    if n and places[-1] - places[0] == n - 1 and np.all(np.diff(places) == 1):
+        return [(0, n)], np.empty(0, dtype=np.int64)
+    bounds = np.concatenate(([0], np.flatnonzero(np.diff(places) != 1) + 1, [n]))
+    runs = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b - a >= DIRECT_ROWS_MIN_RUN]
+    in_runs = np.zeros(n, dtype=bool)
+    for a, b in runs:
+        in_runs[a:b] = True
+    return runs, np.flatnonzero(~in_runs)
 
 
 class PrecomputedRows:

@@ -38,7 +38,7 @@ from svmkit import (
     SVCGridSearch,
 )
 from svmkit.io import load_libsvm_model, save_libsvm_model
-from svmkit.kernels import ColumnSubsetKernel, KernelPolynomial, LinearKernel, QuadraticFormKernel, RBFKernel
+from svmkit.kernels import ColumnSubsetKernel, KernelPolynomial, QuadraticFormKernel, RBFKernel
 from svmkit.persistence import FORMAT_VERSION, save
 
 HERE = Path(__file__).resolve().parent
