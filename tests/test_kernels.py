@@ -172,6 +172,25 @@ def test_solver_rows_are_the_kernel_s_values(kernel, layout, dots, dtype):
     assert (kernel.compiled_form() is None) == (source.kernel_code is None)
 
 
+def test_solver_rows_go_to_their_places_through_runs_and_bounded_blocks():
+    """Rows into a store's places: a run of consecutive places written in place, the scattered
+    rest a block of at most SCATTERED_ROWS_BYTES at a time (here 90 rows of 60,000 float32
+    values, 21 MB: two blocks), every row where it was asked for and the other places untouched."""
+    from svmkit._plan import DIRECT_ROWS_MIN_RUN, SCATTERED_ROWS_BYTES
+    from svmkit._solver.rows import KernelRows
+
+    X = np.random.default_rng(4).normal(size=(60_000, 3))
+    kernel = K.RBFKernel(gamma=0.5)
+    places = np.concatenate([np.arange(200, 200 + DIRECT_ROWS_MIN_RUN), np.arange(0, 180, 2)])
+    rows = np.random.default_rng(5).choice(60_000, places.shape[0], replace=False)
+    assert 90 * 60_000 * 4 > SCATTERED_ROWS_BYTES
+    out = np.full((300, 60_000), -1.0, dtype=np.float32)
+    KernelRows(kernel, X).rows_into(rows, out, "blas", places)
+    np.testing.assert_allclose(out[places], kernel(X[rows], X), rtol=1e-5, atol=1e-6)
+    untouched = np.setdiff1d(np.arange(300), places)
+    assert np.all(out[untouched] == -1.0)
+
+
 def test_a_subclass_keeps_the_compiled_form_unless_it_changes_the_values():
     """A subclass of a built-in kernel that does not override ``__call__`` keeps its compiled
     form (the solver computes its rows in compiled code); one that does loses it (its own

@@ -91,6 +91,10 @@ SPARSE_ROWS_DENSITY = 0.08
 #: copied (a product per run of slots reads all the data again; a fresh block of whole rows
 #: costs its page faults and a copy: 700 rows of covtype's 20,000, 58 ms against 37 in place).
 DIRECT_ROWS_MIN_RUN = 32
+#: ... and the others a block of at most this many bytes at a time: one block of them all can
+#: be as large as the cache (covtype's first 100,000 rows, 200 MB: the fit's peak 385 MB above
+#: its data), while a block of this size still holds tens of rows of a million values.
+SCATTERED_ROWS_BYTES = 16 * 2**20
 #: The largest dense copy of the data (in the rows' type) made for the blocked strategy's BLAS rows.
 DENSE_COPY_BYTES = 512 * 2**20
 #: Problems of a batch are solved on worker threads where each has its own rows (the shared

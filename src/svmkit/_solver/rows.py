@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._plan import DIRECT_ROWS_MIN_RUN, SCATTERED_ROWS_BYTES
 from .._parallel import blas_threads_for, map_in_threads, on_all_cores, usable_cores
 from ..kernels import apply_kernel_on_cores, row_sq_norms
 from .._core.kernels import (
@@ -132,7 +133,8 @@ class KernelRows:
         (``places`` None: ``out[k]``), in ``out``'s type: by compiled loops (``dots``:
         ``'loops'``, ``'sparse'``; the columns shared out over the cores), by BLAS products
         and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``), or by the kernel object
-        (``'python'``); the last two straight into runs of consecutive places."""
+        (``'python'``); the last two straight into runs of consecutive places, the other rows
+        through a block of at most ``SCATTERED_ROWS_BYTES``."""
         if places is None:
             places = np.arange(rows.shape[0])
         if self.form is not None and dots != "blas":
@@ -148,9 +150,12 @@ class KernelRows:
         for start, stop in runs:
             self._rows_into_block(rows[start:stop], out[places[start]:places[start] + stop - start])
         if scattered.size:
-            block = np.empty((scattered.shape[0], out.shape[1]), dtype=out.dtype)
-            self._rows_into_block(rows[scattered], block)
-            out[places[scattered]] = block
+            step = max(1, SCATTERED_ROWS_BYTES // (out.shape[1] * out.itemsize))
+            block = np.empty((min(step, scattered.shape[0]), out.shape[1]), dtype=out.dtype)
+            for start in range(0, scattered.shape[0], step):
+                part = scattered[start:start + step]
+                self._rows_into_block(rows[part], block[:part.shape[0]])
+                out[places[part]] = block[:part.shape[0]]
 
     def _rows_into_block(self, rows, block):
         """``block[k] =`` the kernel row ``rows[k]``: BLAS products and the compiled kernel,
@@ -189,8 +194,6 @@ def _runs_of_slots(places):
     >>> runs, others
     ([(4, 44)], array([0, 1, 2, 3]))
     """
-    from .._plan import DIRECT_ROWS_MIN_RUN
-
     n = places.shape[0]
     if n and places[-1] - places[0] == n - 1 and np.all(np.diff(places) == 1):
         return [(0, n)], np.empty(0, dtype=np.int64)
