@@ -86,6 +86,10 @@ PRECOMPUTED_SYMMETRY_RTOL = 1e-6
 #: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
 #: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products.
 SPARSE_ROWS_DENSITY = 0.08
+#: Variables on copies of one training point are merged into one (their kernel rows are
+#: equal) where at least this fraction of them are copies: fewer save less than finding them
+#: and a copy of the distinct rows cost (a9a: 20% of its variables are copies).
+MERGE_COPIES_MIN_FRACTION = 0.05
 #: Kernel rows by BLAS products are written straight into a store's slots where at least this
 #: many of them go to consecutive slots; the others are computed into a block of their own and
 #: copied (a product per run of slots reads all the data again; a fresh block of whole rows

@@ -27,6 +27,7 @@ from .._core.smo import (
 )
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
+from .duplicates import merge_copies
 from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of
 from .face import face_steps
 
@@ -135,6 +136,17 @@ def solve(batch, source, settings):
     >>> solution.alpha.round(6), solution.status  # the margin 1 <= x <= 3
     (array([0. , 0.5, 0.5, 0. ]), array([0]))
     """
+    merged = merge_copies(batch, source)
+    if merged is None:
+        return _solve(batch, source, settings)
+    if settings.verbose:
+        logger.info("%s%d variables on copies of points merged into %d",
+                    f"{settings.label}: " if settings.label else "", batch.y.shape[0], merged.batch.y.shape[0])
+    return merged.expand(_solve(merged.batch, merged.source, settings))
+
+
+def _solve(batch, source, settings):
+    """:func:`solve` of a batch as it is."""
     plan = _plan.plan(
         source.n_rows, batch.rows_per_group(), n_features=source.n_features, kernel_code=source.kernel_code,
         sparse_density=source.sparse_density, budget_bytes=settings.cache_size * 2**20,

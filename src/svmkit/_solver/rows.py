@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._plan import DIRECT_ROWS_MIN_RUN, SCATTERED_ROWS_BYTES
+from .. import _plan
 from .._parallel import blas_threads_for, map_in_threads, on_all_cores, usable_cores
 from ..kernels import apply_kernel_on_cores, row_sq_norms
 from .._core.kernels import (
@@ -150,7 +150,7 @@ class KernelRows:
         for start, stop in runs:
             self._rows_into_block(rows[start:stop], out[places[start]:places[start] + stop - start])
         if scattered.size:
-            step = max(1, SCATTERED_ROWS_BYTES // (out.shape[1] * out.itemsize))
+            step = max(1, _plan.SCATTERED_ROWS_BYTES // (out.shape[1] * out.itemsize))
             block = np.empty((min(step, scattered.shape[0]), out.shape[1]), dtype=out.dtype)
             for start in range(0, scattered.shape[0], step):
                 part = scattered[start:start + step]
@@ -198,7 +198,7 @@ def _runs_of_slots(places):
     if n and places[-1] - places[0] == n - 1 and np.all(np.diff(places) == 1):
         return [(0, n)], np.empty(0, dtype=np.int64)
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(places) != 1) + 1, [n]))
-    runs = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b - a >= DIRECT_ROWS_MIN_RUN]
+    runs = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b - a >= _plan.DIRECT_ROWS_MIN_RUN]
     in_runs = np.zeros(n, dtype=bool)
     for a, b in runs:
         in_runs[a:b] = True
