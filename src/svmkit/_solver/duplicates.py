@@ -11,6 +11,7 @@ point's multiplier on one of its copies instead of spreading it over all.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -38,12 +39,16 @@ def first_copies(X):
     array([0, 1, 0, 1, 4])
     """
     n = X.shape[0]
-    probe = np.random.default_rng(0).standard_normal(X.shape[1])
-    hashes = np.asarray(X @ probe).ravel()
+    hashes = np.asarray(X @ _probe(X.shape[1])).ravel()
     order = np.argsort(hashes, kind="stable")  # (equal products in the order of the rows)
-    starts = np.r_[True, hashes[order][1:] != hashes[order][:-1]]
-    first = order[np.flatnonzero(starts)][np.cumsum(starts) - 1]
+    sorted_hashes = hashes[order]
+    starts = np.empty(n, dtype=bool)
+    starts[:1] = True
+    np.not_equal(sorted_hashes[1:], sorted_hashes[:-1], out=starts[1:])
     first_of = np.arange(n)
+    if starts.all():  # (no two rows alike)
+        return first_of
+    first = order[np.flatnonzero(starts)][np.cumsum(starts) - 1]
     candidates = np.flatnonzero(first != order)
     rows, firsts = order[candidates], first[candidates]
     for start in range(0, rows.shape[0], _COMPARE_ROWS):
@@ -51,6 +56,15 @@ def first_copies(X):
         equal = _rows_equal(X, rows[part], firsts[part])
         first_of[rows[part][equal]] = firsts[part][equal]
     return first_of
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(n_features):
+    """The fixed random vector rows are hashed by (made once per width: a generator costs
+    more than hashing a small data set)."""
+    probe = np.random.default_rng(0).standard_normal(n_features)
+    probe.flags.writeable = False
+    return probe
 
 
 def _rows_equal(X, a, b):
