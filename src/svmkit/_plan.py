@@ -84,7 +84,8 @@ STALL_MIN_STEPS = 200_000
 #: computed in single precision or by unsymmetric BLAS products pass.
 PRECOMPUTED_SYMMETRY_RTOL = 1e-6
 #: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
-#: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products.
+#: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products, and
+#: such support vectors dense for predictions (a9a's test rows: 3.1 s by sparse products).
 SPARSE_ROWS_DENSITY = 0.08
 #: Variables on copies of one training point are merged into one (their kernel rows are
 #: equal) where at least this fraction of them are copies: fewer save less than finding them
@@ -99,7 +100,8 @@ DIRECT_ROWS_MIN_RUN = 32
 #: be as large as the cache (covtype's first 100,000 rows, 200 MB: the fit's peak 385 MB above
 #: its data), while a block of this size still holds tens of rows of a million values.
 SCATTERED_ROWS_BYTES = 16 * 2**20
-#: The largest dense copy of the data (in the rows' type) made for the blocked strategy's BLAS rows.
+#: The largest dense copy of the data (in the rows' type) made for the blocked strategy's BLAS
+#: rows, or of the support vectors for predictions.
 DENSE_COPY_BYTES = 512 * 2**20
 #: Problems of a batch are solved on worker threads where each has its own rows (the shared
 #: store does not fit) and the batch holds at least this many Gram values in all: below it
