@@ -53,49 +53,29 @@ if numba.config.DISABLE_JIT:
 else:
     from llvmlite import ir
 
-    @intrinsic
-    def float_bits(typingctx, value):
-        """The IEEE-754 bits of a float64 as an int64."""
-        if value != types.float64:
-            return None
+    def _bit_cast(source, target, target_ir, doc):
+        """An intrinsic that reads the bits of a ``source`` value as a ``target`` one (an int64
+        source narrowed to its low 32 bits first for a 32-bit target)."""
 
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], ir.IntType(64))
+        def cast(typingctx, value):
+            if value != source:
+                return None
 
-        return types.int64(types.float64), codegen
+            def codegen(context, builder, signature, args):
+                bits = args[0]
+                if source.bitwidth > target.bitwidth:
+                    bits = builder.trunc(bits, ir.IntType(target.bitwidth))
+                return builder.bitcast(bits, target_ir)
 
-    @intrinsic
-    def bits_float(typingctx, bits):
-        """The float64 with the given IEEE-754 bits."""
-        if bits != types.int64:
-            return None
+            return target(source), codegen
 
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], ir.DoubleType())
+        cast.__doc__ = doc
+        return intrinsic(cast)
 
-        return types.float64(types.int64), codegen
-
-    @intrinsic
-    def single_bits(typingctx, value):
-        """The IEEE-754 bits of a float32 as an int32."""
-        if value != types.float32:
-            return None
-
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], ir.IntType(32))
-
-        return types.int32(types.float32), codegen
-
-    @intrinsic
-    def bits_single(typingctx, bits):
-        """The float32 with the low 32 of the given bits."""
-        if bits != types.int64:
-            return None
-
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(builder.trunc(args[0], ir.IntType(32)), ir.FloatType())
-
-        return types.float32(types.int64), codegen
+    float_bits = _bit_cast(types.float64, types.int64, ir.IntType(64), "The bits of a float64 as an int64.")
+    bits_float = _bit_cast(types.int64, types.float64, ir.DoubleType(), "The float64 of the given bits.")
+    single_bits = _bit_cast(types.float32, types.int32, ir.IntType(32), "The bits of a float32 as an int32.")
+    bits_single = _bit_cast(types.int64, types.float32, ir.FloatType(), "The float32 of the low 32 given bits.")
 
 
 @contracting_jit
