@@ -257,6 +257,9 @@ def apply_kernel_on_cores(products, row_norms, col_norms, form):
     array([[1.    , 0.3679]])
     """
     n_parts = min(usable_cores(), products.shape[0]) if on_all_cores(products.size) else 1
+    if n_parts <= 1:  # (a small block: no thread hand-over)
+        apply_kernel(products, row_norms, col_norms, *form)
+        return
     bounds = np.linspace(0, products.shape[0], n_parts + 1).astype(np.int64)
     # (empty norms, of kernels other than RBF, stay empty)
     map_in_threads(lambda part: apply_kernel(products[part[0]:part[1]], row_norms[part[0]:part[1]], col_norms, *form),
