@@ -133,9 +133,10 @@ STEPS_PER_VARIABLE = 100
 #: thread below 2^18, and between there and this size a second thread on a shared two-core
 #: machine waits for its core longer than it saves (times vary by milliseconds).
 ONE_THREAD_BLAS_WORK = 2**23
-#: Test rows per block of kernel values at prediction: a block of kernel values and its
-#: product with the coefficients stay within a core's cache (2 MB).
-PREDICT_BLOCK_BYTES = 2 * 2**20
+#: Test rows per block of kernel values at prediction (a block per thread at least): a block
+#: of kernel values stays within the shared cache, and blocks are few enough that their Python
+#: work is small beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873).
+PREDICT_BLOCK_BYTES = 8 * 2**20
 #: Support vectors per part of a block of kernel values at prediction: as many as this many bytes
 #: of float64 features hold, so that a part stays in a core's cache while every test row of the
 #: block meets it; whole, many support vectors left blocks of a few test rows that each read all

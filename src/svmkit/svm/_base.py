@@ -376,12 +376,14 @@ class BaseKernelSVM(BaseEstimator):
             out += intercept
             return out
         out = np.empty((n_rows, coef.shape[1]))
-        step = max(1, PREDICT_BLOCK_BYTES // (8 * min(n_sv, support_step)))
+        n_jobs = resolve_n_jobs(getattr(self, "n_jobs", None))
+        # (at least a block per thread)
+        step = max(1, min(PREDICT_BLOCK_BYTES // (8 * min(n_sv, support_step)), -(-n_rows // n_jobs)))
 
         def decide_block(start):
             out[start:start + step] = block_decisions(X[start:start + step])
 
-        map_in_threads(decide_block, range(0, n_rows, step), resolve_n_jobs(getattr(self, "n_jobs", None)))
+        map_in_threads(decide_block, range(0, n_rows, step), n_jobs)
         out += intercept
         return out
 
