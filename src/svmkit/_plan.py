@@ -85,7 +85,8 @@ STALL_MIN_STEPS = 200_000
 PRECOMPUTED_SYMMETRY_RTOL = 1e-6
 #: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
 #: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products, and
-#: such support vectors dense for predictions (a9a's test rows: 3.1 s by sparse products).
+#: such support vectors dense for predictions (SciPy's sparse-by-sparse products run on one
+#: core and far below BLAS's speed; docs/performance.md).
 SPARSE_ROWS_DENSITY = 0.08
 #: Variables on copies of one training point are merged into one (their kernel rows are
 #: equal) where at least this fraction of them are copies: fewer save less than finding them
@@ -94,7 +95,7 @@ MERGE_COPIES_MIN_FRACTION = 0.05
 #: Kernel rows by BLAS products are written straight into a store's slots where at least this
 #: many of them go to consecutive slots; the others are computed into a block of their own and
 #: copied (a product per run of slots reads all the data again; a fresh block of whole rows
-#: costs its page faults and a copy: 700 rows of covtype's 20,000, 58 ms against 37 in place).
+#: costs its page faults and a second pass over the rows; docs/performance.md).
 DIRECT_ROWS_MIN_RUN = 32
 #: ... and the others a block of at most this many bytes at a time: one block of them all can
 #: be as large as the cache (covtype's first 100,000 rows, 200 MB: the fit's peak 385 MB above
