@@ -14,6 +14,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 
+import numpy as np
 from threadpoolctl import ThreadpoolController
 
 # Fewer values than this are computed on one thread: starting numba's parallel loop costs more
@@ -162,6 +163,26 @@ def map_in_threads(function, items, n_workers):
         for task in tasks:
             task.result()  # (raises what a task raised)
     return results
+
+
+def in_equal_parts(function, length, n_values):
+    """``function(first, last)`` over ``range(length)`` cut into equal parts, one per usable
+    core, where work of ``n_values`` values takes its parallel form (:func:`on_all_cores`);
+    else ``function(0, length)`` once. For compiled loops, which release the GIL.
+
+    Examples
+    --------
+    >>> parts = []
+    >>> in_equal_parts(lambda first, last: parts.append((first, last)), 10, 100)
+    >>> parts
+    [(0, 10)]
+    """
+    n_parts = min(usable_cores(), length) if on_all_cores(n_values) else 1
+    if n_parts <= 1:
+        function(0, length)
+        return
+    bounds = np.linspace(0, length, n_parts + 1).astype(np.int64)
+    map_in_threads(lambda part: function(*part), list(zip(bounds[:-1], bounds[1:])), n_parts)
 
 
 _pool = None

@@ -40,7 +40,7 @@ import scipy.sparse as sp
 
 from ._core.kernels import LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel
 from ._first_use import notice_compilation
-from ._parallel import map_in_threads, on_all_cores, usable_cores
+from ._parallel import in_equal_parts
 
 __all__ = [
     "Kernel",
@@ -256,14 +256,9 @@ def apply_kernel_on_cores(products, row_norms, col_norms, form):
     >>> block.round(4)
     array([[1.    , 0.3679]])
     """
-    n_parts = min(usable_cores(), products.shape[0]) if on_all_cores(products.size) else 1
-    if n_parts <= 1:  # (a small block: no thread hand-over)
-        apply_kernel(products, row_norms, col_norms, *form)
-        return
-    bounds = np.linspace(0, products.shape[0], n_parts + 1).astype(np.int64)
     # (empty norms, of kernels other than RBF, stay empty)
-    map_in_threads(lambda part: apply_kernel(products[part[0]:part[1]], row_norms[part[0]:part[1]], col_norms, *form),
-                   list(zip(bounds[:-1], bounds[1:])), n_parts)
+    in_equal_parts(lambda first, last: apply_kernel(products[first:last], row_norms[first:last], col_norms, *form),
+                   products.shape[0], products.size)
 
 
 def _norms_if(code, A):

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _plan
-from .._parallel import blas_threads_for, map_in_threads, on_all_cores, usable_cores
+from .._parallel import blas_threads_for, in_equal_parts
 from ..kernels import apply_kernel_on_cores, row_sq_norms
 from .._core.kernels import (
     LINEAR, PRECOMPUTED, RBF, SIGMOID, dense_kernel_data, kernel_diagonal, kernel_columns,
@@ -139,12 +139,9 @@ class KernelRows:
             places = np.arange(rows.shape[0])
         if self.form is not None and dots != "blas":
             data = self.compiled(out.dtype)
-            n_parts = usable_cores() if on_all_cores(rows.shape[0] * out.shape[1]) else 1
-            # (the compiled loops release the GIL: a part of the columns of every row on each
-            # core, equal work however few the rows)
-            bounds = np.linspace(0, out.shape[1], n_parts + 1).astype(np.int64)
-            map_in_threads(lambda part: kernel_columns(data, rows, out, places, part[0], part[1]),
-                           list(zip(bounds[:-1], bounds[1:])), n_parts)
+            # (a part of the columns of every row on each core: equal work however few the rows)
+            in_equal_parts(lambda first, last: kernel_columns(data, rows, out, places, first, last), out.shape[1],
+                           rows.shape[0] * out.shape[1])
             return
         runs, scattered = _runs_of_slots(places)
         for start, stop in runs:
