@@ -4,6 +4,7 @@ each against the single-process result."""
 
 import bz2
 import doctest
+import io
 import logging
 import os
 import signal
@@ -29,6 +30,9 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from svmkit import SVC, SVCGridSearch, GaussianNB  # noqa: E402
 from svmkit.datasets import load_heart_scale  # noqa: E402
 from svmkit.dask import BlockwiseModel, CascadeSVC  # noqa: E402
+from svmkit.persistence import ModelFileError, load  # noqa: E402
+
+from model_file_parts import assemble, file_parts, saved_bytes  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 
@@ -52,16 +56,19 @@ def a9a():
     return X[:2000], y[:2000], X[2000:2400], y[2000:2400]
 
 
-def _kkt_violations(model, X, y):
+def _kkt_violations(model, X, y, sample_weight=None):
     """The KKT violation of every training row of a two-class model, computed here from its
     public attributes: multipliers |dual_coef_| on support_ (0 elsewhere), y f(x) from
-    decision_function."""
+    decision_function, bounds C times the sample weights (no conditions at weight 0)."""
+    upper = model.C * (np.ones(X.shape[0]) if sample_weight is None else sample_weight)
     alpha = np.zeros(X.shape[0])
     alpha[model.support_] = np.abs(model.dual_coef_[0])
     yf = np.where(y == model.classes_[1], 1.0, -1.0) * model.decision_function(X)
-    at_upper = alpha >= model.C
+    at_upper = alpha >= upper
     free = (alpha > 0) & ~at_upper
-    return np.where(alpha == 0, np.maximum(0.0, 1.0 - yf), np.where(free, np.abs(1.0 - yf), np.maximum(0.0, yf - 1.0)))
+    violation = np.where(alpha == 0, np.maximum(0.0, 1.0 - yf),
+                         np.where(free, np.abs(1.0 - yf), np.maximum(0.0, yf - 1.0)))
+    return np.where(upper > 0, violation, 0.0)
 
 
 # -- grid search ---------------------------------------------------------------
@@ -166,6 +173,101 @@ def test_cascade_svc_one_vs_one_multiclass_reaches_the_single_process_solution(c
     assert np.mean(cascade.predict(X[1200:]) == single.predict(X[1200:])) >= 0.995
     assert cascade.dual_coef_.shape == (9, cascade.support_.shape[0])
     assert cascade.kkt_violation_ <= cascade.tol
+
+
+def test_cascade_svc_with_sample_weights_reaches_the_weighted_single_process_solution(client, a9a):
+    X, y, X_test, _ = a9a
+    weight = np.random.default_rng(0).choice([0.0, 0.5, 1.0, 3.0], size=y.shape[0])
+    single = SVC(C=1.0, gamma=0.05).fit(X, y, sample_weight=weight)
+    cascade = CascadeSVC(C=1.0, gamma=0.05).fit(da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500),
+                                                sample_weight=da.from_array(weight, chunks=500))
+    assert cascade.dual_objective_ == pytest.approx(single.dual_objective_, rel=1e-3)
+    assert np.mean(cascade.predict(X_test) == single.predict(X_test)) >= 0.995
+    assert _kkt_violations(cascade, X, y, weight).max() <= cascade.tol
+    assert np.all(weight[cascade.support_] > 0)
+    assert np.all(np.abs(cascade.dual_coef_[0]) <= cascade.C * weight[cascade.support_] + 1e-12)
+
+
+def test_cascade_svc_refuses_negative_weights_and_weights_that_leave_one_class(client, a9a):
+    X, y, _, _ = a9a
+    dX, dy = da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500)
+    with pytest.raises(ValueError, match="sample_weight must be non-negative"):
+        CascadeSVC().fit(dX, dy, sample_weight=np.where(np.arange(2000) == 7, -1.0, 1.0))
+    with pytest.raises(ValueError, match="positive weight in at least two classes"):
+        CascadeSVC().fit(dX, dy, sample_weight=(y > 0).astype(float))
+    with pytest.raises(ValueError, match="one value per row of X"):
+        CascadeSVC().fit(dX, dy, sample_weight=np.ones(5))
+
+
+@pytest.fixture(scope="module")
+def probability_cascade(client, a9a):
+    X, y, _, _ = a9a
+    return CascadeSVC(C=1.0, gamma=0.05, probability=True, random_state=3).fit(
+        da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500))
+
+
+def test_cascade_svc_probabilities_are_those_of_svc_with_the_same_folds(probability_cascade, a9a):
+    X, y, X_test, _ = a9a
+    single = SVC(C=1.0, gamma=0.05, probability=True, random_state=3).fit(X, y)
+    cascade = probability_cascade
+    np.testing.assert_allclose(cascade.probA_, single.probA_, rtol=1e-3)
+    np.testing.assert_allclose(cascade.probB_, single.probB_, atol=1e-3)
+    np.testing.assert_allclose(cascade.predict_proba(X_test), single.predict_proba(X_test), atol=1e-3)
+    on_dask = cascade.predict_proba(da.from_array(X_test, chunks=(100, -1))).compute()
+    np.testing.assert_array_equal(on_dask, cascade.predict_proba(X_test))
+    np.testing.assert_array_equal(cascade.predict_from_proba(X_test),
+                                  cascade.classes_[np.argmax(cascade.predict_proba(X_test), axis=1)])
+
+
+def test_a_saved_cascade_svc_loads_with_the_same_model_and_theory(probability_cascade, a9a):
+    _, _, X_test, _ = a9a
+    cascade = probability_cascade
+    raw = saved_bytes(cascade)
+    metadata, arrays = file_parts(raw)
+    assert metadata["estimator"] == "svmkit.dask.CascadeSVC"
+    assert not [name for name in [*metadata["fields"], *arrays] if name.startswith("_")]
+    loaded = load(io.BytesIO(raw))
+    assert type(loaded) is CascadeSVC and loaded.get_params() == cascade.get_params()
+    for method in ("predict", "decision_function", "predict_proba"):
+        np.testing.assert_array_equal(getattr(loaded, method)(X_test), getattr(cascade, method)(X_test))
+    for name in ("support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_", "working_set_", "probA_",
+                 "probB_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(cascade, name))
+    assert loaded.history_ == cascade.history_
+    assert (loaded.dual_objective_, loaded.primal_objective_, loaded.duality_gap_, loaded.kkt_violation_,
+            loaded.n_passes_) == (cascade.dual_objective_, cascade.primal_objective_, cascade.duality_gap_,
+                                  cascade.kkt_violation_, cascade.n_passes_)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m, a: a.update({key: value[::-1].copy() for key, value in a.items() if key.endswith("working_set_")}),
+     r"CascadeSVC\.working_set_: must be strictly increasing"),
+    (lambda m, a: m["fields"].update(n_passes_=m["fields"]["n_passes_"] + 1),
+     r"CascadeSVC\.history\.pass: expected shape"),
+    (lambda m, a: m["fields"]["model_"].update({"class": "svmkit.GaussianNB"}),
+     r"CascadeSVC\.model_"),
+])
+def test_crafted_cascade_svc_files_are_refused_naming_the_field(probability_cascade, edit, message):
+    metadata, arrays = file_parts(saved_bytes(probability_cascade))
+    edit(metadata, arrays)
+    with pytest.raises(ModelFileError, match=message):
+        load(io.BytesIO(assemble(metadata, arrays)))
+
+
+def test_cascade_svc_one_vs_one_probabilities_are_those_of_svc(client, digits):
+    X, y = digits
+    three = np.flatnonzero(y < 3)[:450]
+    X, y = X[three], y[three]
+    single = SVC(C=1.0, gamma=0.01, probability=True, random_state=0).fit(X[:300], y[:300])
+    cascade = CascadeSVC(C=1.0, gamma=0.01, probability=True, random_state=0).fit(
+        da.from_array(X[:300], chunks=(100, -1)), da.from_array(y[:300], chunks=100))
+    np.testing.assert_allclose(cascade.probA_, single.probA_, rtol=1e-3)
+    np.testing.assert_allclose(cascade.predict_proba(X[300:]), single.predict_proba(X[300:]), atol=1e-3)
+
+
+def test_without_probability_there_is_no_predict_proba(a9a):
+    assert not hasattr(CascadeSVC(), "predict_proba")
+    assert hasattr(CascadeSVC(probability=True), "predict_proba")
 
 
 def test_a_worker_killed_during_a_cascade_fit_still_gives_the_solution(client, a9a):

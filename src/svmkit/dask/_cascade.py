@@ -3,10 +3,8 @@ cluster: the exact C-SVC of rows that stay on the workers."""
 
 from __future__ import annotations
 
-import logging
-import time
 import uuid
-import warnings
+from itertools import combinations
 
 import dask
 import dask.array as da
@@ -14,20 +12,23 @@ import dask.dataframe as dd
 import numpy as np
 from distributed import default_client
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import resolve_gamma
 from ..svm import SVC
 from ..svm._base import enable_logging
+from ..svm._probability import draw_seed, fold_splits, sigmoid_train
 from . import _cascade_tasks as tasks
 from ._blocks import BlockwiseModel
+from ._cascade_passes import CascadePasses
 
-logger = logging.getLogger("svmkit")
-
-#: The parameters of SVC that every node of the cascade is fitted with.
+#: The parameters of SVC that every node of the cascade is fitted with (and the model of the
+#: last pass predicts with).
 SVC_PARAMETERS = ("C", "kernel", "degree", "gamma", "coef0", "shrinking", "tol", "cache_size", "class_weight",
-                  "max_iter", "multiclass", "decision_function_shape", "n_jobs")
+                  "max_iter", "multiclass", "decision_function_shape", "break_ties", "two_class_probability",
+                  "n_jobs")
 
 
 class CascadeSVC(ClassifierMixin, BaseEstimator):
@@ -53,11 +54,17 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     C, kernel, degree, gamma, coef0, shrinking, tol, cache_size, class_weight, max_iter : see SVC
-    multiclass, decision_function_shape, n_jobs : see SVC
+    multiclass, decision_function_shape, break_ties, two_class_probability, n_jobs : see SVC
         As :class:`svmkit.SVC`, for every node's fit; ``gamma='scale'`` and
         ``class_weight='balanced'`` are computed from all the rows. ``cache_size`` is per
         node, so a worker's memory is its partitions plus the node's rows plus
         ``cache_size``. ``kernel='precomputed'`` is refused.
+    probability : bool, default=False
+        Also fit LIBSVM's probability model, as :class:`svmkit.SVC`: Platt's sigmoid of
+        each one-vs-one pair on decision values from a 5-fold cross-validation with SVC's
+        folds, each fold a cascade of its own on the cluster (five more fits per pair).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffle of the folds of ``probability=True``, as :class:`svmkit.SVC`'s.
     max_passes : int, default=20
         Passes at most; reaching it with violators left warns with their number.
     verbose : bool, default=False
@@ -74,6 +81,8 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         Support vectors' rows in the training data, grouped by class.
     support_vectors_, n_support_, dual_coef_, intercept_, classes_, n_iter_, fit_status_, problem_classes_
         Those of :attr:`model_`.
+    probA_, probB_ : ndarray of shape (n_pairs,)
+        Platt's parameters of each one-vs-one pair (empty without ``probability=True``).
     dual_objective_ : float or ndarray
         The dual objective of each two-class problem: that of all rows, since the multipliers
         outside the working set are 0.
@@ -123,6 +132,10 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         max_iter=-1,
         multiclass="ovo",
         decision_function_shape="ovr",
+        break_ties=False,
+        probability=False,
+        two_class_probability="coupling",
+        random_state=None,
         n_jobs=None,
         max_passes=20,
         verbose=False,
@@ -139,12 +152,16 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.multiclass = multiclass
         self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.probability = probability
+        self.two_class_probability = two_class_probability
+        self.random_state = random_state
         self.n_jobs = n_jobs
         self.max_passes = max_passes
         self.verbose = verbose
 
     # -- fitting -------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on the partitions of a Dask array or dataframe, on the current Dask client.
 
         Parameters
@@ -153,6 +170,9 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
             Its row blocks (partitions) are the cascade's first nodes.
         y : dask.array.Array, dask.dataframe.Series or ndarray of shape (n_samples,)
             Class labels, split as ``X``'s rows.
+        sample_weight : dask.array.Array, dask.dataframe.Series or ndarray of shape (n_samples,), optional
+            Non-negative weights multiplying C per row, as :meth:`svmkit.SVC.fit`; rows of
+            weight 0 take no part in the problem.
 
         Returns
         -------
@@ -160,32 +180,53 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         """
         if self.verbose:
             enable_logging()
+        self._check_params()
+        X, y, weight = _dask_rows(X, y, sample_weight)
+        client = _current_client()
+        classes, counts = (np.asarray(v) for v in dask.compute(*da.unique(y, return_counts=True)))
+        if weight is not None:
+            _check_weights(weight, y)
+        if classes.shape[0] < 2:
+            raise ValueError(f"CascadeSVC needs samples of at least two classes; the data contain one class only "
+                             f"({classes[0]}).")
+        if self.probability and self.multiclass == "ovr" and classes.shape[0] > 2:
+            raise ValueError("probability=True uses LIBSVM's pairwise coupling of one-vs-one problems: "
+                             "use multiclass='ovo' (the default).")
+        params = self._node_parameters(X, classes, counts)
+        n, d = X.shape
+        starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(np.int64)
+        weights = weight.to_delayed() if weight is not None else [None] * len(starts)
+        token = uuid.uuid4().hex[:8]
+        parts = client.compute([
+            dask.delayed(tasks.partition_rows)(xb, yb, wb, int(start), dask_key_name=f"svmkit-cascade-partition-{p}-{token}")
+            for p, (xb, yb, wb, start) in enumerate(zip(X.to_delayed()[:, 0], y.to_delayed(), weights, starts))
+        ])
+        self.classes_ = classes
+        self.shape_fit_ = (int(n), int(d))
+        self.n_features_in_ = int(d)
+        result = self._passes(client, params, self._class_upper, "cascade").run(parts)
+        self._set_attributes(result)
+        if self.probability:
+            labels, row_weights = dask.compute(y, weight if weight is not None else 1.0)
+            self._fit_probability(client, params, parts, starts, labels, np.broadcast_to(row_weights, labels.shape))
+        else:
+            self.probA_ = self.probB_ = np.empty(0)
+        self.model_.probability = bool(self.probability)
+        self.model_.probA_, self.model_.probB_ = self.probA_, self.probB_
+        return self
+
+    def _check_params(self):
+        """Raise ValueError for a parameter that SVC refuses, or for max_passes or a
+        precomputed kernel."""
         max_passes = self.max_passes
         if isinstance(max_passes, bool) or not isinstance(max_passes, (int, np.integer)) or max_passes < 1:
             raise ValueError(f"max_passes must be a positive integer, got {self.max_passes!r}.")
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             raise ValueError("CascadeSVC cannot use kernel='precomputed': its rows are data rows split over workers.")
-        X, y = _dask_rows(X, y)
-        client = _current_client()
-        probe = SVC(**self._svc_parameters())
-        probe._check_params()
-        classes, counts = (np.asarray(v) for v in dask.compute(*da.unique(y, return_counts=True)))
-        if classes.shape[0] < 2:
-            raise ValueError(f"CascadeSVC needs samples of at least two classes; the data contain one class only "
-                             f"({classes[0]}).")
-        params = self._node_parameters(X, classes, counts)
-        n, d = X.shape
-        token = uuid.uuid4().hex[:8]
-        starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).tolist()
-        parts = client.compute([
-            dask.delayed(tasks.partition_rows)(xb, yb, start, dask_key_name=f"svmkit-cascade-partition-{p}-{token}")
-            for p, (xb, yb, start) in enumerate(zip(X.to_delayed()[:, 0], y.to_delayed(), starts))
-        ])
-        self.classes_ = classes
-        self.shape_fit_ = (int(n), int(d))
-        self.n_features_in_ = int(d)
-        self._fit_passes(client, parts, params, token)
-        return self
+        SVC(**self._svc_parameters(), probability=self.probability, random_state=self.random_state)._check_params()
+
+    def _passes(self, client, params, class_upper, name):
+        return CascadePasses(client, params, class_upper, self.tol, self.max_passes, self.verbose, name)
 
     def _svc_parameters(self):
         return {name: getattr(self, name) for name in SVC_PARAMETERS}
@@ -205,121 +246,46 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         ])
         return params
 
-    def _fit_passes(self, client, parts, params, token):
-        feeds = [[part] for part in parts]
-        start = None
-        self.history_ = []
-        for pass_number in range(1, self.max_passes + 1):
-            started = time.perf_counter()
-            top = self._cascade(client, feeds, params, start, pass_number, token)
-            model, working_set = client.submit(tasks.model_of, top,
-                                               key=f"svmkit-cascade-model-{pass_number}-{token}").result()
-            if not np.array_equal(model.classes_, self.classes_):
-                raise RuntimeError("a pass's working set lost a class; the cascade cannot go on.")  # (cannot happen)
-            checks, summary = self._check(client, parts, top, pass_number, token)
-            self._record(pass_number, model, working_set, summary, time.perf_counter() - started)
-            if not checks:
-                break
-            support = client.submit(tasks.support_of, top, key=f"svmkit-cascade-support-{pass_number}-{token}")
-            start = client.submit(tasks.start_of, top, key=f"svmkit-cascade-start-{pass_number}-{token}")
-            violators = [client.submit(tasks.violators_of, check, key=f"svmkit-cascade-violators-{pass_number}-{p}-"
-                                       f"{token}") for p, check in checks]
-            if self.history_[-1]["violators"] <= model.support_.shape[0]:
-                feeds = [[support, *violators]]  # (one node: a tree would solve the support vectors once a leaf)
-            else:
-                feeds = [[support, part_violators] for part_violators in violators]
-        else:
-            warnings.warn(
-                f"CascadeSVC stopped after max_passes={self.max_passes} passes with "
-                f"{self.history_[-1]['violators']} rows still violating their KKT conditions by more than "
-                f"tol={self.tol:g} (largest violation {self.kkt_violation_:.3e}); increase max_passes.",
-                ConvergenceWarning, stacklevel=3,
-            )
-        self._set_attributes(model, working_set)
+    def _fit_probability(self, client, params, parts, starts, labels, row_weights):
+        """probA_ and probB_ of each one-vs-one pair, as :class:`svmkit.SVC` (LIBSVM's
+        ``svm_binary_svc_probability``): Platt's sigmoid fitted on the decision values of a
+        5-fold cross-validation with SVC's folds (the pair's rows of positive weight, class
+        ``i`` then class ``j`` in training order, shuffled from one seed). Each fold is a
+        cascade of its own over the pair's training rows of the fold, which stay on their
+        workers (each worker selects them from its partitions); only the held-out rows'
+        decision values come back."""
+        seed = draw_seed(check_random_state(self.random_state))
+        y_index = np.searchsorted(self.classes_, labels)
+        ends = np.append(starts[1:], labels.shape[0])
+        prob_a, prob_b = [], []
+        for i, j in combinations(range(self.classes_.shape[0]), 2):
+            rows = np.concatenate([np.flatnonzero(y_index == i), np.flatnonzero(y_index == j)])
+            rows = rows[row_weights[rows] > 0]
+            pair_labels = np.where(y_index[rows] == i, 1.0, -1.0)
+            decisions, splits = fold_splits(pair_labels, seed)
+            for fold, (train, held) in enumerate(splits, start=1):
+                name = f"cascade probability {self.classes_[i]}-{self.classes_[j]} fold {fold}"
+                fold_parts = _selected(client, parts, starts, ends, rows[train], f"{name}-rows")
+                result = self._passes(client, params, self._class_upper[[i, j]], name).run(fold_parts)
+                held_rows = np.sort(rows[held])
+                decisions[held[np.argsort(rows[held])]] = _pair_decisions(
+                    client, result.model, parts, starts, ends, held_rows, f"{name}-decisions")
+            a, b = sigmoid_train(decisions, pair_labels)
+            prob_a.append(a)
+            prob_b.append(b)
+        self.probA_ = np.array(prob_a)
+        self.probB_ = np.array(prob_b)
 
-    def _cascade(self, client, feeds, params, start, pass_number, token):
-        """One pass of the cascade: the nodes of ``feeds`` (each a list of row sets to join),
-        merged pairwise to the last node; returns the last node's future. Nodes that hold all
-        the last pass's support vectors start from their multipliers (``start``)."""
-        if len(feeds) == 1:
-            return client.submit(tasks.fit_top, params, start, *feeds[0],
-                                 key=f"svmkit-cascade-top-{pass_number}-{token}")
-        nodes = [
-            client.submit(tasks.fit_node, params, start, *feed,
-                          key=f"svmkit-cascade-node-{pass_number}-layer0-{i}-{token}")
-            for i, feed in enumerate(feeds)
-        ]
-        layer = 0
-        while True:
-            self._log_layer(client, nodes, pass_number, layer, token)
-            if len(nodes) <= 2:
-                return client.submit(tasks.fit_top, params, start, *nodes,
-                                     key=f"svmkit-cascade-top-{pass_number}-{token}")
-            layer += 1
-            merged = [
-                client.submit(tasks.fit_node, params, start, *nodes[i:i + 2],
-                              key=f"svmkit-cascade-node-{pass_number}-layer{layer}-{i // 2}-{token}")
-                for i in range(0, len(nodes) - 1, 2)
-            ]
-            nodes = merged + nodes[len(nodes) - len(nodes) % 2:]
-
-    def _log_layer(self, client, nodes, pass_number, layer, token):
-        if not self.verbose:
-            return
-        sizes = client.gather([client.submit(tasks.node_size, node, key=f"svmkit-cascade-size-{pass_number}-{layer}-"
-                                             f"{i}-{token}") for i, node in enumerate(nodes)])
-        logger.info("cascade pass %d layer %d: %d nodes, %d support vectors out (largest node %d)",
-                    pass_number, layer, len(nodes), sum(sizes), max(sizes))
-
-    def _check(self, client, parts, top, pass_number, token):
-        """Check every partition against the pass's model on its worker; returns the checks
-        with violators ``[(partition, future)]`` and the summed summary. The model reaches
-        each worker once, as the result of a task on the last node (so that Dask can compute
-        it again if a worker dies)."""
-        pass_model = client.submit(tasks.pass_model_of, top, self._class_upper, float(self.tol),
-                                   key=f"svmkit-cascade-pass-model-{pass_number}-{token}")
-        checks = [
-            client.submit(tasks.check_partition, pass_model, part, key=f"svmkit-cascade-kkt-{pass_number}-{p}-{token}")
-            for p, part in enumerate(parts)
-        ]
-        summaries = client.gather([
-            client.submit(tasks.check_summary, check, key=f"svmkit-cascade-kkt-summary-{pass_number}-{p}-{token}")
-            for p, check in enumerate(checks)
-        ])
-        violating = [(p, check) for p, (check, summary) in enumerate(zip(checks, summaries)) if summary[0] > 0]
-        summary = (
-            sum(s[0] for s in summaries),
-            sum(s[1] for s in summaries),
-            max(s[2] for s in summaries),
-            np.sum([s[3] for s in summaries], axis=0),
-        )
-        return violating, summary
-
-    def _record(self, pass_number, model, working_set, summary, seconds):
-        n_violators, n_rows, max_violation, slack_cost = summary
-        dual = np.atleast_1d(model.dual_objective_)
-        alpha_sum = np.atleast_1d(np.atleast_2d(model.alpha_).sum(axis=1))
-        primal = alpha_sum - dual + slack_cost  # (1/2 ||w||^2 = sum alpha - dual)
-        one = dual.shape[0] == 1
-        self.primal_objective_ = float(primal[0]) if one else primal
-        self.duality_gap_ = float(primal[0] - dual[0]) if one else primal - dual
-        self.kkt_violation_ = max_violation
-        self.n_passes_ = pass_number
-        self.history_.append({
-            "pass": pass_number, "working_set": int(working_set.shape[0]),
-            "support_vectors": int(model.support_.shape[0]),
-            "violators": int(n_violators), "max_violation": float(max_violation), "dual": dual.tolist(),
-            "duality_gap": (primal - dual).tolist(), "seconds": seconds,
-        })
-        if self.verbose:
-            logger.info("cascade pass %d: working set %d rows, %d support vectors; check of %d rows: %d violators, "
-                        "largest violation %.3e, dual %s, duality gap %s, %.2f s", pass_number, working_set.shape[0],
-                        model.support_.shape[0], n_rows, n_violators, max_violation,
-                        np.array2string(dual, precision=6), np.array2string(primal - dual, precision=3), seconds)
-
-    def _set_attributes(self, model, working_set):
+    def _set_attributes(self, result):
+        model, working_set = result.model, result.working_set
+        one = result.primal_objective.shape[0] == 1
         self.model_ = model
         self.working_set_ = working_set
+        self.history_ = result.history
+        self.n_passes_ = result.n_passes
+        self.kkt_violation_ = result.kkt_violation
+        self.primal_objective_ = float(result.primal_objective[0]) if one else result.primal_objective
+        self.duality_gap_ = float(result.duality_gap[0]) if one else result.duality_gap
         self.support_ = working_set[model.support_].astype(np.int32)
         for name in ("support_vectors_", "n_support_", "dual_coef_", "intercept_", "n_iter_", "fit_status_",
                      "problem_classes_"):
@@ -344,10 +310,31 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         Dask collection computed block by block."""
         return self._score("predict", X)
 
+    def _check_probability(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False.")
+        return True
+
+    @available_if(_check_probability)
+    def predict_proba(self, X):
+        """Class probabilities as :meth:`svmkit.SVC.predict_proba`; a Dask array or dataframe
+        gives a Dask collection computed block by block."""
+        return self._score("predict_proba", X)
+
+    @available_if(_check_probability)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
+
+    @available_if(_check_probability)
+    def predict_from_proba(self, X):
+        """The class of largest probability, as :meth:`svmkit.SVC.predict_from_proba`."""
+        return self._score("predict_from_proba", X)
+
     def _score(self, method, X):
         check_is_fitted(self)
         if isinstance(X, (da.Array, dd.DataFrame)):
-            return getattr(BlockwiseModel(self.model_), method)(X)
+            return BlockwiseModel(self.model_)._score(method, X)
         return getattr(self.model_, method)(X)
 
 
@@ -361,9 +348,66 @@ def _current_client():
         ) from error
 
 
-def _dask_rows(X, y):
-    """``X`` as a Dask array of row blocks (one column block, known sizes) and ``y`` as a
-    Dask array split like its rows."""
+def _local_rows(starts, ends, rows):
+    """``(partition, rows of it numbered from its first row)`` of each partition holding some
+    of the sorted global ``rows``."""
+    bounds = np.searchsorted(rows, np.append(starts, ends[-1]))
+    return [(p, rows[bounds[p]:bounds[p + 1]] - starts[p]) for p in range(starts.shape[0])
+            if bounds[p + 1] > bounds[p]]
+
+
+def _selected(client, parts, starts, ends, rows, name):
+    """Futures of the partitions' ``rows`` (global numbers), selected on their workers."""
+    label = name.replace(" ", "-")
+    return [client.submit(tasks.select_rows, parts[p], local, key=f"svmkit-{label}-{p}-{uuid.uuid4().hex[:8]}")
+            for p, local in _local_rows(starts, ends, np.sort(rows))]
+
+
+def _pair_decisions(client, model, parts, starts, ends, rows, name):
+    """The decision values of a two-class ``model`` (positive for its first class) at the
+    sorted global ``rows``, computed on the workers that hold them; the model is sent to each
+    worker once."""
+    label = name.replace(" ", "-")
+    shipped = client.scatter(model, hash=False)
+    futures = [client.submit(tasks.pair_decisions, shipped, parts[p], local,
+                             key=f"svmkit-{label}-{p}-{uuid.uuid4().hex[:8]}")
+               for p, local in _local_rows(starts, ends, rows)]
+    return np.concatenate(client.gather(futures))
+
+
+def _check_weights(weight, y):
+    """Sample weights non-negative and finite, and two classes with positive weights."""
+    smallest, finite, weighted_classes = dask.compute(weight.min(), da.isfinite(weight).all(),
+                                                      da.unique(y[weight > 0]))
+    if not finite:
+        raise ValueError("sample_weight must be finite (it holds NaN or infinite values).")
+    if smallest < 0:
+        raise ValueError("sample_weight must be non-negative.")
+    if weighted_classes.shape[0] < 2:
+        raise ValueError("CascadeSVC needs rows of positive weight in at least two classes; sample_weight leaves "
+                         f"{weighted_classes.shape[0]}.")
+
+
+def _split_like(values, X, name):
+    """A Dask array or series, or a NumPy array, of one value per row of ``X`` as a Dask
+    array split like ``X``'s rows."""
+    if isinstance(values, dd.Series):
+        values = values.to_dask_array(lengths=True)
+    if not isinstance(values, da.Array):
+        values = np.asarray(values)
+        if values.ndim != 1 or values.shape[0] != X.shape[0]:
+            raise ValueError(f"{name} must have one value per row of X ({X.shape[0]}), got shape {values.shape}.")
+        values = da.from_array(values, chunks=(X.chunks[0],))
+    if values.ndim != 1 or values.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} must have one value per row of X ({X.shape[0]}), got shape {values.shape}.")
+    if values.chunks[0] != X.chunks[0]:
+        values = values.rechunk((X.chunks[0],))
+    return values
+
+
+def _dask_rows(X, y, sample_weight):
+    """``X`` as a Dask array of row blocks (one column block, known sizes), and ``y`` and the
+    sample weights (None: all 1) as Dask arrays split like its rows."""
     if isinstance(X, dd.DataFrame):
         X = X.to_dask_array(lengths=True)
     if not isinstance(X, da.Array):
@@ -377,15 +421,6 @@ def _dask_rows(X, y):
         X = X.compute_chunk_sizes()
     if X.numblocks[1] > 1:
         X = X.rechunk({1: -1})
-    if isinstance(y, dd.Series):
-        y = y.to_dask_array(lengths=True)
-    if not isinstance(y, da.Array):
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape {y.shape}.")
-        y = da.from_array(y, chunks=(X.chunks[0],))
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape {y.shape}.")
-    if y.chunks[0] != X.chunks[0]:
-        y = y.rechunk((X.chunks[0],))
-    return X, y
+    y = _split_like(y, X, "y")
+    weight = None if sample_weight is None else _split_like(sample_weight, X, "sample_weight").astype(np.float64)
+    return X, y, weight

@@ -16,11 +16,17 @@ from ..svm import SVC
 
 
 class Rows(NamedTuple):
-    """Training rows with their global row numbers (sorted, each once) and labels."""
+    """Training rows with their global row numbers (sorted, each once), labels and sample
+    weights."""
 
     index: np.ndarray
     X: np.ndarray
     y: np.ndarray
+    weight: np.ndarray
+
+    def take(self, keep):
+        """The rows that ``keep`` (a mask or positions) selects."""
+        return Rows(self.index[keep], self.X[keep], self.y[keep], self.weight[keep])
 
 
 class Check(NamedTuple):
@@ -35,17 +41,26 @@ class Check(NamedTuple):
     slack_cost: np.ndarray
 
 
-def partition_rows(X, y, start):
-    """A partition's rows as :class:`Rows` (row ``i`` is global row ``start + i``)."""
-    return Rows(np.arange(start, start + X.shape[0], dtype=np.int64), np.asarray(X, dtype=np.float64), np.asarray(y))
+def partition_rows(X, y, weight, start):
+    """A partition's rows as :class:`Rows` (row ``i`` is global row ``start + i``; weights
+    None: all 1)."""
+    weight = np.ones(X.shape[0]) if weight is None else np.asarray(weight, dtype=np.float64)
+    return Rows(np.arange(start, start + X.shape[0], dtype=np.int64), np.asarray(X, dtype=np.float64), np.asarray(y),
+                weight)
+
+
+def select_rows(part, local):
+    """The rows ``local`` (numbered from the partition's first row) of a partition."""
+    return part.take(local)
 
 
 def union(*parts):
-    """The rows of all ``parts``, each global row once, in the order of the global rows."""
+    """The rows of positive weight of all ``parts`` (the others take no part in the
+    problem), each global row once, in the order of the global rows."""
     index = np.concatenate([part.index for part in parts])
     index, first = np.unique(index, return_index=True)
-    X = np.concatenate([part.X for part in parts])[first]
-    return Rows(index, X, np.concatenate([part.y for part in parts])[first])
+    rows = Rows(index, *(np.concatenate([getattr(part, name) for part in parts])[first] for name in ("X", "y", "weight")))
+    return rows.take(rows.weight > 0)
 
 
 class Start(NamedTuple):
@@ -82,7 +97,7 @@ class _StartedSVC(SVC):
 def _fit_svc(params, rows, start):
     model = _StartedSVC(**params)
     model._start, model._labels = (start, rows.index), rows.y
-    model.fit(rows.X, rows.y)
+    model.fit(rows.X, rows.y, sample_weight=rows.weight)
     plain = SVC.__new__(SVC)
     plain.__dict__.update({key: value for key, value in vars(model).items() if key not in ("_start", "_labels")})
     return plain
@@ -97,7 +112,7 @@ def fit_node(params, start, *parts):
         return rows
     support = _fit_svc(params, rows, start).support_
     support.sort()
-    return Rows(rows.index[support], rows.X[support], rows.y[support])
+    return rows.take(support)
 
 
 def fit_top(params, start, *parts):
@@ -116,14 +131,14 @@ def model_of(top):
 def support_of(top):
     """The working set's rows that are support vectors of the pass's model (fed back)."""
     model, rows = top
-    keep = np.sort(model.support_)
-    return Rows(rows.index[keep], rows.X[keep], rows.y[keep])
+    return rows.take(np.sort(model.support_))
 
 
 class PassModel(NamedTuple):
     """What a KKT check needs of a pass's model: the SVC, its working set's global rows
     (sorted), the multipliers of every problem on them, the classes of every problem (second
-    class -1: one-vs-rest), the upper bound ``C * class_weight`` of every class and ``tol``."""
+    class -1: one-vs-rest), the bound ``C * class_weight`` of every class (times each row's
+    weight) and ``tol``."""
 
     model: SVC
     working_set: np.ndarray
@@ -158,7 +173,7 @@ def check_partition(pass_model, part):
     """The KKT conditions of every row of a partition against a pass's model, problem by
     problem (as :meth:`svmkit.BinaryModel.kkt_report`: ``max(0, 1 - yf)`` at ``alpha = 0``,
     ``|1 - yf|`` between the bounds, ``max(0, yf - 1)`` at the upper bound); rows outside the
-    working set have ``alpha = 0``."""
+    working set have ``alpha = 0``, rows of weight 0 (bound 0) no conditions."""
     m = pass_model
     classes = m.model.classes_
     y_index = np.searchsorted(classes, part.y)
@@ -168,7 +183,9 @@ def check_partition(pass_model, part):
     position = np.searchsorted(m.working_set, part.index)
     in_working_set = position < m.working_set.shape[0]
     in_working_set[in_working_set] = m.working_set[position[in_working_set]] == part.index[in_working_set]
-    upper = m.class_upper[y_index]
+    weighted = part.weight > 0
+    upper = np.zeros(part.index.shape[0])
+    np.multiply(m.class_upper[y_index], part.weight, out=upper, where=weighted)  # (C = inf: inf where weighted)
     violation = np.zeros(part.index.shape[0])
     slack_cost = np.zeros(m.first.shape[0])
     for k, (first, second) in enumerate(zip(m.first, m.second)):
@@ -182,18 +199,23 @@ def check_partition(pass_model, part):
         problem_violation = np.where(alpha <= 0, np.maximum(0.0, 1.0 - yf), 0.0)
         problem_violation = np.where(free, np.abs(1.0 - yf), problem_violation)
         problem_violation = np.where(at_upper, np.maximum(0.0, yf - 1.0), problem_violation)
-        violation = np.maximum(violation, np.where(inside, problem_violation, 0.0))
-        finite = inside & np.isfinite(upper)
+        violation = np.maximum(violation, np.where(inside & weighted, problem_violation, 0.0))
+        finite = inside & weighted & np.isfinite(upper)
         slack_cost[k] = float(np.sum(upper[finite] * np.maximum(0.0, 1.0 - yf[finite])))
     moving = (violation > m.tol) & ~in_working_set
-    violators = Rows(part.index[moving], part.X[moving], part.y[moving])
-    return Check(violators, int(part.index.shape[0]), float(violation.max(initial=0.0)), slack_cost)
+    return Check(part.take(moving), int(part.index.shape[0]), float(violation.max(initial=0.0)), slack_cost)
 
 
 def check_summary(check):
     """The small part of a :class:`Check` that the client reads: violators, rows, largest
     violation, slack costs."""
     return check.violators.index.shape[0], check.n_rows, check.max_violation, check.slack_cost
+
+
+def pair_decisions(model, part, local):
+    """The decision values of a two-class SVC at the rows ``local`` of a partition, positive
+    for its first class (LIBSVM's sign of a pair, which Platt scaling takes)."""
+    return -model._problem_decisions(part.X[local])[:, 0]
 
 
 def violators_of(check):

@@ -4,6 +4,7 @@ gives or by an estimator's class."""
 from __future__ import annotations
 
 from ._compose_schemas import _ColumnTransformerSchema
+from ._dask_schemas import _CascadeSVCSchema
 from ._errors import ModelFileError
 from ._kernel_svm_schemas import _NuSVCSchema, _NuSVRSchema, _OneClassSVMSchema, _SVCSchema, _SVRSchema
 from ._linear_schemas import _KernelPerceptronSchema, _LinearSVCSchema, _PegasosSVCSchema, _PerceptronSchema
@@ -31,6 +32,7 @@ _SCHEMAS = (
     _MixedNBSchema(),
     _LibsvmScalerSchema(),
     _SVCGridSearchSchema(),
+    _CascadeSVCSchema(),
     _PipelineSchema(),
     _ColumnTransformerSchema(),
     _StandardScalerSchema(),
