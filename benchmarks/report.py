@@ -130,11 +130,16 @@ def case_rows(case, anchors, objective_kind, columns):
     return rows
 
 
+def _heading(path, document):
+    """A section's first lines: the benchmark and its results file, then the command that wrote it."""
+    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+    return [f"## {document['benchmark']}: `{name}`", "", f"`{document['command']}`", ""]
+
+
 def commands_section(path, document):
     """The lines of a file of timed commands (``cli_startup.py``): median and fastest seconds
     of each command, and its targets."""
-    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
-    lines = [f"## {document['benchmark']}: `{name}`", "", "```", document["command"], "```", ""]
+    lines = _heading(path, document)
     details = [f"date {document['date']}" + (f", commit {document['commit']}" if document.get("commit") else ""),
                f"machine: {document['machine']}"]
     lines += [f"- {detail}" for detail in details] + [""]
@@ -166,8 +171,7 @@ def section(path, document):
         if any(result.get(key) is not None for result in results):
             columns.append(column)
 
-    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
-    lines = [f"## {document['benchmark']}: `{name}`", "", "```", document["command"], "```", ""]
+    lines = _heading(path, document)
     details = [f"date {document['date']}" + (f", commit {document['commit']}" if document.get("commit") else "")]
     machine = document["machine"]
     details.append(machine if machine.startswith("machine") else f"machine: {machine}")

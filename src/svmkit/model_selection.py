@@ -244,11 +244,14 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Rows ``(log2 C, log2 gamma, accuracy, std over folds, mean fit time, stage)``."""
         correct = np.zeros((len(points), len(splits)))
         seconds = np.zeros((len(points), len(splits)))
+        # largest C first: its fits are the longest, and a long fit dispatched last would keep
+        # one worker busy while the others wait (the results are placed by point and fold)
+        by_cost = sorted(range(len(points)), key=lambda p: -points[p][0])
         jobs = (
             delayed(_fit_and_count)(
-                clone(base).set_params(**self._named(2.0**log2_C, 2.0**log2_gamma)), X, y, train, test, p, f
+                clone(base).set_params(**self._named(2.0**points[p][0], 2.0**points[p][1])), X, y, train, test, p, f
             )
-            for p, (log2_C, log2_gamma) in enumerate(points)
+            for p in by_cost
             for f, (train, test) in enumerate(splits)
         )
         total = len(points) * len(splits)
