@@ -193,7 +193,7 @@ def test_cascade_svc_refuses_negative_weights_and_weights_that_leave_one_class(c
     dX, dy = da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500)
     with pytest.raises(ValueError, match="sample_weight must be non-negative"):
         CascadeSVC().fit(dX, dy, sample_weight=np.where(np.arange(2000) == 7, -1.0, 1.0))
-    with pytest.raises(ValueError, match="positive weight in at least two classes"):
+    with pytest.raises(ValueError, match=r"positive weight in every class; sample_weight leaves none in class \[-1.0\]"):
         CascadeSVC().fit(dX, dy, sample_weight=(y > 0).astype(float))
     with pytest.raises(ValueError, match="one value per row of X"):
         CascadeSVC().fit(dX, dy, sample_weight=np.ones(5))

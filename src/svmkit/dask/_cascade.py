@@ -184,11 +184,11 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         X, y, weight = _dask_rows(X, y, sample_weight)
         client = _current_client()
         classes, counts = (np.asarray(v) for v in dask.compute(*da.unique(y, return_counts=True)))
-        if weight is not None:
-            _check_weights(weight, y)
         if classes.shape[0] < 2:
             raise ValueError(f"CascadeSVC needs samples of at least two classes; the data contain one class only "
                              f"({classes[0]}).")
+        if weight is not None:
+            _check_weights(weight, y, classes)
         if self.probability and self.multiclass == "ovr" and classes.shape[0] > 2:
             raise ValueError("probability=True uses LIBSVM's pairwise coupling of one-vs-one problems: "
                              "use multiclass='ovo' (the default).")
@@ -264,7 +264,7 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
             pair_labels = np.where(y_index[rows] == i, 1.0, -1.0)
             decisions, splits = fold_splits(pair_labels, seed)
             for fold, (train, held) in enumerate(splits, start=1):
-                name = f"cascade probability {self.classes_[i]}-{self.classes_[j]} fold {fold}"
+                name = f"cascade probability {self.classes_[i]} vs {self.classes_[j]} fold {fold}"
                 fold_parts = _selected(client, parts, starts, ends, rows[train], f"{name}-rows")
                 result = self._passes(client, params, self._class_upper[[i, j]], name).run(fold_parts)
                 held_rows = np.sort(rows[held])
@@ -310,23 +310,19 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
         Dask collection computed block by block."""
         return self._score("predict", X)
 
-    def _check_probability(self):
-        if not self.probability:
-            raise AttributeError("predict_proba is not available when probability=False.")
-        return True
-
-    @available_if(_check_probability)
+    # (SVC's check: predict_proba and its kin exist where probability=True)
+    @available_if(SVC._check_probability)
     def predict_proba(self, X):
         """Class probabilities as :meth:`svmkit.SVC.predict_proba`; a Dask array or dataframe
         gives a Dask collection computed block by block."""
         return self._score("predict_proba", X)
 
-    @available_if(_check_probability)
+    @available_if(SVC._check_probability)
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
 
-    @available_if(_check_probability)
+    @available_if(SVC._check_probability)
     def predict_from_proba(self, X):
         """The class of largest probability, as :meth:`svmkit.SVC.predict_from_proba`."""
         return self._score("predict_from_proba", X)
@@ -375,17 +371,20 @@ def _pair_decisions(client, model, parts, starts, ends, rows, name):
     return np.concatenate(client.gather(futures))
 
 
-def _check_weights(weight, y):
-    """Sample weights non-negative and finite, and two classes with positive weights."""
+def _check_weights(weight, y, classes):
+    """Sample weights non-negative and finite, and positive for some row of every class
+    (the nodes solve the rows of positive weight only, so a class without any would be
+    missing from their models)."""
     smallest, finite, weighted_classes = dask.compute(weight.min(), da.isfinite(weight).all(),
                                                       da.unique(y[weight > 0]))
     if not finite:
         raise ValueError("sample_weight must be finite (it holds NaN or infinite values).")
     if smallest < 0:
         raise ValueError("sample_weight must be non-negative.")
-    if weighted_classes.shape[0] < 2:
-        raise ValueError("CascadeSVC needs rows of positive weight in at least two classes; sample_weight leaves "
-                         f"{weighted_classes.shape[0]}.")
+    unweighted = np.setdiff1d(classes, weighted_classes)
+    if unweighted.shape[0]:
+        raise ValueError(f"CascadeSVC needs rows of positive weight in every class; sample_weight leaves none in "
+                         f"class{'es' if unweighted.shape[0] > 1 else ''} {unweighted.tolist()}.")
 
 
 def _split_like(values, X, name):

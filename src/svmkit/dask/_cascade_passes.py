@@ -76,7 +76,7 @@ class CascadePasses:
             f"{self.name} stopped after max_passes={self.max_passes} passes with {history[-1]['violators']} rows "
             f"still violating their KKT conditions by more than tol={self.tol:g} (largest violation "
             f"{result.kkt_violation:.3e}); increase max_passes.",
-            ConvergenceWarning, stacklevel=4,
+            ConvergenceWarning, stacklevel=3,
         )
         return result
 
