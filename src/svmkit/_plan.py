@@ -283,11 +283,23 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     shared_rows = rows_in_budget(n_data, budget_bytes, row_dtype)
     if dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data:
         return Plan("gram", True, row_dtype, dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps, single)
-    if (dots == "sparse" and sparse_density > SPARSE_ROWS_DENSITY
-            and n_data * n_features * row_dtype.itemsize <= DENSE_COPY_BYTES):
+    if dots == "sparse" and dense_copy_pays(sparse_density, n_data, n_features, row_dtype):
         dots = "blas"  # (a dense copy for BLAS products)
     working_set, cache_rows = _blocked_sizes(n_data, n_variables, budget_bytes, row_dtype, linear)
     return Plan("blocked", False, row_dtype, dots, working_set, cache_rows, 0, 1, max_steps, single)
+
+
+def dense_copy_pays(density, n_rows, n_features, dtype):
+    """Whether sparse rows of this ``density`` (fraction of nonzeros) are better made dense for
+    BLAS's products: denser than ``SPARSE_ROWS_DENSITY`` and a copy within ``DENSE_COPY_BYTES``.
+    The solver's rows and the support vectors of a prediction decide alike.
+
+    Examples
+    --------
+    >>> dense_copy_pays(0.2, 10_000, 123, np.float32), dense_copy_pays(0.01, 10_000, 123, np.float32)
+    (True, False)
+    """
+    return density > SPARSE_ROWS_DENSITY and n_rows * n_features * np.dtype(dtype).itemsize <= DENSE_COPY_BYTES
 
 
 def _blocked_sizes(n_rows, n_variables, budget_bytes, dtype, linear):

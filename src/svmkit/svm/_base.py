@@ -21,8 +21,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
 from .._plan import (
-    DENSE_COPY_BYTES, PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
-    PREDICT_SUPPORT_BYTES, SPARSE_ROWS_DENSITY,
+    PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES,
+    dense_copy_pays,
 )
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from .._progress import enable_logging
@@ -344,9 +344,8 @@ class BaseKernelSVM(BaseEstimator):
         if n_sv == 0:
             return np.broadcast_to(intercept, (n_rows, coef.shape[1])).copy()
         kernel = self.kernel_
-        if (model is not None and sp.issparse(support_vectors)
-                and support_vectors.nnz > SPARSE_ROWS_DENSITY * n_sv * support_vectors.shape[1]
-                and n_sv * support_vectors.shape[1] * 8 <= DENSE_COPY_BYTES):
+        if (model is not None and sp.issparse(support_vectors) and dense_copy_pays(
+                support_vectors.nnz / (n_sv * support_vectors.shape[1]), n_sv, support_vectors.shape[1], np.float64)):
             # (as the solver's rows of such data: BLAS's dense products, not sparse-by-sparse ones)
             support_vectors = support_vectors.toarray()
         dense_support = not sp.issparse(support_vectors)
