@@ -148,10 +148,14 @@ def test_dask_ml_parallel_post_fit_scores_with_svmkit(client, digits):
 
 
 # -- Cascade SVM ---------------------------------------------------------------
-def test_cascade_svc_reaches_the_single_process_solution_on_a9a(client, a9a):
+@pytest.mark.parametrize("cache_size", [200, 1])
+def test_cascade_svc_reaches_the_single_process_solution_on_a9a(client, a9a, cache_size):
+    """The nodes by the Gram strategy (200 MB) and by working sets (1 MB: each pass's nodes
+    start from the gradient that the workers' KKT checks computed)."""
     X, y, X_test, _ = a9a
     single = SVC(C=1.0, gamma=0.05).fit(X, y)
-    cascade = CascadeSVC(C=1.0, gamma=0.05).fit(da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500))
+    cascade = CascadeSVC(C=1.0, gamma=0.05, cache_size=cache_size).fit(da.from_array(X, chunks=(500, -1)),
+                                                                       da.from_array(y, chunks=500))
     assert cascade.n_passes_ >= 2  # (the first pass alone misses rows: the feedback is exercised)
     assert cascade.dual_objective_ == pytest.approx(single.dual_objective_, rel=1e-3)
     assert np.mean(cascade.predict(X_test) == single.predict(X_test)) >= 0.995

@@ -438,9 +438,12 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     problem = Batch(y, p, upper, rows, np.array([[0, m, 0, 0], [m, 0, 0, 0]], dtype=np.int64), bool(batch.nu))
     alpha = np.array(batch.alpha0[part], dtype=np.float64)
     cache = None if source.is_linear else _RowCache(source, plan.cache_rows, plan.dots, plan.gram_dtype)
-    grad = p.copy()
-    with counts.timed("gradient"):
-        _add_columns(source, cache, rows, y, alpha, grad)
+    if batch.grad0 is None:
+        grad = p.copy()
+        with counts.timed("gradient"):
+            _add_columns(source, cache, rows, y, alpha, grad)
+    else:
+        grad = np.array(batch.grad0[part], dtype=np.float64)
     q = plan.working_set
     kept = np.empty(0, dtype=np.int64)
     objective = 0.5 * alpha @ (grad + p)

@@ -45,6 +45,11 @@ class DualBatch:
         Distinct rows of each problem, where the adapter knows them (else counted).
     known_runs : int64 array or None
         The problems' rows as runs (:meth:`runs`), where the adapter knows them.
+    grad0 : float64 array or None
+        The gradient ``p + Q a0`` at the start point, where the caller knows it (a warm
+        start whose decision values it computed): the blocked strategy reads it instead of
+        computing the kernel rows of every nonzero ``a0`` (the Gram strategy computes those
+        rows for its store anyway, and ignores it).
 
     Examples
     --------
@@ -63,6 +68,7 @@ class DualBatch:
     nu: bool = False
     group_rows: np.ndarray | None = None
     known_runs: np.ndarray | None = None
+    grad0: np.ndarray | None = None
 
     @classmethod
     def single(cls, y, p, upper, alpha0, rows, nu=False):

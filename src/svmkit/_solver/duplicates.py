@@ -173,5 +173,6 @@ def merge_copies(batch, source):
         rows=np.searchsorted(distinct, batch.rows[first]).astype(np.int64),
         bounds=np.r_[0, np.cumsum(np.bincount(group[first], minlength=batch.n_groups))].astype(np.int64),
         nu=batch.nu,
+        grad0=None if batch.grad0 is None else batch.grad0[first],  # (copies share point, sign and p: one gradient)
     )
     return MergedCopies(merged, source.subset(distinct), merged_of, np.asarray(batch.upper, dtype=np.float64))

@@ -60,18 +60,18 @@ class CascadePasses:
             started = time.perf_counter()
             top = self._cascade(feeds, start, pass_number)
             model, working_set = client.submit(tasks.model_of, top, key=self._key("model", pass_number)).result()
-            checks, summary = self._check(parts, top, pass_number)
+            all_checks, checks, summary = self._check(parts, top, pass_number)
             result = self._record(history, pass_number, model, working_set, summary, time.perf_counter() - started)
             if not checks:
                 return result
-            support = client.submit(tasks.support_of, top, key=self._key("support", pass_number))
-            start = client.submit(tasks.start_of, top, key=self._key("start", pass_number))
+            working = client.submit(tasks.rows_of, top, key=self._key("working-set", pass_number))
+            start = client.submit(tasks.start_of, top, *all_checks, key=self._key("start", pass_number))
             violators = [client.submit(tasks.violators_of, check, key=self._key("violators", pass_number, p))
                          for p, check in checks]
-            if history[-1]["violators"] <= model.support_.shape[0]:
-                feeds = [[support, *violators]]  # (one node: a tree would solve the support vectors once a leaf)
+            if history[-1]["violators"] <= working_set.shape[0]:
+                feeds = [[working, *violators]]  # (one node: a tree would solve the working set once a leaf)
             else:
-                feeds = [[support, part_violators] for part_violators in violators]
+                feeds = [[working, part_violators] for part_violators in violators]
         warnings.warn(
             f"{self.name} stopped after max_passes={self.max_passes} passes with {history[-1]['violators']} rows "
             f"still violating their KKT conditions by more than tol={self.tol:g} (largest violation "
@@ -113,8 +113,8 @@ class CascadePasses:
                     self.name, pass_number, layer, len(nodes), sum(sizes), max(sizes))
 
     def _check(self, parts, top, pass_number):
-        """Check every partition against the pass's model on its worker; returns the checks
-        with violators ``[(partition, future)]`` and the summed summary. The model reaches
+        """Check every partition against the pass's model on its worker; returns all the
+        checks, those with violators ``[(partition, future)]`` and the summed summary. The model reaches
         each worker once, as the result of a task on the last node (so that Dask can compute
         it again if a worker dies)."""
         client = self.client
@@ -131,7 +131,7 @@ class CascadePasses:
             max(s[2] for s in summaries),
             np.sum([s[3] for s in summaries], axis=0),
         )
-        return violating, summary
+        return checks, violating, summary
 
     def _record(self, history, pass_number, model, working_set, summary, seconds):
         n_violators, n_rows, max_violation, slack_cost = summary

@@ -29,16 +29,29 @@ class Rows(NamedTuple):
         return Rows(self.index[keep], self.X[keep], self.y[keep], self.weight[keep])
 
 
+class Margins(NamedTuple):
+    """``y_i sum_s y_s a_s K(x_i, x_s)`` of global rows ``index`` (sorted) in each two-class
+    problem of a pass's model (``values``: a column per problem, 0 where a row is outside a
+    problem): the functional margins without the bias. Started from the pass's multipliers,
+    a dual's gradient is ``p`` plus them, so the next pass's nodes need not compute it from
+    the kernel rows of every support vector."""
+
+    index: np.ndarray
+    values: np.ndarray
+
+
 class Check(NamedTuple):
     """A partition's rows checked against a pass's model: the rows outside the working set
     that violate their KKT conditions by more than ``tol`` (the only ones that move), how
-    many rows were checked, the largest violation of any row, and ``sum C_i xi_i`` of each
-    two-class problem (the primal objective's slack term)."""
+    many rows were checked, the largest violation of any row, ``sum C_i xi_i`` of each
+    two-class problem (the primal objective's slack term), and the :class:`Margins` of the
+    rows the next pass solves (the working set's and the violators')."""
 
     violators: Rows
     n_rows: int
     max_violation: float
     slack_cost: np.ndarray
+    margins: Margins
 
 
 def partition_rows(X, y, weight, start):
@@ -65,10 +78,12 @@ def union(*parts):
 
 class Start(NamedTuple):
     """The multipliers of a pass's support vectors (global rows ``index``, sorted; ``alpha``:
-    one row per two-class problem), from which the next pass's nodes start their duals."""
+    one row per two-class problem), from which the next pass's nodes start their duals, and
+    the :class:`Margins` of the rows they solve (None: computed from kernel rows)."""
 
     index: np.ndarray
     alpha: np.ndarray
+    margins: Margins | None = None
 
 
 class _StartedSVC(SVC):
@@ -91,7 +106,19 @@ class _StartedSVC(SVC):
         problem = np.repeat(np.arange(batch.bounds.shape[0] - 1), np.diff(batch.bounds))
         alpha0 = np.where(found, start.alpha[problem, np.minimum(position, start.index.shape[0] - 1)], 0.0)
         batch.alpha0 = np.minimum(alpha0, batch.upper)
+        if start.margins is not None and np.array_equal(batch.alpha0, alpha0):
+            batch.grad0 = _start_gradient(batch, start.margins, global_rows[order[batch.rows]], problem)
         return batch
+
+
+def _start_gradient(batch, margins, variable_rows, problem):
+    """The gradient ``p + Q a0`` of a batch started from the multipliers that gave
+    ``margins``, at the variables on global rows ``variable_rows`` of problems ``problem``;
+    None where a row has no margin."""
+    position = np.minimum(np.searchsorted(margins.index, variable_rows), margins.index.shape[0] - 1)
+    if margins.index.shape[0] == 0 or not np.array_equal(margins.index[position], variable_rows):
+        return None
+    return batch.p + margins.values[position, problem]
 
 
 def _fit_svc(params, rows, start):
@@ -128,10 +155,11 @@ def model_of(top):
     return model, rows.index
 
 
-def support_of(top):
-    """The working set's rows that are support vectors of the pass's model (fed back)."""
-    model, rows = top
-    return rows.take(np.sort(model.support_))
+def rows_of(top):
+    """The rows of a pass's working set, fed back whole: rows whose multiplier fell to 0
+    stay, so that the next pass's moves of the boundary cannot make them violators again
+    (passes of one node then solve ever larger working sets, and end)."""
+    return top[1]
 
 
 class PassModel(NamedTuple):
@@ -162,11 +190,15 @@ def _problem_classes(model):
     return first, second
 
 
-def start_of(top):
-    """The :class:`Start` of a pass's last node: its support vectors' rows and multipliers."""
+def start_of(top, *checks):
+    """The :class:`Start` of a pass's last node: its support vectors' rows and multipliers,
+    and the margins of the rows of the partitions' ``checks``."""
     model, rows = top
     support = np.sort(model.support_)
-    return Start(rows.index[support], np.atleast_2d(model.alpha_)[:, support])
+    index = np.concatenate([check.margins.index for check in checks])
+    order = np.argsort(index, kind="stable")
+    margins = Margins(index[order], np.concatenate([check.margins.values for check in checks])[order])
+    return Start(rows.index[support], np.atleast_2d(model.alpha_)[:, support], margins)
 
 
 def check_partition(pass_model, part):
@@ -188,10 +220,13 @@ def check_partition(pass_model, part):
     np.multiply(m.class_upper[y_index], part.weight, out=upper, where=weighted)  # (C = inf: inf where weighted)
     violation = np.zeros(part.index.shape[0])
     slack_cost = np.zeros(m.first.shape[0])
+    margins = np.zeros(decisions.shape)
+    intercept = np.broadcast_to(m.model.intercept_, (decisions.shape[1],))
     for k, (first, second) in enumerate(zip(m.first, m.second)):
         inside = (y_index == first) | (y_index == second) | (second < 0)
         label = np.where(y_index == first, 1.0, -1.0)
         yf = label * decisions[:, k]
+        margins[:, k] = np.where(inside, label * (decisions[:, k] - intercept[k]), 0.0)
         alpha = np.zeros(part.index.shape[0])
         alpha[in_working_set] = m.alpha[k, position[in_working_set]]
         at_upper = alpha >= upper
@@ -203,7 +238,9 @@ def check_partition(pass_model, part):
         finite = inside & weighted & np.isfinite(upper)
         slack_cost[k] = float(np.sum(upper[finite] * np.maximum(0.0, 1.0 - yf[finite])))
     moving = (violation > m.tol) & ~in_working_set
-    return Check(part.take(moving), int(part.index.shape[0]), float(violation.max(initial=0.0)), slack_cost)
+    solved_next = moving | in_working_set
+    return Check(part.take(moving), int(part.index.shape[0]), float(violation.max(initial=0.0)), slack_cost,
+                 Margins(part.index[solved_next], margins[solved_next]))
 
 
 def check_summary(check):
