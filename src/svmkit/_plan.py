@@ -138,6 +138,9 @@ ONE_THREAD_BLAS_WORK = 2**23
 #: of kernel values stays within the shared cache, and blocks are few enough that their Python
 #: work is small beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873).
 PREDICT_BLOCK_BYTES = 8 * 2**20
+#: Features copied at a time where a Cascade SVM's node joins its row sets: small beside the
+#: node's rows (covtype's top nodes: 130 MB), so that joining them costs no second copy.
+GATHER_CHUNK_BYTES = 4 * 2**20
 #: Support vectors per part of a block of kernel values at prediction: as many as this many bytes
 #: of float64 features hold, so that a part stays in a core's cache while every test row of the
 #: block meets it; whole, many support vectors left blocks of a few test rows that each read all

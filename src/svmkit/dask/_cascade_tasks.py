@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _plan
 from ..svm import SVC
 
 
@@ -69,11 +70,29 @@ def select_rows(part, local):
 
 def union(*parts):
     """The rows of positive weight of all ``parts`` (the others take no part in the
-    problem), each global row once, in the order of the global rows."""
+    problem), each global row once, in the order of the global rows. The features are
+    gathered once, into the result (a top node's rows are most of a worker's memory)."""
     index = np.concatenate([part.index for part in parts])
+    weight = np.concatenate([part.weight for part in parts])
     index, first = np.unique(index, return_index=True)
-    rows = Rows(index, *(np.concatenate([getattr(part, name) for part in parts])[first] for name in ("X", "y", "weight")))
-    return rows.take(rows.weight > 0)
+    keep = first[weight[first] > 0]  # (places in the parts one after another)
+    return Rows(index[weight[first] > 0], _gather([part.X for part in parts], keep),
+                np.concatenate([part.y for part in parts])[keep], weight[keep])
+
+
+def _gather(arrays, places):
+    """The rows ``places`` of ``arrays`` one after another, without joining them first, a
+    chunk of rows at a time (no copy of a whole part on the way)."""
+    out = np.empty((places.shape[0], *arrays[0].shape[1:]), dtype=np.result_type(*arrays))
+    starts = np.cumsum([0] + [array.shape[0] for array in arrays])
+    part_of = np.searchsorted(starts, places, side="right") - 1
+    chunk_rows = max(1, _plan.GATHER_CHUNK_BYTES // max(1, out.dtype.itemsize * int(np.prod(out.shape[1:]))))
+    for j, array in enumerate(arrays):
+        targets = np.flatnonzero(part_of == j)
+        for chunk in range(0, targets.shape[0], chunk_rows):
+            taken = targets[chunk:chunk + chunk_rows]
+            out[taken] = array[places[taken] - starts[j]]
+    return out
 
 
 class Start(NamedTuple):
