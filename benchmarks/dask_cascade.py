@@ -18,9 +18,11 @@ Two parts, each on a ``LocalCluster`` of worker processes with one thread each, 
 
 Reads LIBSVM files from ``--data-dir`` (default ``../shared/data``); writes ``--json``
 (default ``benchmarks/results/dask_cascade.json``), which ``benchmarks/report.py`` turns into
-BENCHMARKS.md. Example::
+BENCHMARKS.md. ``--skip-grid``, ``--skip-cascade`` and ``--skip-single`` leave a part out (the
+data of the second part is read where one of its fits remains). Examples::
 
     python benchmarks/dask_cascade.py --rows 100000
+    python benchmarks/dask_cascade.py --skip-cascade --skip-single --grid-dataset splice
 """
 
 from __future__ import annotations
@@ -152,28 +154,39 @@ def ijcnn1(args):
 
 
 def cascade(args):
-    import dask.array as da
-
     from svmkit import SVC
-    from svmkit.dask import CascadeSVC
 
     X, y, X_test, y_test = (covtype if args.dataset == "covtype.binary" else ijcnn1)(args)
     params = dict(C=args.C, gamma=args.gamma, cache_size=args.cache_size)
     print(f"{args.dataset} {X.shape[0]} training rows, {X_test.shape[0]} test rows, RBF C={args.C} "
           f"gamma={args.gamma}", flush=True)
-    results = {}
+    results, single_labels = {}, None
     if not args.skip_single:
         with PeakRSS() as memory:
             started = time.perf_counter()
             single = SVC(**params).fit(X, y)
             seconds = time.perf_counter() - started
-        single_labels = single.predict(X_test)
+        single_labels = single.predict(X_test) if X_test.shape[0] else None  # (--test-rows 0: every row trains)
         results["svmkit"] = {"fit": seconds, "predict": None, "objective": float(single.dual_objective_),
-                             "accuracy": float(np.mean(single_labels == y_test)), "peak_mb": memory.peak_mb,
-                             "support_vectors": int(single.support_.shape[0])}
+                             "accuracy": float(np.mean(single_labels == y_test)) if X_test.shape[0] else None,
+                             "peak_mb": memory.peak_mb, "support_vectors": int(single.support_.shape[0])}
         print(f"  single process: {seconds:.1f} s, dual {single.dual_objective_:.6f}, "
-              f"{single.support_.shape[0]} SVs, accuracy {results['svmkit']['accuracy']:.4f}, "
-              f"peak {memory.peak_mb:.0f} MB", flush=True)
+              f"{single.support_.shape[0]} SVs"
+              + (f", accuracy {results['svmkit']['accuracy']:.4f}" if X_test.shape[0] else "")
+              + f", peak {memory.peak_mb:.0f} MB", flush=True)
+    if not args.skip_cascade:
+        results["cascade-2-workers"] = _cascade_fit(args, X, y, X_test, y_test, params, results.get("svmkit"),
+                                                    single_labels)
+    return Case(args.dataset, f"{X.shape[0]}x{X.shape[1]}", f"rbf C={args.C:g} gamma={args.gamma:g}", results)
+
+
+def _cascade_fit(args, X, y, X_test, y_test, params, single, single_labels):
+    """CascadeSVC on a fresh cluster: its figures, compared with the single-process fit's
+    (``single`` and its test labels, None where skipped)."""
+    import dask.array as da
+
+    from svmkit.dask import CascadeSVC
+
     local, client, warm_rss = cluster(args.workers)
     try:
         dX = da.from_array(X, chunks=(-(-X.shape[0] // args.partitions), -1))
@@ -198,15 +211,15 @@ def cascade(args):
         "sent_bytes_total": int(sum(w["sent_bytes"] for w in workers.values())),
         "support_vector_mb": model.support_vectors_.nbytes / 2**20,
     }
-    if "svmkit" in results and labels is not None:
-        result["agreement"] = float(np.mean(labels == single_labels))
-        reference = results["svmkit"]["objective"]
+    if single is not None:
+        reference = single["objective"]
         result["objective_difference"] = (result["objective"] - reference) / abs(reference)
-    results["cascade-2-workers"] = result
+        if labels is not None:
+            result["agreement"] = float(np.mean(labels == single_labels))
     print(f"  cascade on {args.workers} workers, {args.partitions} partitions ({partition_mb:.1f} MB each): "
           f"{seconds:.1f} s, {model.n_passes_} passes, dual {result['objective']:.6f}"
-          + (f" (relative difference {result['objective_difference']:+.2e}, agreement {result['agreement']:.4f})"
-             if "agreement" in result else "")
+          + (f" (relative difference {result['objective_difference']:+.2e})" if single is not None else "")
+          + (f", agreement {result['agreement']:.4f}" if "agreement" in result else "")
           + (f", accuracy {result['accuracy']:.4f}" if labels is not None else "")
           + f", largest KKT violation {model.kkt_violation_:.2e}", flush=True)
     for address, figures in workers.items():
@@ -215,7 +228,7 @@ def cascade(args):
               f"in {figures['sent_transfers']} transfers", flush=True)
     print(f"  support vectors: {result['support_vectors']} rows, {result['support_vector_mb']:.1f} MB; "
           f"sent between workers in all: {result['sent_bytes_total'] / 2**20:.1f} MB", flush=True)
-    return Case(args.dataset, f"{X.shape[0]}x{X.shape[1]}", f"rbf C={args.C:g} gamma={args.gamma:g}", results)
+    return result
 
 
 def main(argv=None):
@@ -234,7 +247,7 @@ def main(argv=None):
     parser.add_argument("--grid-dataset", default="heart",
                         help="'heart' (svmkit's copy) or a LIBSVM file in --data-dir")
     parser.add_argument("--skip-grid", action="store_true")
-    parser.add_argument("--skip-cascade", action="store_true")
+    parser.add_argument("--skip-cascade", action="store_true", help="no CascadeSVC fit")
     parser.add_argument("--skip-single", action="store_true", help="no single-process fit (it takes long)")
     parser.add_argument("--json", default=str(HERE / "results" / "dask_cascade.json"))
     args = parser.parse_args(argv)
@@ -243,7 +256,7 @@ def main(argv=None):
     cases = []
     if not args.skip_grid:
         cases.append(grid_search(args))
-    if not args.skip_cascade:
+    if not (args.skip_cascade and args.skip_single):
         cases.append(cascade(args))
     command = "python benchmarks/dask_cascade.py " + " ".join(argv if argv is not None else sys.argv[1:])
     write_json(args.json, "dask_cascade", command.strip(), library_versions(), cases,
