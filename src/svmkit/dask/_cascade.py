@@ -38,14 +38,16 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
     Each partition of the data is solved with :class:`svmkit.SVC` on the worker that holds
     it; the support vectors of the partitions are merged pairwise in a binary tree, each
     merge solved again, and the last node's :class:`~svmkit.SVC` is the model of the pass.
-    Its support vectors are fed back: the workers check every row of their partitions
-    against the model, and the rows that violate their KKT conditions by more than ``tol``
-    (the only rows that move) enter the next pass: each partition's violators with the
-    fed-back support vectors in a node of their own, merged by the tree as before, or, when
-    the violators are no more than the support vectors, all of them in one node with the
-    support vectors (every leaf would otherwise solve the support vectors again). The fit
-    ends when no row violates them: the model is then the solution of the C-SVC of all rows
-    (Graf et al. 2004), to ``tol``. Each pass's dual objective is at least the last one's.
+    Its working set is fed back: the workers check every row of their partitions against
+    the model, and the rows that violate their KKT conditions by more than ``tol`` (the only
+    rows that move) enter the next pass: each partition's violators with the fed-back
+    working set in a node of their own, merged by the tree as before, or, when the violators
+    are no more than the working set, all of them in one node with it (every leaf would
+    otherwise solve the working set again). Nodes that hold all the last support vectors
+    start from their multipliers, and from the gradient the checks' decision values give.
+    The fit ends when no row violates its conditions: the model is then the solution of the
+    C-SVC of all rows (Graf et al. 2004), to ``tol``. Each pass's dual objective is at least
+    the last one's; passes of one node solve ever larger working sets, so they end.
 
     The fitted model is an :class:`svmkit.SVC` fitted on the last working set
     (:attr:`model_`); the attributes below are its attributes with rows numbered in the
