@@ -2,7 +2,8 @@
 
 Two parts, each on a ``LocalCluster`` of worker processes with one thread each, started afresh
 (so that every worker's peak memory is that of the part measured) and warmed up before timing
-(svmkit imported and its compiled code loaded on every worker):
+(svmkit imported and its compiled code loaded on every worker), without Dask's
+``MALLOC_TRIM_THRESHOLD_=65536`` unless ``--dask-malloc-trim`` (see the README):
 
 * **Grid search**: ``SVCGridSearch``'s default grid, the LIBSVM guide's (the seeds'):
   ``C = 2^-5 ... 2^15``, ``gamma = 2^3 ... 2^-15``, 110 points, 5-fold cross-validation, scaled
@@ -80,10 +81,15 @@ def _worker_figures(dask_worker):
     }
 
 
-def cluster(n_workers):
+def cluster(n_workers, malloc_trim=False):
+    """A LocalCluster of warmed-up workers, without Dask's ``MALLOC_TRIM_THRESHOLD_`` (as the
+    README advises for svmkit) unless ``malloc_trim``; and the workers' RSS after the warm-up."""
+    import dask
     from distributed import Client, LocalCluster
 
-    local = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    unset = {} if malloc_trim else {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    with dask.config.set(unset):
+        local = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
     client = Client(local)
     client.run(_warm_worker)
     return local, client, client.run(_rss_mb)
@@ -109,7 +115,7 @@ def grid_search(args):
         X = X.toarray()
     results, tables = {}, {}
     for n_workers in (1, 2):
-        local, client, _ = cluster(n_workers)
+        local, client, _ = cluster(n_workers, args.dask_malloc_trim)
         try:
             started = time.perf_counter()
             if n_workers == 1:  # (joblib runs the jobs of one worker thread in this process: on the worker instead)
@@ -187,7 +193,7 @@ def _cascade_fit(args, X, y, X_test, y_test, params, single, single_labels):
 
     from svmkit.dask import CascadeSVC
 
-    local, client, warm_rss = cluster(args.workers)
+    local, client, warm_rss = cluster(args.workers, args.dask_malloc_trim)
     try:
         dX = da.from_array(X, chunks=(-(-X.shape[0] // args.partitions), -1))
         dy = da.from_array(y, chunks=(dX.chunks[0],))
@@ -249,6 +255,8 @@ def main(argv=None):
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--skip-cascade", action="store_true", help="no CascadeSVC fit")
     parser.add_argument("--skip-single", action="store_true", help="no single-process fit (it takes long)")
+    parser.add_argument("--dask-malloc-trim", action="store_true",
+                        help="start the workers with Dask's MALLOC_TRIM_THRESHOLD_=65536 (by default unset)")
     parser.add_argument("--json", default=str(HERE / "results" / "dask_cascade.json"))
     args = parser.parse_args(argv)
     for line in thread_settings():
@@ -258,11 +266,12 @@ def main(argv=None):
         cases.append(grid_search(args))
     if not (args.skip_cascade and args.skip_single):
         cases.append(cascade(args))
+    trim = "65536 (Dask's default)" if args.dask_malloc_trim else "unset"
     command = "python benchmarks/dask_cascade.py " + " ".join(argv if argv is not None else sys.argv[1:])
     write_json(args.json, "dask_cascade", command.strip(), library_versions(), cases,
                extra={"anchors": {"svmkit": "one worker / one process"},
-                      "settings": f"LocalCluster of worker processes, 1 thread each; tol=1e-3, "
-                                  f"cache_size={args.cache_size:g} MB"})
+                      "settings": f"LocalCluster of worker processes, 1 thread each, MALLOC_TRIM_THRESHOLD_ {trim}; "
+                                  f"tol=1e-3, cache_size={args.cache_size:g} MB"})
 
 
 if __name__ == "__main__":
