@@ -114,9 +114,9 @@ class CascadePasses:
 
     def _check(self, parts, top, pass_number):
         """Check every partition against the pass's model on its worker; returns all the
-        checks, those with violators ``[(partition, future)]`` and the summed summary. The model reaches
-        each worker once, as the result of a task on the last node (so that Dask can compute
-        it again if a worker dies)."""
+        checks, those with violators ``[(partition, future)]`` and the summed summary. The
+        model reaches each worker once, as the result of a task on the last node (so that
+        Dask can compute it again if a worker dies)."""
         client = self.client
         pass_model = client.submit(tasks.pass_model_of, top, self.class_upper, float(self.tol),
                                    key=self._key("pass-model", pass_number))
