@@ -120,13 +120,13 @@ class _StartedSVC(SVC):
         _, y_index = np.unique(self._labels, return_inverse=True)
         by_class = n_classes > 2 and self.multiclass == "ovo"  # (SVC.fit's rows class by class)
         order = np.argsort(y_index, kind="stable") if by_class else np.arange(y_index.shape[0])
-        position = np.searchsorted(start.index, global_rows[order[batch.rows]])
-        found = start.index[np.minimum(position, start.index.shape[0] - 1)] == global_rows[order[batch.rows]]
+        variable_rows = global_rows[order[batch.rows]]
+        position, found = _find(start.index, variable_rows)
         problem = np.repeat(np.arange(batch.bounds.shape[0] - 1), np.diff(batch.bounds))
-        alpha0 = np.where(found, start.alpha[problem, np.minimum(position, start.index.shape[0] - 1)], 0.0)
+        alpha0 = np.where(found, start.alpha[problem, position], 0.0)
         batch.alpha0 = np.minimum(alpha0, batch.upper)
         if start.margins is not None and np.array_equal(batch.alpha0, alpha0):
-            batch.grad0 = _start_gradient(batch, start.margins, global_rows[order[batch.rows]], problem)
+            batch.grad0 = _start_gradient(batch, start.margins, variable_rows, problem)
         return batch
 
 
@@ -134,10 +134,19 @@ def _start_gradient(batch, margins, variable_rows, problem):
     """The gradient ``p + Q a0`` of a batch started from the multipliers that gave
     ``margins``, at the variables on global rows ``variable_rows`` of problems ``problem``;
     None where a row has no margin."""
-    position = np.minimum(np.searchsorted(margins.index, variable_rows), margins.index.shape[0] - 1)
-    if margins.index.shape[0] == 0 or not np.array_equal(margins.index[position], variable_rows):
+    position, found = _find(margins.index, variable_rows)
+    if not found.all():
         return None
     return batch.p + margins.values[position, problem]
+
+
+def _find(index, rows):
+    """Where global ``rows`` are in the sorted global rows ``index`` (positions within it)
+    and which of them are there."""
+    if index.shape[0] == 0:
+        return np.zeros(rows.shape[0], dtype=np.int64), np.zeros(rows.shape[0], dtype=bool)
+    position = np.minimum(np.searchsorted(index, rows), index.shape[0] - 1)
+    return position, index[position] == rows
 
 
 def _fit_svc(params, rows, start):
@@ -231,9 +240,7 @@ def check_partition(pass_model, part):
     if np.any(y_index >= classes.shape[0]) or np.any(classes[np.minimum(y_index, classes.shape[0] - 1)] != part.y):
         raise ValueError("a partition holds a label that is not among the classes of the training data.")
     decisions = m.model._problem_decisions(part.X)
-    position = np.searchsorted(m.working_set, part.index)
-    in_working_set = position < m.working_set.shape[0]
-    in_working_set[in_working_set] = m.working_set[position[in_working_set]] == part.index[in_working_set]
+    position, in_working_set = _find(m.working_set, part.index)
     weighted = part.weight > 0
     upper = np.zeros(part.index.shape[0])
     np.multiply(m.class_upper[y_index], part.weight, out=upper, where=weighted)  # (C = inf: inf where weighted)
@@ -245,7 +252,7 @@ def check_partition(pass_model, part):
         inside = (y_index == first) | (y_index == second) | (second < 0)
         label = np.where(y_index == first, 1.0, -1.0)
         yf = label * decisions[:, k]
-        margins[:, k] = np.where(inside, label * (decisions[:, k] - intercept[k]), 0.0)
+        margins[:, k] = np.where(inside, yf - label * intercept[k], 0.0)
         alpha = np.zeros(part.index.shape[0])
         alpha[in_working_set] = m.alpha[k, position[in_working_set]]
         at_upper = alpha >= upper
