@@ -444,7 +444,7 @@ def test_solver_docstring_examples():
 
 
 def _square_in_a_forked_child(queue):
-    from svmkit.svm._base import map_in_threads
+    from svmkit._parallel import map_in_threads
 
     queue.put(map_in_threads(lambda x: x * x, range(6), 2))
 
@@ -453,7 +453,7 @@ def test_map_in_threads_keeps_order_raises_and_runs_nested_maps_in_turn():
     import multiprocessing
     import threading
 
-    from svmkit.svm._base import map_in_threads
+    from svmkit._parallel import map_in_threads
 
     assert map_in_threads(lambda x: 3 * x, range(50), 2) == [3 * x for x in range(50)]
 

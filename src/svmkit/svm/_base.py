@@ -19,17 +19,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import kernels as kernel_module
-from .._parallel import blas_threads_for, map_in_threads, on_pool_thread, usable_cores
-from .._plan import (
-    PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES,
-    dense_copy_pays,
-)
+from .._parallel import on_pool_thread, usable_cores
+from .._plan import PRECOMPUTED_SYMMETRY_RTOL
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from .._progress import enable_logging
 from .._validation import (
     FINITE, N_JOBS, POSITIVE, canonical_csr, check_finite_prediction, check_symmetric_kernel, validate_data,
 )
-from ..kernels import LinearKernel, resolve_gamma, row_sq_norms
+from ..kernels import LinearKernel, resolve_gamma
+from ._decisions import SupportVectors, kernel_decisions
 
 def is_real(value):
     """``isinstance(value, numbers.Real)``, Python's float and int first (the abstract class's
@@ -292,7 +290,8 @@ class BaseKernelSVM(BaseEstimator):
 
     def _prediction_model(self):
         """What predictions need beyond the fitted attributes: the linear kernel's weights
-        ``w = SV' coef`` (n_features, k), or the support vectors' squared norms (RBF). Made at
+        ``w = SV' coef`` (n_features, k), or the support vectors as other built-in kernels'
+        predictions read them (:class:`svmkit.svm._decisions.SupportVectors`). Made at
         the end of a fit and kept while the support vectors and coefficients are those it was
         made from; else made anew and not kept (a prediction leaves the estimator as it was)."""
         coef = self._decision_coef()
@@ -302,7 +301,7 @@ class BaseKernelSVM(BaseEstimator):
         if isinstance(self.kernel_, LinearKernel):
             return np.ascontiguousarray(np.asarray(self.support_vectors_.T @ coef), dtype=np.float64)
         if self.kernel_ is not None and self.kernel_.compiled_form() is not None:
-            return row_sq_norms(self.support_vectors_)
+            return SupportVectors(self.support_vectors_)
         return None
 
     def _keep_prediction_model(self):
@@ -328,8 +327,7 @@ class BaseKernelSVM(BaseEstimator):
     def _decision_of(self, X, coef, intercept):
         """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k): the linear kernel
         through ``w``; a precomputed kernel from the support vectors' columns; others in blocks
-        of test rows that stay in cache (BLAS products and the compiled kernel), spread over
-        ``n_jobs`` threads where they are many."""
+        of test rows (:func:`svmkit.svm._decisions.kernel_decisions`)."""
         model = self._prediction_model()
         if isinstance(self.kernel_, LinearKernel):
             if sp.issparse(X) or model.shape[1] > 1:
@@ -339,50 +337,11 @@ class BaseKernelSVM(BaseEstimator):
             return np.einsum("ij,jk->ik", X, model) + intercept
         if self._precomputed:
             return np.asarray(X[:, self.support_] @ coef) + intercept
-        support_vectors = self.support_vectors_
-        n_rows, n_sv = X.shape[0], support_vectors.shape[0]
+        n_rows, n_sv = X.shape[0], self.support_vectors_.shape[0]
         if n_sv == 0:
             return np.broadcast_to(intercept, (n_rows, coef.shape[1])).copy()
-        kernel = self.kernel_
-        if (model is not None and sp.issparse(support_vectors) and dense_copy_pays(
-                support_vectors.nnz / (n_sv * support_vectors.shape[1]), n_sv, support_vectors.shape[1], np.float64)):
-            # (as the solver's rows of such data: BLAS's dense products, not sparse-by-sparse ones)
-            support_vectors = support_vectors.toarray()
-        dense_support = not sp.issparse(support_vectors)
-
-        # (the support vectors a part at a time, each part staying in cache for all the block's rows)
-        support_step = max(1, PREDICT_SUPPORT_BYTES // (8 * max(support_vectors.shape[1], 1)))
-
-        def block_decisions(rows):
-            if model is not None and dense_support and sp.issparse(rows) and \
-                    rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
-                rows = rows.toarray()  # (BLAS's dense products, a block at a time)
-            norms = None if model is None else row_sq_norms(rows)
-            decisions = np.zeros((rows.shape[0], coef.shape[1]))
-            for start in range(0, n_sv, support_step):
-                part = slice(start, start + support_step)
-                if model is None:
-                    values = kernel(rows, support_vectors[part])
-                else:
-                    values = kernel.from_products(kernel_module._dot_block(rows, support_vectors[part]), norms,
-                                                  model[part])
-                decisions += values @ coef[part]
-            return decisions
-
-        if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
-            with blas_threads_for(n_rows * n_sv * X.shape[1]):
-                out = block_decisions(X)
-            out += intercept
-            return out
-        out = np.empty((n_rows, coef.shape[1]))
-        n_jobs = resolve_n_jobs(getattr(self, "n_jobs", None))
-        # (at least a block per thread)
-        step = max(1, min(PREDICT_BLOCK_BYTES // (8 * min(n_sv, support_step)), -(-n_rows // n_jobs)))
-
-        def decide_block(start):
-            out[start:start + step] = block_decisions(X[start:start + step])
-
-        map_in_threads(decide_block, range(0, n_rows, step), n_jobs)
+        out = kernel_decisions(X, self.support_vectors_, model, coef, self.kernel_,
+                               resolve_n_jobs(getattr(self, "n_jobs", None)))
         out += intercept
         return out
 

@@ -1,0 +1,205 @@
+"""Decision values ``K(X, SV) @ coef`` of kernel machines, a block of test rows at a time.
+
+A block's dot products with the support vectors are BLAS products; a built-in kernel's
+compiled form turns them into kernel values in place, and one more product with the
+coefficients gives the block's decisions. Blocks stay within the shared cache, parts of many
+support vectors within a core's, and each thread writes its products into buffers of its own,
+made once per call: fresh memory costs page faults, which on some virtual machines cost as
+much as the arithmetic.
+
+Where the support vectors and the test rows hold integer multiples of a power of two that are
+small enough (binary and count features), every dot product and every partial sum of one is
+exact in float32 (:func:`dyadic_grid`): the products are then taken in float32, at about half
+the cost of float64's, and are the same numbers.
+"""
+
+import threading
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import kernels as kernel_module
+from .._parallel import blas_threads_for, map_in_threads
+from .._plan import (
+    EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
+    PREDICT_SUPPORT_BYTES, dense_copy_pays,
+)
+from ..kernels import row_sq_norms
+
+#: float32's significand holds every integer up to 2^24 exactly, and no odd one above it.
+FLOAT32_EXACT_INTEGERS = 2.0**24
+#: Grids finer than 2^-64 are not looked for: values on them are not data of counts or flags.
+_FINEST_GRID = 64
+#: Values a grid is first looked for in (:func:`float32_grid`).
+_SAMPLE = 256
+
+def dyadic_grid(values):
+    """The grid of ``values``: ``(a, largest)`` with every value an integer multiple of
+    ``2^-a`` (``a >= 0``) and ``largest`` the largest ``|value| 2^a``; None where the finest
+    such grid is finer than ``2^-64``.
+
+    Two arrays on grids ``(a, L)`` and ``(b, M)`` have exact float32 dot products wherever
+    ``|x|_1 2^a M <= 2^24``: every product and partial sum is then an integer multiple of
+    ``2^-(a+b)`` of at most 2^24 of them.
+
+    Examples
+    --------
+    >>> dyadic_grid(np.array([0.5, 3.0, -0.25, 0.0]))
+    (2, 12.0)
+    >>> dyadic_grid(np.array([1.0, 0.0, 1.0]))
+    (0, 1.0)
+    >>> dyadic_grid(np.array([0.1]))  # (0.1 rounded to float64 is an odd multiple of 2^-55)
+    (55, 3602879701896397.0)
+    >>> dyadic_grid(np.array([1e-30])) is None
+    True
+    """
+    magnitudes = np.abs(np.asarray(values, dtype=np.float64).ravel())
+    magnitudes = magnitudes[magnitudes != 0]
+    if magnitudes.size == 0:
+        return 0, 0.0
+    fraction, exponent = np.frexp(magnitudes)  # (|v| = fraction 2^exponent, fraction in [0.5, 1))
+    significand = (fraction * 2.0**53).astype(np.int64)  # (exact: an integer below 2^53)
+    lowest_bit = np.frexp((significand & -significand).astype(np.float64))[1] - 1
+    a = max(0, int(-(exponent - 53 + lowest_bit).min()))
+    if a > _FINEST_GRID:
+        return None
+    return a, float(magnitudes.max() * 2.0**a)
+
+
+def float32_grid(values):
+    """:func:`dyadic_grid` of ``values`` where each is an integer of at most 2^24 on it (exact in
+    float32), else None; from a sample first, which rules out most data at the cost of a few.
+
+    Examples
+    --------
+    >>> float32_grid(np.array([0.5, 3.0])), float32_grid(np.array([0.1, 0.5]))
+    ((1, 6.0), None)
+    """
+    flat = np.asarray(values).ravel()
+    for sample in (flat[:_SAMPLE], flat):
+        grid = dyadic_grid(sample)
+        if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
+            return None
+    return grid
+
+
+class SupportVectors:
+    """The support vectors as predictions read them, made once per fit (or load).
+
+    Attributes
+    ----------
+    rows : float64 rows, dense (also a dense copy of sparse ones where BLAS's products pay,
+        as the solver's rows of such data) or CSR
+    sq_norms : 1-D float64 array, the squared norm of every row
+
+    Examples
+    --------
+    >>> support = SupportVectors(np.array([[1.0, 0.0], [0.0, 2.0]]))
+    >>> support.sq_norms
+    array([1., 4.])
+    >>> rows32, grid = support.float32_rows()
+    >>> rows32.dtype, grid
+    (dtype('float32'), (0, 2.0))
+    """
+
+    def __init__(self, support_vectors):
+        rows = support_vectors
+        n_sv, n_features = rows.shape
+        if sp.issparse(rows) and dense_copy_pays(rows.nnz / max(n_sv * n_features, 1), n_sv, n_features,
+                                                 np.float64):
+            rows = rows.toarray()
+        self.rows = rows
+        self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
+        self._float32 = None
+
+    def float32_rows(self):
+        """``(rows in float32, grid)`` where the dense rows lie on a grid that makes products
+        with suitable test rows exact in float32 (:func:`float32_grid`), else ``(None, None)``;
+        found at the first call."""
+        if self._float32 is None:
+            grid = None if sp.issparse(self.rows) else float32_grid(self.rows)
+            self._float32 = (None, None) if grid is None else (self.rows.astype(np.float32), grid)
+        return self._float32
+
+
+def _exact_in_float32(X, grid):
+    """Whether every dot product of a row of ``X`` with support vectors on ``grid`` is exact
+    in float32 (:func:`dyadic_grid`)."""
+    row_grid = float32_grid(X.data if sp.issparse(X) else X)
+    if row_grid is None or X.shape[0] == 0:
+        return False
+    longest = float(np.max(abs(X).sum(axis=1)))  # (the largest |x|_1)
+    return longest * 2.0**row_grid[0] * max(grid[1], 1.0) <= FLOAT32_EXACT_INTEGERS
+
+
+def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
+    """``K(X, SV) @ coef`` (n_rows, k) for a coefficient matrix (n_SV, k), ``support`` the
+    :class:`SupportVectors` of a built-in kernel or None for another kernel (called on blocks
+    of ``X`` and ``support_vectors``). Blocks of test rows are spread over ``n_jobs`` threads
+    where there are many kernel values.
+    """
+    n_rows = X.shape[0]
+    if support is not None:
+        support_vectors = support.rows
+        if support_vectors.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT:
+            rows32, grid = support.float32_rows()
+            if rows32 is not None and _exact_in_float32(X, grid):
+                support_vectors = rows32
+    n_sv, n_features = support_vectors.shape
+    dense_support = not sp.issparse(support_vectors)
+    # (the support vectors a part at a time, each part staying in cache for all the block's rows)
+    support_step = max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
+    buffers = threading.local()
+
+    def products_of(rows, part):
+        """The float64 dot products of a block's rows with a part of the support vectors."""
+        if not (dense_support and isinstance(rows, np.ndarray)):
+            return kernel_module._dot_block(rows, support_vectors[part])
+        columns = support_vectors[part]
+        products = _buffer(buffers, "products", rows.shape[0], columns.shape[0], columns.dtype)
+        np.matmul(rows, columns.T, out=products)
+        if products.dtype == np.float64:
+            return products
+        widened = _buffer(buffers, "widened", rows.shape[0], columns.shape[0], np.float64)
+        widened[...] = products
+        return widened
+
+    def block_decisions(rows):
+        if support is not None and dense_support and sp.issparse(rows) and \
+                rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
+            rows = rows.toarray()  # (BLAS's dense products, a block at a time)
+        norms = None if support is None else row_sq_norms(rows).astype(np.float64, copy=False)
+        if support is not None and dense_support and isinstance(rows, np.ndarray):
+            rows = rows.astype(support_vectors.dtype, copy=False)
+        decisions = np.zeros((rows.shape[0], coef.shape[1]))
+        for start in range(0, n_sv, support_step):
+            part = slice(start, start + support_step)
+            if support is None:
+                values = kernel(rows, support_vectors[part])
+            else:
+                values = kernel.from_products(products_of(rows, part), norms, support.sq_norms[part])
+            decisions += values @ coef[part]
+        return decisions
+
+    if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
+        with blas_threads_for(n_rows * n_sv * n_features):
+            return block_decisions(X)
+    out = np.empty((n_rows, coef.shape[1]))
+    # (at least a block per thread)
+    step = max(1, min(PREDICT_BLOCK_BYTES // (8 * min(n_sv, support_step)), -(-n_rows // n_jobs)))
+
+    def decide_block(start):
+        out[start:start + step] = block_decisions(X[start:start + step])
+
+    map_in_threads(decide_block, range(0, n_rows, step), n_jobs)
+    return out
+
+
+def _buffer(buffers, name, n_rows, n_columns, dtype):
+    """A C-ordered (n_rows, n_columns) array of this thread's buffer ``name``, made (or made
+    larger) where it holds fewer values."""
+    held = getattr(buffers, name, None)
+    if held is None or held.size < n_rows * n_columns:
+        held = np.empty(n_rows * n_columns, dtype=dtype)
+        setattr(buffers, name, held)
+    return held[:n_rows * n_columns].reshape(n_rows, n_columns)
