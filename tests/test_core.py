@@ -4,12 +4,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from compiled_doctests import run_docstring_examples
 from naive import dual_by_projected_gradient, intercept_by_masks, kept_by_shrinking, kernel_by_formula
 from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
 from svmkit._core._jit import jit
 from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_columns, kernel_diagonal,
-    kernel_rows, precomputed_kernel_data, sparse_kernel_data,
+    kernel_rows, precomputed_kernel_data, sparse_kernel_data, sparse_rows_products,
 )
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
@@ -59,6 +60,27 @@ def test_kernel_rows_longer_than_a_tile_equal_the_formulas(sparse):
     for first, last in ((0, 2500), (2500, 7001), (7001, 9000)):
         kernel_columns(data, rows, in_parts, np.arange(3), first, last)
     np.testing.assert_array_equal(in_parts, out)
+
+
+def test_sparse_rows_products_equal_the_formula_over_tiles_and_odd_nonzero_counts():
+    """Rows of 0 to 9 nonzeros (four at a time and the rest) from row 2 on, against 1,300
+    columns (three tiles)."""
+    generator = np.random.default_rng(4)
+    A = generator.normal(size=(12, 20))
+    for r in range(12):
+        A[r, generator.permutation(20)[r % 10:]] = 0.0
+    columns = generator.normal(size=(1300, 20))
+    out = np.full((10, 1300), np.nan)
+    rows = sp.csr_matrix(A)
+    sparse_rows_products(rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, 2,
+                         np.ascontiguousarray(columns.T), out)
+    np.testing.assert_allclose(out, kernel_by_formula(LINEAR, 1.0, 0.0, 1.0, A[2:], columns), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("function", [apply_kernel, kernel_rows, kernel_columns, sparse_rows_products])
+def test_compiled_kernel_docstring_examples(function):
+    tries, failures = run_docstring_examples(function)
+    assert tries > 0 and failures == 0
 
 
 def test_precomputed_rows_are_copies_of_the_matrix():

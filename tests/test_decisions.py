@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from svmkit import SVC, SVR
@@ -43,6 +44,7 @@ def _decisions_by_formula(model, X, code, gamma, coef0=0.0, degree=3.0):
 
 def _assert_agrees_with_formula(model, X, code, gamma, coef0=0.0, degree=3.0):
     checked = X[::25]  # (the formula one pair at a time: a sample of the rows)
+    checked = checked.toarray() if sp.issparse(checked) else checked
     expected, scale = _decisions_by_formula(model, checked, code, gamma, coef0, degree)
     ours = (model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X))[::25]
     # (float32 products that were not exact would be off by about 1e-8 of the scale)
@@ -61,6 +63,14 @@ def test_binary_features_are_predicted_as_in_float64():
     X, y = _a9a()
     model = _binary_model(X, y, SVC)
     _assert_agrees_with_formula(model, X[5000:9000], RBF, 0.05)
+
+
+def test_sparse_test_rows_are_predicted_over_their_nonzeros_as_in_float64():
+    """a9a's rows as CSR (11% nonzeros): their products with the dense support vectors in
+    compiled code over their nonzeros."""
+    X, y = _a9a()
+    model = _binary_model(X, y, SVC)
+    _assert_agrees_with_formula(model, sp.csr_matrix(X[5000:9000]), RBF, 0.05)
 
 
 def test_test_rows_off_the_grid_of_binary_support_vectors_are_predicted_in_float64():

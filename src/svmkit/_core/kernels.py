@@ -189,6 +189,48 @@ def _kernel_rows_tile(data, rows, out, places, start, stop):
                            data.coef0, data.degree)
 
 
+_SPARSE_TILE_COLUMNS = 512  # columns of a tile of sparse_rows_products: the tile's part of every feature's row stays in L2 (a9a: 123 features, 500 KB)
+
+
+@jit
+def sparse_rows_products(indptr, indices, values, first, XT, out):
+    """``out[r, c] = x_{first + r}' y_c``: the dot products of CSR rows ``x`` (``indptr,
+    indices, values``) from row ``first`` on with dense columns ``y_c`` given by their
+    transpose ``XT`` (features by columns).
+    Each nonzero of a row adds its feature's row of ``XT`` (contiguous memory, vectorised), a
+    tile of columns at a time so that the tile stays in the core's cache for all the rows:
+    work in proportion to the rows' nonzeros, where a dense product's is to all their features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> XT = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # (columns [1, 4], [2, 5], [3, 6])
+    >>> out = np.empty((1, 3))
+    >>> sparse_rows_products(np.array([0, 1]), np.array([1]), np.array([2.0]), 0, XT, out)
+    >>> out  # the row [0, 2]
+    array([[ 8., 10., 12.]])
+    """
+    n_columns = XT.shape[1]
+    for start in range(0, n_columns, _SPARSE_TILE_COLUMNS):
+        stop = min(start + _SPARSE_TILE_COLUMNS, n_columns)
+        for r in range(out.shape[0]):
+            acc = out[r]
+            for c in range(np.uint64(start), np.uint64(stop)):
+                acc[c] = 0.0
+            p, end = indptr[first + r], indptr[first + r + 1]
+            while p + 4 <= end:  # (four nonzeros a pass: a quarter of the passes over acc)
+                x0, x1, x2, x3 = values[p], values[p + 1], values[p + 2], values[p + 3]
+                c0, c1, c2, c3 = XT[indices[p]], XT[indices[p + 1]], XT[indices[p + 2]], XT[indices[p + 3]]
+                for c in range(np.uint64(start), np.uint64(stop)):
+                    acc[c] = acc[c] + x0 * c0[c] + x1 * c1[c] + x2 * c2[c] + x3 * c3[c]
+                p += 4
+            for p in range(p, end):
+                x = values[p]
+                column = XT[indices[p]]
+                for c in range(np.uint64(start), np.uint64(stop)):
+                    acc[c] += x * column[c]
+
+
 @jit
 def squared_norms(XT):
     """The squared norm of each row of dense data from their transpose ``XT``, in its type,

@@ -20,9 +20,10 @@ import scipy.sparse as sp
 
 from .. import kernels as kernel_module
 from .._parallel import blas_threads_for, map_in_threads
+from .._core.kernels import sparse_rows_products
 from .._plan import (
     EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
-    PREDICT_SUPPORT_BYTES, dense_copy_pays,
+    PREDICT_SUPPORT_BYTES, SPARSE_PRODUCTS_DENSITY, dense_copy_pays,
 )
 from ..kernels import row_sq_norms
 
@@ -111,6 +112,14 @@ class SupportVectors:
         self.rows = rows
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
         self._float32 = None
+        self._transposed = None
+
+    def transposed(self):
+        """The dense rows' transpose (features by support vectors, C-ordered), made at the
+        first call."""
+        if self._transposed is None:
+            self._transposed = np.ascontiguousarray(self.rows.T)
+        return self._transposed
 
     def float32_rows(self):
         """``(rows in float32, grid)`` where the dense rows lie on a grid that makes products
@@ -139,57 +148,75 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     where there are many kernel values.
     """
     n_rows = X.shape[0]
+    sparse_products = False
     if support is not None:
         support_vectors = support.rows
-        if support_vectors.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT:
+        sparse_products = sp.issparse(X) and not sp.issparse(support_vectors) and \
+            X.nnz <= SPARSE_PRODUCTS_DENSITY * X.shape[0] * X.shape[1]
+        if sparse_products:
+            transposed = support.transposed()
+            indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
+        elif support_vectors.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT:
             rows32, grid = support.float32_rows()
             if rows32 is not None and _exact_in_float32(X, grid):
                 support_vectors = rows32
+        X_norms = row_sq_norms(X).astype(np.float64, copy=False)
     n_sv, n_features = support_vectors.shape
     dense_support = not sp.issparse(support_vectors)
-    # (the support vectors a part at a time, each part staying in cache for all the block's rows)
-    support_step = max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
+    # (the support vectors a part at a time, each part staying in cache for all the block's rows;
+    # the compiled products of sparse rows keep their own parts in cache)
+    support_step = n_sv if sparse_products else max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
     buffers = threading.local()
 
-    def products_of(rows, part):
-        """The float64 dot products of a block's rows with a part of the support vectors."""
+    def products_of(first, rows, part):
+        """The float64 dot products of a block's rows (from row ``first`` of ``X``) with a part
+        of the support vectors."""
+        if sparse_products:
+            products = _buffer(buffers, "products", rows.shape[0], n_sv, np.float64)
+            sparse_rows_products(indptr, indices, X.data, first, transposed, products)
+            return products
         if not (dense_support and isinstance(rows, np.ndarray)):
             return kernel_module._dot_block(rows, support_vectors[part])
-        columns = support_vectors[part]
-        products = _buffer(buffers, "products", rows.shape[0], columns.shape[0], columns.dtype)
-        np.matmul(rows, columns.T, out=products)
+        part_rows = support_vectors[part]
+        products = _buffer(buffers, "products", rows.shape[0], part_rows.shape[0], part_rows.dtype)
+        np.matmul(rows, part_rows.T, out=products)
         if products.dtype == np.float64:
             return products
-        widened = _buffer(buffers, "widened", rows.shape[0], columns.shape[0], np.float64)
+        widened = _buffer(buffers, "widened", rows.shape[0], part_rows.shape[0], np.float64)
         widened[...] = products
         return widened
 
-    def block_decisions(rows):
+    def block_decisions(first, last):
+        if sparse_products:
+            rows = np.empty((last - first, 0))  # (read from X by the compiled products)
+        else:
+            rows = X[first:last]
         if support is not None and dense_support and sp.issparse(rows) and \
                 rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
             rows = rows.toarray()  # (BLAS's dense products, a block at a time)
-        norms = None if support is None else row_sq_norms(rows).astype(np.float64, copy=False)
         if support is not None and dense_support and isinstance(rows, np.ndarray):
             rows = rows.astype(support_vectors.dtype, copy=False)
-        decisions = np.zeros((rows.shape[0], coef.shape[1]))
+        decisions = np.zeros((last - first, coef.shape[1]))
         for start in range(0, n_sv, support_step):
             part = slice(start, start + support_step)
             if support is None:
                 values = kernel(rows, support_vectors[part])
             else:
-                values = kernel.from_products(products_of(rows, part), norms, support.sq_norms[part])
+                values = kernel.from_products(products_of(first, rows, part), X_norms[first:last],
+                                              support.sq_norms[part])
             decisions += values @ coef[part]
         return decisions
 
     if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
         with blas_threads_for(n_rows * n_sv * n_features):
-            return block_decisions(X)
+            return block_decisions(0, n_rows)
     out = np.empty((n_rows, coef.shape[1]))
     # (at least a block per thread)
     step = max(1, min(PREDICT_BLOCK_BYTES // (8 * min(n_sv, support_step)), -(-n_rows // n_jobs)))
 
-    def decide_block(start):
-        out[start:start + step] = block_decisions(X[start:start + step])
+    def decide_block(first):
+        last = min(first + step, n_rows)
+        out[first:last] = block_decisions(first, last)
 
     map_in_threads(decide_block, range(0, n_rows, step), n_jobs)
     return out
