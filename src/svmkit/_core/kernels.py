@@ -197,6 +197,7 @@ def sparse_rows_products(indptr, indices, values, first, XT, out):
     """``out[r, c] = x_{first + r}' y_c``: the dot products of CSR rows ``x`` (``indptr,
     indices, values``) from row ``first`` on with dense columns ``y_c`` given by their
     transpose ``XT`` (features by columns).
+
     Each nonzero of a row adds its feature's row of ``XT`` (contiguous memory, vectorised), a
     tile of columns at a time so that the tile stays in the core's cache for all the rows:
     work in proportion to the rows' nonzeros, where a dense product's is to all their features.

@@ -19,8 +19,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import kernels as kernel_module
-from .._parallel import blas_threads_for, map_in_threads
 from .._core.kernels import sparse_rows_products
+from .._first_use import notice_compilation
+from .._parallel import blas_threads_for, map_in_threads
 from .._plan import (
     EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
     PREDICT_SUPPORT_BYTES, SPARSE_PRODUCTS_DENSITY, dense_copy_pays,
@@ -33,6 +34,7 @@ FLOAT32_EXACT_INTEGERS = 2.0**24
 _FINEST_GRID = 64
 #: Values a grid is first looked for in (:func:`float32_grid`).
 _SAMPLE = 256
+
 
 def dyadic_grid(values):
     """The grid of ``values``: ``(a, largest)`` with every value an integer multiple of
@@ -154,6 +156,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         sparse_products = sp.issparse(X) and not sp.issparse(support_vectors) and \
             X.nnz <= SPARSE_PRODUCTS_DENSITY * X.shape[0] * X.shape[1]
         if sparse_products:
+            notice_compilation(sparse_rows_products)
             transposed = support.transposed()
             indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
         elif support_vectors.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT:
@@ -168,11 +171,12 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     support_step = n_sv if sparse_products else max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
     buffers = threading.local()
 
-    def products_of(first, rows, part):
-        """The float64 dot products of a block's rows (from row ``first`` of ``X``) with a part
-        of the support vectors."""
+    def products_of(first, last, rows, part):
+        """The float64 dot products of a block's ``rows`` (rows ``first:last`` of ``X``, read
+        from ``X`` itself by the compiled products of sparse rows) with a part of the support
+        vectors."""
         if sparse_products:
-            products = _buffer(buffers, "products", rows.shape[0], n_sv, np.float64)
+            products = _buffer(buffers, "products", last - first, n_sv, np.float64)
             sparse_rows_products(indptr, indices, X.data, first, transposed, products)
             return products
         if not (dense_support and isinstance(rows, np.ndarray)):
@@ -187,10 +191,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         return widened
 
     def block_decisions(first, last):
-        if sparse_products:
-            rows = np.empty((last - first, 0))  # (read from X by the compiled products)
-        else:
-            rows = X[first:last]
+        rows = None if sparse_products else X[first:last]
         if support is not None and dense_support and sp.issparse(rows) and \
                 rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
             rows = rows.toarray()  # (BLAS's dense products, a block at a time)
@@ -202,7 +203,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
             if support is None:
                 values = kernel(rows, support_vectors[part])
             else:
-                values = kernel.from_products(products_of(first, rows, part), X_norms[first:last],
+                values = kernel.from_products(products_of(first, last, rows, part), X_norms[first:last],
                                               support.sq_norms[part])
             decisions += values @ coef[part]
         return decisions
