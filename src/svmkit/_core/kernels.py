@@ -17,6 +17,7 @@ import numpy as np
 
 from ._exp import exp_nonpositive, exp_nonpositive_single
 from ._jit import jit
+from .working_set import add_weighted_rows
 
 #: Kernel codes of the compiled kernels.
 LINEAR, POLYNOMIAL, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
@@ -198,8 +199,8 @@ def sparse_rows_products(indptr, indices, values, first, XT, out):
     indices, values``) from row ``first`` on with dense columns ``y_c`` given by their
     transpose ``XT`` (features by columns).
 
-    Each nonzero of a row adds its feature's row of ``XT`` (contiguous memory, vectorised), a
-    tile of columns at a time so that the tile stays in the core's cache for all the rows:
+    Each nonzero of a row adds its feature's row of ``XT`` (:func:`add_weighted_rows`:
+    contiguous memory, vectorised), a tile of columns at a time so that the tile stays in the core's cache for all the rows:
     work in proportion to the rows' nonzeros, where a dense product's is to all their features.
 
     Examples
@@ -218,18 +219,8 @@ def sparse_rows_products(indptr, indices, values, first, XT, out):
             acc = out[r]
             for c in range(np.uint64(start), np.uint64(stop)):
                 acc[c] = 0.0
-            p, end = indptr[first + r], indptr[first + r + 1]
-            while p + 4 <= end:  # (four nonzeros a pass: a quarter of the passes over acc)
-                x0, x1, x2, x3 = values[p], values[p + 1], values[p + 2], values[p + 3]
-                c0, c1, c2, c3 = XT[indices[p]], XT[indices[p + 1]], XT[indices[p + 2]], XT[indices[p + 3]]
-                for c in range(np.uint64(start), np.uint64(stop)):
-                    acc[c] = acc[c] + x0 * c0[c] + x1 * c1[c] + x2 * c2[c] + x3 * c3[c]
-                p += 4
-            for p in range(p, end):
-                x = values[p]
-                column = XT[indices[p]]
-                for c in range(np.uint64(start), np.uint64(stop)):
-                    acc[c] += x * column[c]
+            nonzeros = slice(indptr[first + r], indptr[first + r + 1])
+            add_weighted_rows(XT, indices[nonzeros], values[nonzeros], acc, start, stop)
 
 
 @jit

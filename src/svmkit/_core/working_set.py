@@ -140,9 +140,11 @@ _CHUNK = 2048  # columns per chunk of add_rows_to_gradient: a chunk of the sum s
 
 
 @jit
-def _column_sum_chunk(buffer, slots, weights, out, start, stop):
+def add_weighted_rows(buffer, slots, weights, out, start, stop):
     """``out[start:stop] += sum_k weights[k] buffer[slots[k], start:stop]``, four rows at a
-    time (the loop is bound by memory: the chunk is loaded and stored once per four rows).
+    time (the loop is bound by memory: the chunk is loaded and stored once per four rows). For
+    the gradient's sums of cached rows and for the products of sparse rows
+    (:func:`svmkit._core.kernels.sparse_rows_products`).
     (Unsigned column indices: numba then leaves out the wrap-around of negative indices, which
     keeps the loops from being vectorised.)"""
     k = 0
@@ -167,7 +169,7 @@ def column_sum_parallel(buffer, slots, weights, out):
     concurrent launches); :func:`column_sum` computes the same on the calling thread."""
     n = out.shape[0]
     for chunk in prange((n + _CHUNK - 1) // _CHUNK):
-        _column_sum_chunk(buffer, slots, weights, out, chunk * _CHUNK, min((chunk + 1) * _CHUNK, n))
+        add_weighted_rows(buffer, slots, weights, out, chunk * _CHUNK, min((chunk + 1) * _CHUNK, n))
 
 
 @jit
@@ -184,7 +186,7 @@ def column_sum(buffer, slots, weights, out):
     """
     n = out.shape[0]
     for start in range(0, n, _CHUNK):
-        _column_sum_chunk(buffer, slots, weights, out, start, min(start + _CHUNK, n))
+        add_weighted_rows(buffer, slots, weights, out, start, min(start + _CHUNK, n))
 
 
 @jit
