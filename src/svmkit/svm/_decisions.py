@@ -114,14 +114,6 @@ class SupportVectors:
         self.rows = rows
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
         self._float32 = None
-        self._transposed = None
-
-    def transposed(self):
-        """The dense rows' transpose (features by support vectors, C-ordered), made at the
-        first call."""
-        if self._transposed is None:
-            self._transposed = np.ascontiguousarray(self.rows.T)
-        return self._transposed
 
     def float32_rows(self):
         """``(rows in float32, grid)`` where the dense rows lie on a grid that makes products
@@ -157,7 +149,8 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
             X.nnz <= SPARSE_PRODUCTS_DENSITY * X.shape[0] * X.shape[1]
         if sparse_products:
             notice_compilation(sparse_rows_products)
-            transposed = support.transposed()
+            # (made per call, not kept: a second copy of the support vectors held by the model)
+            transposed = np.ascontiguousarray(support_vectors.T)
             indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
         elif support_vectors.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT:
             rows32, grid = support.float32_rows()
