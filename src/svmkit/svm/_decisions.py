@@ -34,6 +34,8 @@ FLOAT32_EXACT_INTEGERS = 2.0**24
 _FINEST_GRID = 64
 #: Values a grid is first looked for in (:func:`float32_grid`).
 _SAMPLE = 256
+#: Values looked at a time for a grid (the temporaries of a look are a few times this size).
+_CHUNK_VALUES = 2**20
 
 
 def dyadic_grid(values):
@@ -56,17 +58,21 @@ def dyadic_grid(values):
     >>> dyadic_grid(np.array([1e-30])) is None
     True
     """
-    magnitudes = np.abs(np.asarray(values, dtype=np.float64).ravel())
-    magnitudes = magnitudes[magnitudes != 0]
-    if magnitudes.size == 0:
-        return 0, 0.0
-    fraction, exponent = np.frexp(magnitudes)  # (|v| = fraction 2^exponent, fraction in [0.5, 1))
-    significand = (fraction * 2.0**53).astype(np.int64)  # (exact: an integer below 2^53)
-    lowest_bit = np.frexp((significand & -significand).astype(np.float64))[1] - 1
-    a = max(0, int(-(exponent - 53 + lowest_bit).min()))
-    if a > _FINEST_GRID:
-        return None
-    return a, float(magnitudes.max() * 2.0**a)
+    flat = np.asarray(values, dtype=np.float64).ravel()
+    a, largest = 0, 0.0
+    for start in range(0, flat.shape[0], _CHUNK_VALUES):  # (temporaries of a chunk's size)
+        magnitudes = np.abs(flat[start:start + _CHUNK_VALUES])
+        magnitudes = magnitudes[magnitudes != 0]
+        if magnitudes.size == 0:
+            continue
+        fraction, exponent = np.frexp(magnitudes)  # (|v| = fraction 2^exponent, fraction in [0.5, 1))
+        significand = (fraction * 2.0**53).astype(np.int64)  # (exact: an integer below 2^53)
+        lowest_bit = np.frexp((significand & -significand).astype(np.float64))[1] - 1
+        a = max(a, int(-(exponent - 53 + lowest_bit).min()))
+        if a > _FINEST_GRID:
+            return None
+        largest = max(largest, float(magnitudes.max()))
+    return a, largest * 2.0**a
 
 
 def float32_grid(values):
@@ -127,12 +133,19 @@ class SupportVectors:
 
 def _exact_in_float32(X, grid):
     """Whether every dot product of a row of ``X`` with support vectors on ``grid`` is exact
-    in float32 (:func:`dyadic_grid`)."""
-    row_grid = float32_grid(X.data if sp.issparse(X) else X)
-    if row_grid is None or X.shape[0] == 0:
-        return False
-    longest = float(np.max(abs(X).sum(axis=1)))  # (the largest |x|_1)
-    return longest * 2.0**row_grid[0] * max(grid[1], 1.0) <= FLOAT32_EXACT_INTEGERS
+    in float32 (:func:`dyadic_grid`); rows a chunk at a time, the first ruling out most data."""
+    a, longest = 0, 0.0  # (the finest grid of the rows so far, and the largest |x|_1)
+    step = max(1, _CHUNK_VALUES // max(X.shape[1], 1))
+    for first in range(0, X.shape[0], step):
+        rows = X[first:first + step]
+        row_grid = float32_grid(rows.data if sp.issparse(rows) else rows)
+        if row_grid is None:
+            return False
+        a = max(a, row_grid[0])
+        longest = max(longest, float(np.max(abs(rows).sum(axis=1))))
+        if longest * 2.0**a * max(grid[1], 1.0) > FLOAT32_EXACT_INTEGERS:
+            return False
+    return X.shape[0] > 0
 
 
 def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
