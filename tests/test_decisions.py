@@ -57,9 +57,17 @@ def test_module_docstring_examples():
 
 
 def test_binary_features_are_predicted_as_in_float64():
-    """a9a's binary features: support vectors and test rows on the grid of integers, so the
-    products are taken in float32; 4,000 test rows against as many support vectors as make the
-    float32 products pay, in blocks spread over threads."""
+    """a9a's binary features, flipped (89% ones, so that the rows stay dense): support vectors
+    and test rows on the grid of integers, so the products are taken in float32; 4,000 test
+    rows against as many support vectors as make the float32 products pay, in blocks spread
+    over threads."""
+    X, y = _a9a()
+    model = _binary_model(1.0 - X, y, SVC)
+    _assert_agrees_with_formula(model, 1.0 - X[5000:9000], RBF, 0.05)
+
+
+def test_dense_rows_of_few_nonzeros_are_predicted_over_their_nonzeros_as_in_float64():
+    """a9a's rows as a dense array (11% nonzeros): made sparse for the compiled products."""
     X, y = _a9a()
     model = _binary_model(X, y, SVC)
     _assert_agrees_with_formula(model, X[5000:9000], RBF, 0.05)

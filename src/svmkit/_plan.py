@@ -153,7 +153,8 @@ PREDICT_DENSE_BYTES = 16 * 2**20
 #: Sparse test rows with at most this fraction of nonzeros are multiplied with dense support
 #: vectors in compiled code over their nonzeros (``sparse_rows_products``), not made dense for
 #: BLAS: work in proportion to their nonzeros (a9a's rows, 0.11, against 11,565 support
-#: vectors: 2.5 ns a product on one core, float64 BLAS 7.7 on two).
+#: vectors: 2.5 ns a product on one core, float64 BLAS 7.7 on two). Dense test rows as few
+#: nonzeros are made sparse for it where the prediction is spread over threads.
 SPARSE_PRODUCTS_DENSITY = 0.15
 #: Predictions against at least this many support vectors look for exact float32 products
 #: (svm/_decisions.py): a look at the test rows costs some tens of nanoseconds a value, and the
