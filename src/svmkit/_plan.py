@@ -152,13 +152,13 @@ PREDICT_SUPPORT_BYTES = 2**20
 PREDICT_DENSE_BYTES = 16 * 2**20
 #: Sparse test rows with at most this fraction of nonzeros are multiplied with dense support
 #: vectors in compiled code over their nonzeros (``sparse_rows_products``), not made dense for
-#: BLAS: work in proportion to their nonzeros (a9a's rows, 0.11, against 11,565 support
-#: vectors: 2.5 ns a product on one core, float64 BLAS 7.7 on two). Dense test rows as few
-#: nonzeros are made sparse for it where the prediction is spread over threads.
+#: BLAS: work in proportion to their nonzeros, where BLAS's is to all their features (a9a's
+#: rows, 0.11, in docs/performance.md). Dense test rows of as few nonzeros are made sparse for
+#: it where the prediction is spread over threads.
 SPARSE_PRODUCTS_DENSITY = 0.15
 #: Predictions against at least this many support vectors look for exact float32 products
-#: (svm/_decisions.py): a look at the test rows costs some tens of nanoseconds a value, and the
-#: float32 products save about 0.04 ns a support vector a value.
+#: (svm/_decisions.py): the look costs a few passes over the test rows, which the float32
+#: products repay in proportion to the support vectors each row meets.
 EXACT_FLOAT32_MIN_SUPPORT = 1024
 #: Kernel values from which a prediction's blocks are spread over ``n_jobs`` threads (fewer
 #: cost more in thread hand-overs than they save).
