@@ -158,13 +158,15 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     sparse_products = False
     if support is not None:
         support_vectors = support.rows
-        if not sp.issparse(support_vectors) and not sp.issparse(X) and \
-                n_rows * support_vectors.shape[0] >= PARALLEL_PREDICT_VALUES and \
-                np.count_nonzero(X) <= SPARSE_PRODUCTS_DENSITY * X.size:
-            X = sp.csr_matrix(X)  # (dense rows of few nonzeros, one-hot columns: over their nonzeros)
-        sparse_products = sp.issparse(X) and not sp.issparse(support_vectors) and \
-            X.nnz <= SPARSE_PRODUCTS_DENSITY * X.shape[0] * X.shape[1]
+        # (sparse rows of few nonzeros, and dense ones where the prediction is spread over
+        # threads, one-hot columns: over their nonzeros)
+        if not sp.issparse(support_vectors) and (
+                sp.issparse(X) or n_rows * support_vectors.shape[0] >= PARALLEL_PREDICT_VALUES):
+            nonzeros = X.nnz if sp.issparse(X) else np.count_nonzero(X)
+            sparse_products = nonzeros <= SPARSE_PRODUCTS_DENSITY * X.shape[0] * X.shape[1]
         if sparse_products:
+            if not sp.issparse(X):
+                X = sp.csr_matrix(X)
             notice_compilation(sparse_rows_products)
             # (made per call, not kept: a second copy of the support vectors held by the model)
             transposed = np.ascontiguousarray(support_vectors.T)
