@@ -75,8 +75,9 @@ def union(*parts):
     index = np.concatenate([part.index for part in parts])
     weight = np.concatenate([part.weight for part in parts])
     index, first = np.unique(index, return_index=True)
-    keep = first[weight[first] > 0]  # (places in the parts one after another)
-    return Rows(index[weight[first] > 0], _gather([part.X for part in parts], keep),
+    weighted = weight[first] > 0
+    keep = first[weighted]  # (places in the parts one after another)
+    return Rows(index[weighted], _gather([part.X for part in parts], keep),
                 np.concatenate([part.y for part in parts])[keep], weight[keep])
 
 
