@@ -99,19 +99,19 @@ class KernelRows:
                 self._data[key] = dense_kernel_data(self.X.astype(dtype, copy=False), code, gamma, coef0, degree)
         return self._data[key]
 
-    def dense(self, dtype):
-        """The rows as a dense C-ordered array of ``dtype`` (for BLAS products), made once."""
-        key = ("dense", np.dtype(dtype))
-        if key not in self._data:
-            X = self.X.toarray() if sp.issparse(self.X) else self.X
-            self._data[key] = np.ascontiguousarray(X, dtype=dtype)
-        return self._data[key]
+    def transposed(self, dtype):
+        """The rows transposed (features by rows), dense, C-ordered, in ``dtype``, and their
+        squared norms, for BLAS products; made once (for dense rows, those of :meth:`compiled`).
 
-    def dense_norms(self, dtype):
-        """The squared norms of the rows of :meth:`dense`, made once."""
-        key = ("norms", np.dtype(dtype))
+        BLAS multiplies a few rows by this layout several times faster than by the
+        transposed view of the rows themselves (docs/performance.md)."""
+        if not sp.issparse(self.X):
+            data = self.compiled(dtype)
+            return data.XT, data.sq_norms
+        key = ("transposed", np.dtype(dtype))
         if key not in self._data:
-            self._data[key] = row_sq_norms(self.dense(dtype))
+            X = self.X.astype(dtype)
+            self._data[key] = (np.ascontiguousarray(X.T.toarray()), row_sq_norms(X))
         return self._data[key]
 
     def diagonal(self):
@@ -162,11 +162,10 @@ class KernelRows:
             for start in range(0, rows.shape[0], step):
                 block[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
             return
-        X = self.dense(block.dtype)
-        with blas_threads_for(block.size * X.shape[1]):
-            np.matmul(X[rows], X.T, out=block)  # (X.T: BLAS's fastest layout for these products)
+        XT, norms = self.transposed(block.dtype)
+        with blas_threads_for(block.size * XT.shape[0]):
+            np.matmul(XT[:, rows].T, XT, out=block)
         if self.form[0] != LINEAR:
-            norms = self.dense_norms(block.dtype)
             apply_kernel_on_cores(block, norms[rows], norms, self.form)
 
     def block(self, rows, cols):
