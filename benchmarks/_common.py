@@ -205,6 +205,19 @@ class PeakRSS:
         return max(peaks) - self.baseline_mb if peaks else float("nan")
 
 
+def prefault(megabytes):
+    """Write ``megabytes`` MB of fresh memory once and free it.
+
+    On a virtual machine whose host backs guest memory only when it is first touched, a
+    process's first writes to fresh memory cost 2-3 ms per MB and the same pages written again
+    after they were freed 0.2 ms per MB: without this, whichever library runs first pays for
+    the pages all of them use (see benchmarks/svc.py's docstring)."""
+    if megabytes > 0:
+        pages = np.empty(int(megabytes * 2**20) // 8)
+        pages.fill(0.0)
+        del pages
+
+
 def timed(function, *args, **kwargs):
     """``(seconds, result)`` of one call, with ``time.perf_counter``."""
     start = time.perf_counter()

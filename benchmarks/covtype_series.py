@@ -5,7 +5,10 @@ covtype.binary (581,012 x 54) is scaled to [-1, 1] with the training rows' range
 sets are random subsets of the other four fifths (``--sizes``; ``all``: all 464,809 of them).
 RBF, ``C = 4``, ``gamma = 1``, ``tol = 1e-3``, ``cache_size = 200`` for every library. Each size
 is fitted once per library, side by side in this process (svmkit, then oneDAL, then LIBSVM up
-to ``--libsvm-max-rows``), after a warm-up fit that loads compiled code; a library whose fit
+to ``--libsvm-max-rows``), after a warm-up fit that loads compiled code and, before each fit,
+``--prefault-mb`` MB of fresh memory written and freed (``_common.prefault``, as
+``benchmarks/svc.py`` does: on a virtual machine that backs memory when it is first touched, the
+first library to touch fresh pages pays for them); a library whose fit
 took more than ``--max-seconds`` skips the larger sizes. For each fit: seconds, the peak
 resident memory above the memory before the fit (``VmHWM`` reset), support vectors, accuracy
 and prediction time on the held-out fifth; and per library the exponent ``b`` of
@@ -31,7 +34,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _common import (  # noqa: E402
-    DEFAULT_DATA_DIR, PeakRSS, library_versions, power_law, scale_like_svm_scale, thread_settings, write_json,
+    DEFAULT_DATA_DIR, PeakRSS, library_versions, power_law, prefault, scale_like_svm_scale, thread_settings,
+    write_json,
 )
 
 PARAMETERS = {"C": 4.0, "gamma": 1.0, "tol": 1e-3, "cache_size": 200.0}
@@ -85,6 +89,8 @@ def main(argv=None):
     parser.add_argument("--libraries", default=",".join(LIBRARIES))
     parser.add_argument("--libsvm-max-rows", type=int, default=60_000)
     parser.add_argument("--max-seconds", type=float, default=3600.0)
+    parser.add_argument("--prefault-mb", type=float, default=1024.0,
+                        help="MB of fresh memory written and freed before each fit (_common.prefault)")
     parser.add_argument("--json", help="write the results here (benchmarks/results/)")
     parser.add_argument("--merge-from", metavar="JSON",
                         help="add the results of an earlier run of other libraries on the same sizes (a fit of "
@@ -107,6 +113,7 @@ def main(argv=None):
             if library in too_slow or (library == "sklearn" and n > args.libsvm_max_rows):
                 results[library] = {"error": "skipped (too slow at this size)"}
                 continue
+            prefault(args.prefault_mb)
             result = measure(library, X, y, X_test, y_test)
             results[library] = result
             times[library].append((n, result["fit"]))

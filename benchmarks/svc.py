@@ -163,6 +163,7 @@ from _common import (  # noqa: E402
     markdown_table,
     numeric_gamma,
     power_law,
+    prefault,
     scale_like_svm_scale,
     text_table,
     thread_settings,
@@ -517,14 +518,6 @@ def make_estimator(cls, case, args, **overrides):
         params.update(probability=True, random_state=0)
     params.update(overrides)
     return cls(**params)
-
-
-def prefault(megabytes):
-    """Write ``megabytes`` MB of fresh memory once and free it (see the module's docstring)."""
-    if megabytes > 0:
-        pages = np.empty(int(megabytes * 2**20) // 8)
-        pages.fill(0.0)
-        del pages
 
 
 def warm_up(classes, case, args):
