@@ -2,6 +2,7 @@
 the public API with real data, against LIBSVM (scikit-learn's SVC)."""
 
 import bz2
+import re
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +148,29 @@ def test_every_plan_branch_of_a_multiclass_fit_reaches_libsvm_s_optimum(cache_si
     oracle = LibsvmSVC(C=10.0, gamma=gamma, tol=1e-4).fit(X, y)
     expected_objectives = libsvm_pair_objectives(oracle, X, "rbf", {"gamma": gamma})
     np.testing.assert_allclose(ours.dual_objective_, expected_objectives, rtol=1e-4)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
+
+
+@pytest.mark.parametrize("gamma, rows_by, used", [(1.0 / 64, "compiled loops", (0.1, 0.25)),
+                                                  (1.0, "BLAS", (0.9, 1.0))])
+def test_one_vs_one_pairs_on_their_own_rows_take_loops_where_their_first_pairs_left_blas_rows_unused(
+        caplog, gamma, rows_by, used):
+    """Digits with 4 MB (each pair on a store of its own rows, 64 features: BLAS rows with the
+    strongest violators' rows): with gamma = 1/64 the first two pairs read a sixth of the rows
+    they computed (813 support vectors of 1,797), and the other pairs compute their rows by
+    compiled loops as SMO asks for them; with gamma = 1 every row is a support vector and read,
+    and BLAS stays. Either way each pair's dual objective is LIBSVM's."""
+    X, y = _digits()
+    with caplog.at_level("INFO", logger="svmkit"):
+        ours = SVC(C=10.0, gamma=gamma, cache_size=4, tol=1e-4, verbose=True).fit(X, y)
+    # (here 109 of 675 and 715 of 715)
+    judged = [re.fullmatch(r"45 one-vs-one pairs: the first 2 problems used (\d+) of the (\d+) BLAS rows they "
+                           rf"computed: the others' rows by {rows_by}", record.getMessage()) for record in caplog.records]
+    (n_used, n_computed), = [match.groups() for match in judged if match]
+    assert used[0] <= int(n_used) / int(n_computed) <= used[1] and int(n_computed) >= 512
+    oracle = LibsvmSVC(C=10.0, gamma=gamma, tol=1e-4).fit(X, y)
+    np.testing.assert_allclose(ours.dual_objective_, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": gamma}),
+                               rtol=1e-4)
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
 
 

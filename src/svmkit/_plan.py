@@ -50,6 +50,15 @@ SHARED_ROWS_MIN_FRACTION = 0.95
 #: near peak; rows by compiled loops cost as much one by one, and 8 at a time save most of the
 #: solver's passes over its variables that each return for rows costs.
 PREFETCH_ROWS = {"blas": 64, "python": 64, "loops": 1, "sparse": 1, "precomputed": 1}
+#: The problems of a batch on stores of their own rows (one-vs-one pairs) compute their rows by
+#: compiled loops, one as SMO asks for it (as LIBSVM), where its first problems used fewer than
+#: this fraction of the BLAS rows they computed: with few support vectors most of the rows of the
+#: strongest violators computed with each missing row are never used (usps's pairs: 16-23%),
+#: while a value by loops costs two to three times one by BLAS, which pays where most rows are
+#: support vectors (58-90% used; docs/performance.md).
+BLAS_ROWS_MIN_USED_FRACTION = 0.5
+#: ... judged from as many of the batch's first problems as computed this many BLAS rows.
+BLAS_ROWS_JUDGED_AFTER = 512
 #: The blocked strategy's working set: LIBSVM-like problems of many rows converge in fewer
 #: rounds with large sets, and a set's block (1024^2 values) stays small next to its rows.
 WORKING_SET = 1024

@@ -174,11 +174,15 @@ def _solve(batch, source, settings):
         status = np.zeros(batch.n_groups, dtype=np.int64)
         gap = np.zeros(batch.n_groups)
         plans = _problem_plans(plan, batch, source, settings)
+        judge = _BlasRowsJudge(batch.n_groups, settings)
 
         def solve_one(g):
             part = batch.group(g)
-            solve_group = _blocked_group if plans[g].strategy == "blocked" else _own_rows_group
-            outcome = solve_group(batch, g, source, plans[g], settings, progress, counts)
+            if plans[g].strategy == "blocked":
+                judge.report(g, 0, 0)  # (no BLAS rows of the Gram strategy to judge)
+                outcome = _blocked_group(batch, g, source, plans[g], settings, progress, counts)
+            else:
+                outcome = _own_rows_group(batch, g, source, plans[g], settings, progress, counts, judge)
             alpha[part], grad[part], n_iter[g], status[g], gap[g] = outcome
 
         try:
@@ -220,16 +224,18 @@ class _GramStore:
     products, Python kernels). Only the rows written take memory: a fit holds the rows it
     needs, not the whole Gram matrix."""
 
-    def __init__(self, source, plan, dtype, capacity, counts):
+    def __init__(self, source, plan, dtype, capacity, counts, loops=False):
         n = source.n_rows
         self.source = source
-        self.dots = plan.dots
+        self.dots = "loops" if loops and plan.dots == "blas" else plan.dots
+        self.prefetch = _plan.PREFETCH_ROWS[self.dots]
         self.counts = counts
+        self._computed = []  # (rows, places, the times the places were taken) of each BLAS call
         if plan.dots == "precomputed":
             data = source.compiled()
             self.store = full_row_store(data.gram, np.ascontiguousarray(np.diagonal(data.gram)), data)
             return
-        compute = plan.dots in ("loops", "sparse")
+        compute = self.dots in ("loops", "sparse")
         data = source.compiled(dtype) if source.kernel_code is not None else precomputed_kernel_data(
             np.empty((0, 0)))
         # (the memory of a row is only taken where the row is written)
@@ -238,10 +244,21 @@ class _GramStore:
     def fill(self, work):
         """Compute the rows the solver listed (``work.wanted``) into the places it gave them."""
         count = int(work.cursor[N_WANTED])
+        rows, places = work.wanted[:count].copy(), work.places[:count].copy()
         with self.counts.timed("rows"):
-            self.source.rows_into(work.wanted[:count].copy(), self.store.K, self.dots, work.places[:count].copy())
+            self.source.rows_into(rows, self.store.K, self.dots, places)
         self.store.clock[COMPUTED] += count
         work.cursor[N_WANTED] = 0
+        if self.dots == "blas":
+            self._computed.append((rows, places, self.store.used[places].copy()))
+
+    def blas_rows_used(self):
+        """``(computed, used)``: the BLAS rows computed so far and those of them SMO read after
+        they were computed (a place taken by another row since counts as used)."""
+        store = self.store
+        used = sum(int(np.count_nonzero((store.owner[places] != rows) | (store.used[places] > taken)))
+                   for rows, places, taken in self._computed)
+        return sum(rows.shape[0] for rows, _, _ in self._computed), used
 
     def count_rows(self):
         """Add the rows computed for this store to the counts (a user's Gram matrix: none)."""
@@ -258,7 +275,7 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
     the solution does not depend on the machine's speed). Progress names ``problem`` (the
     batch's problem that ``compiled`` holds alone), else the group being solved."""
     n_groups = compiled.runs.shape[0] - 1
-    core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), plan.prefetch)
+    core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), gram_store.prefetch)
     eps = _EPS[gram_store.store.K.dtype]
     face = _FaceSchedule()
     stall = _StallWatch()
@@ -284,6 +301,57 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
             current = min(work.cursor[GROUP], n_groups - 1)
             progress.report(work.n_iter.sum(), work.gap[current], stop - start,
                             problem=current if problem is None else problem)
+
+
+class _BlasRowsJudge:
+    """Whether the problems of a batch on stores of their own rows compute their rows by BLAS
+    or by compiled loops (:data:`svmkit._plan.BLAS_ROWS_MIN_USED_FRACTION`), decided from the
+    BLAS rows of its first problems in the batch's order, whatever the order in which threads
+    finish them (so that the solution does not depend on the machine's speed): the first two
+    take BLAS rows; a later one that starts before the decision waits until those before it are
+    solved, and takes BLAS rows (to be judged) where that still decides nothing."""
+
+    def __init__(self, n_problems, settings):
+        self.loops = False
+        self._decided = False
+        self._reports = [None] * n_problems  # (BLAS rows computed, used) of each solved problem
+        self._condition = threading.Condition()
+        self._settings = settings
+
+    def loops_for(self, g):
+        """Whether problem ``g`` computes its rows by loops."""
+        if g < 2:  # (two threads start at once: neither waits, whatever the threads allowed)
+            return False
+        with self._condition:
+            while not self._decided and any(report is None for report in self._reports[:g]):
+                self._condition.wait(timeout=0.1)  # (the timeout lets Ctrl-C through)
+            return self.loops
+
+    def report(self, g, computed, used):
+        """Problem ``g`` is solved (or failed, or computes no BLAS rows: 0, 0)."""
+        with self._condition:
+            if self._reports[g] is not None:
+                return
+            self._reports[g] = (computed, used)
+            if not self._decided:
+                total_computed = total_used = 0
+                for k, report in enumerate(self._reports):
+                    if report is None:
+                        break
+                    total_computed += report[0]
+                    total_used += report[1]
+                    if total_computed >= _plan.BLAS_ROWS_JUDGED_AFTER:
+                        self.loops = total_used < _plan.BLAS_ROWS_MIN_USED_FRACTION * total_computed
+                        self._decided = True
+                        if self._settings.verbose:
+                            logger.info("%sthe first %d problems used %d of the %d BLAS rows they computed: the "
+                                        "others' rows by %s", f"{self._settings.label}: " if self._settings.label
+                                        else "", k + 1, total_used, total_computed,
+                                        "compiled loops" if self.loops else "BLAS")
+                        break
+                else:
+                    self._decided = True  # (too few BLAS rows in all to judge)
+            self._condition.notify_all()
 
 
 class _StallWatch:
@@ -346,10 +414,10 @@ def _f64(values):
     return np.ascontiguousarray(values, dtype=np.float64)
 
 
-def _own_rows_group(batch, g, source, plan, settings, progress, counts):
+def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
     """Problem ``g`` by the Gram strategy on a store of its own rows, gathered once in the
-    order of its variables (so that they are runs). Returns ``(alpha, grad, steps, status,
-    gap)``."""
+    order of its variables (so that they are runs), BLAS rows or loops as the batch's ``judge``
+    (:class:`_BlasRowsJudge`) says. Returns ``(alpha, grad, steps, status, gap)``."""
     part = batch.group(g)
     rows, first_place = np.unique(batch.rows[part], return_index=True)
     in_order = rows[np.argsort(first_place, kind="stable")]
@@ -364,11 +432,19 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts):
         capacity = max(2, min(n_rows, _plan.rows_in_budget(n_rows, budget, dtype)))
     else:
         capacity = n_rows
-    store = _GramStore(source.subset(in_order), plan, dtype, capacity, counts)
-    work = new_work(compiled)
-    work.alpha[:] = batch.alpha0[part]
-    _solve_groups(compiled, store, work, plan, settings, progress, counts, problem=g)
-    store.count_rows()
+    if plan.dots != "blas":
+        judge.report(g, 0, 0)  # (no BLAS rows to judge, nothing to wait for)
+    rows_used = (0, 0)
+    try:
+        store = _GramStore(source.subset(in_order), plan, dtype, capacity, counts,
+                           loops=plan.dots == "blas" and judge.loops_for(g))
+        work = new_work(compiled)
+        work.alpha[:] = batch.alpha0[part]
+        _solve_groups(compiled, store, work, plan, settings, progress, counts, problem=g)
+        store.count_rows()
+        rows_used = store.blas_rows_used()
+    finally:
+        judge.report(g, *rows_used)
     return work.alpha, work.grad, work.n_iter[0], work.status[0], work.gap[0]
 
 
