@@ -228,7 +228,7 @@ class _GramStore:
         n = source.n_rows
         self.source = source
         self.dots = "loops" if loops and plan.dots == "blas" else plan.dots
-        self.prefetch = _plan.PREFETCH_ROWS[self.dots]
+        self.prefetch = plan.prefetch if self.dots == plan.dots else _plan.PREFETCH_ROWS[self.dots]
         self.counts = counts
         self._computed = []  # (rows, places, the times the places were taken) of each BLAS call
         if plan.dots == "precomputed":
