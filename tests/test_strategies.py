@@ -174,6 +174,35 @@ def test_one_vs_one_pairs_on_their_own_rows_take_loops_where_their_first_pairs_l
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
 
 
+def test_the_judge_of_blas_rows_decides_from_the_first_problems_in_order_whatever_order_they_end_in():
+    """The choice of BLAS or loops for the later problems of a batch depends on its first
+    problems' counts in the batch's order (at least 512 rows, below half used: loops), not on
+    which thread finished first; a later problem that starts before the decision waits for it."""
+    import threading
+
+    from svmkit._solver.driver import SolverSettings, _BlasRowsJudge
+
+    judge = _BlasRowsJudge(4, SolverSettings())
+    judge.report(1, 600, 0)  # (problem 1 ends first: nothing decided without problem 0)
+    assert not judge.loops and [judge.loops_for(0), judge.loops_for(1)] == [False, False]
+    waited = []
+    waiting = threading.Thread(target=lambda: waited.append(judge.loops_for(2)))
+    waiting.start()
+    waiting.join(0.3)
+    assert waiting.is_alive()  # (problem 2 waits for problem 0)
+    judge.report(0, 600, 540)  # (problem 0 alone: 540 of 600 used, BLAS)
+    waiting.join(5)
+    assert waited == [False] and judge.loops_for(3) is False
+    in_order = _BlasRowsJudge(3, SolverSettings())
+    in_order.report(0, 200, 20)
+    in_order.report(1, 400, 40)  # (0 and 1 together: 60 of 600 used, loops)
+    assert in_order.loops_for(2) is True
+    too_few = _BlasRowsJudge(2, SolverSettings())
+    too_few.report(1, 100, 0)
+    too_few.report(0, 100, 0)  # (200 rows in all: too few to judge, BLAS)
+    assert too_few.loops is False
+
+
 def test_a_two_class_fit_on_a_store_of_some_of_its_rows_reaches_libsvm_s_optimum():
     """Digits as two classes (below 5 or not) with 12 MB: a store of 1,750 of the 1,797 rows,
     the least recently used out (LIBSVM's cache); LIBSVM's dual objective and predictions."""
