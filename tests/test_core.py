@@ -13,7 +13,7 @@ from svmkit._core.kernels import (
     kernel_rows, precomputed_kernel_data, sparse_kernel_data, sparse_rows_products,
 )
 from svmkit._core.smo import (
-    GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch,
+    GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch, solve_kept,
 )
 from svmkit._core.smo import kept_by_shrinking as compiled_kept_by_shrinking
 from svmkit._solver.dual import DualBatch
@@ -83,6 +83,12 @@ def test_compiled_kernel_docstring_examples(function):
     assert tries > 0 and failures == 0
 
 
+@pytest.mark.parametrize("function", [solve_batch, solve_kept])
+def test_compiled_solver_docstring_examples(function):
+    tries, failures = run_docstring_examples(function)
+    assert tries > 0 and failures == 0
+
+
 def test_precomputed_rows_are_copies_of_the_matrix():
     K = X @ X.T
     out = np.empty((2, 40))
@@ -138,7 +144,8 @@ def _solve(batch, store, alpha0, tol=1e-8, shrinking=True, budget=2**40):
     work = new_work(batch)
     work.alpha[:] = alpha0
     while work.cursor[GROUP] < batch.runs.shape[0] - 1:
-        solve_batch(batch, store, work, Settings(tol, 10**7, shrinking, 8), budget)
+        steps = solve_batch(batch, store, work, Settings(tol, 10**7, shrinking, 8), budget)
+        solve_kept(batch, store, work, Settings(tol, 10**7, shrinking, 8), budget - steps)
     return work
 
 
@@ -194,6 +201,7 @@ def test_missing_rows_are_asked_for_and_the_solution_is_that_of_all_rows_stored(
     work, filled, requests = new_work(batch), 0, 0
     while work.cursor[GROUP] < 1:
         solve_batch(batch, store, work, Settings(1e-6, 10**7, True, 8), 2**40)
+        solve_kept(batch, store, work, Settings(1e-6, 10**7, True, 8), 2**40)
         count = work.cursor[N_WANTED]
         if count:
             requests += 1

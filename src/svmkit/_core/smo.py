@@ -58,9 +58,11 @@ OPTIMAL, ITERATION_LIMIT, NOT_FINITE = 0, 1, 3
 #: Entries of ``Work.cursor``: the group being solved, how far its start is (``NOT_STARTED``,
 #: ``STARTING``: the gradient of the start point being summed from ``START_AT`` on,
 #: ``STARTED``), the number of rows listed in ``Work.wanted``, the steps of the group's
-#: stretches on all its variables since its last sub-problem, and whether a sub-problem came
-#: within 10 tol (LIBSVM's unshrinking: from then on sub-problems are solved to ``tol``).
-GROUP, STARTED, N_WANTED, STEPS_SINCE, UNSHRUNK, START_AT = range(6)
+#: stretches on all its variables since its last sub-problem, whether a sub-problem came
+#: within 10 tol (LIBSVM's unshrinking: from then on sub-problems are solved to ``tol``), and
+#: whether the group's variables that shrinking keeps are to be solved as a sub-problem
+#: (:func:`solve_kept`, compiled apart: a first fit that shrinks nothing does not compile it).
+GROUP, STARTED, N_WANTED, STEPS_SINCE, UNSHRUNK, START_AT, HAND_OVER = range(7)
 NOT_STARTED, STARTING, STARTED_DONE = 0, 2, 1
 #: Entries of ``RowStore.clock``: the time of the next use of a row, the places taken so far,
 #: the rows computed so far (by the store or its caller).
@@ -125,7 +127,7 @@ def new_work(batch):
     """A :class:`Work` for ``batch`` at its first group, the multipliers zero."""
     m = batch.y.shape[0]
     n_groups = batch.runs.shape[0] - 1
-    return Work(np.zeros(m), np.zeros(m), np.zeros(m, dtype=np.int8), np.zeros(m), np.zeros(6, dtype=np.int64),
+    return Work(np.zeros(m), np.zeros(m), np.zeros(m, dtype=np.int8), np.zeros(m), np.zeros(7, dtype=np.int64),
                 np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups, dtype=np.int64), np.zeros(n_groups),
                 np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
                 np.empty((5, m // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64))
@@ -153,9 +155,11 @@ def solve_batch(batch, store, work, settings, budget):
     """Solve the batch's groups in order from ``work.cursor[GROUP]``; returns the steps made.
 
     The call returns when every group is solved (``work.cursor[GROUP]`` equals the number
-    of groups), when about ``budget`` steps were made, or when it needs kernel rows the
+    of groups), when about ``budget`` steps were made, when it needs kernel rows the
     store lacks and may not compute (``work.cursor[N_WANTED] > 0``, the rows in
-    ``work.wanted``). A solved group has its ``work.status`` (``OPTIMAL``,
+    ``work.wanted``), or when the variables shrinking keeps are to be solved as a sub-problem
+    (``work.cursor[HAND_OVER]``: call :func:`solve_kept`, then this again). A solved group has
+    its ``work.status`` (``OPTIMAL``,
     ``ITERATION_LIMIT`` after ``settings.max_steps`` steps, ``NOT_FINITE``), ``work.gap``
     and ``work.n_iter``, and an exact gradient.
 
@@ -245,12 +249,8 @@ def solve_batch(batch, store, work, settings, budget):
                         _use_or_want(store, work, rows[t])
                 if not _get_wanted(store, work, since):
                     return used
-                sub_steps = _solve_shrunk(batch, store, work, settings, start, stop,
-                                          min(settings.max_steps - work.n_iter[g], budget - used))
-                work.resume[0], work.resume[1] = 0, -1
-                used += sub_steps
-                work.n_iter[g] += sub_steps
-                cursor[STEPS_SINCE] = 0
+                cursor[HAND_OVER] = 1
+                return used
             elif status < 0:
                 if work.n_iter[g] < settings.max_steps:
                     return used  # (budget spent: the position kept in work, the next call goes on)
@@ -532,6 +532,40 @@ def kept_by_shrinking(y, upper, alpha, grad, start, stop, nu, out):
         out[t - start] = not shrunk
         n_kept += not shrunk
     return n_kept
+
+
+@jit
+def solve_kept(batch, store, work, settings, budget):
+    """The sub-problem :func:`solve_batch` handed over (``work.cursor[HAND_OVER]``): the
+    variables of the current group that shrinking keeps, their rows stored, solved by
+    :func:`_solve_shrunk` in at most ``budget`` steps (and the group's step limit); returns
+    the steps made.
+
+    Examples
+    --------
+    Nothing handed over, nothing solved:
+
+    >>> import numpy as np
+    >>> from svmkit._core.kernels import precomputed_kernel_data
+    >>> K = np.eye(2)
+    >>> batch = Batch(np.array([-1.0, 1.0]), -np.ones(2), np.ones(2), np.arange(2),
+    ...               np.array([[0, 2, 0, 0], [2, 0, 0, 0]]), False)
+    >>> solve_kept(batch, full_row_store(K, np.ones(2), precomputed_kernel_data(K)), new_work(batch),
+    ...            Settings(1e-3, 100, True, 1), 100)
+    0
+    """
+    cursor = work.cursor
+    if not cursor[HAND_OVER]:
+        return 0
+    cursor[HAND_OVER] = 0
+    g = cursor[GROUP]
+    start, stop = batch.runs[g, 0], batch.runs[g + 1, 0]
+    steps = _solve_shrunk(batch, store, work, settings, start, stop,
+                          max(min(settings.max_steps - work.n_iter[g], budget), 0))
+    work.resume[0], work.resume[1] = 0, -1
+    work.n_iter[g] += steps
+    cursor[STEPS_SINCE] = 0
+    return steps
 
 
 @jit

@@ -22,8 +22,8 @@ from .. import _plan
 from .._core.kernels import precomputed_kernel_data
 from .._first_use import notice_compilation
 from .._core.smo import (
-    COMPUTED, GROUP, N_WANTED, NOT_STARTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store, group_rho,
-    kept_by_shrinking, new_work, row_store, solve_batch,
+    COMPUTED, GROUP, HAND_OVER, N_WANTED, NOT_STARTED, STARTED, STARTED_DONE, Batch, Settings, full_row_store,
+    group_rho, kept_by_shrinking, new_work, row_store, solve_batch, solve_kept,
 )
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
@@ -285,6 +285,9 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
         budget = min(_plan.STEPS_PER_CALL, face.steps_before_try(g, stop - start))
         with counts.timed("smo"):
             steps = solve_batch(compiled, gram_store.store, work, core_settings, budget)
+            if work.cursor[HAND_OVER]:
+                notice_compilation(solve_kept)
+                steps += solve_kept(compiled, gram_store.store, work, core_settings, budget - steps)
         face.made(steps)
         if work.cursor[N_WANTED]:
             gram_store.fill(work)
