@@ -184,7 +184,7 @@ def test_the_judge_of_blas_rows_decides_from_the_first_problems_in_order_whateve
 
     judge = _BlasRowsJudge(4, SolverSettings())
     judge.report(1, 600, 0)  # (problem 1 ends first: nothing decided without problem 0)
-    assert not judge.loops and [judge.loops_for(0), judge.loops_for(1)] == [False, False]
+    assert not judge.loops and [judge.loops_for(0), judge.loops_for(1)] == [None, None]  # (BLAS, counted)
     waited = []
     waiting = threading.Thread(target=lambda: waited.append(judge.loops_for(2)))
     waiting.start()

@@ -224,13 +224,14 @@ class _GramStore:
     products, Python kernels). Only the rows written take memory: a fit holds the rows it
     needs, not the whole Gram matrix."""
 
-    def __init__(self, source, plan, dtype, capacity, counts, loops=False):
+    def __init__(self, source, plan, dtype, capacity, counts, loops=False, judged=False):
         n = source.n_rows
         self.source = source
         self.dots = "loops" if loops and plan.dots == "blas" else plan.dots
         self.prefetch = plan.prefetch if self.dots == plan.dots else _plan.PREFETCH_ROWS[self.dots]
         self.counts = counts
-        self._computed = []  # (rows, places, the times the places were taken) of each BLAS call
+        # (rows, places, the times the places were taken) of each BLAS call, where a judge counts them
+        self._computed = [] if judged and self.dots == "blas" else None
         if plan.dots == "precomputed":
             data = source.compiled()
             self.store = full_row_store(data.gram, np.ascontiguousarray(np.diagonal(data.gram)), data)
@@ -249,12 +250,15 @@ class _GramStore:
             self.source.rows_into(rows, self.store.K, self.dots, places)
         self.store.clock[COMPUTED] += count
         work.cursor[N_WANTED] = 0
-        if self.dots == "blas":
+        if self._computed is not None:
             self._computed.append((rows, places, self.store.used[places].copy()))
 
     def blas_rows_used(self):
         """``(computed, used)``: the BLAS rows computed so far and those of them SMO read after
-        they were computed (a place taken by another row since counts as used)."""
+        they were computed (a place taken by another row since counts as used); (0, 0) where
+        the store was not made to count them (``judged``)."""
+        if self._computed is None:
+            return 0, 0
         store = self.store
         used = sum(int(np.count_nonzero((store.owner[places] != rows) | (store.used[places] > taken)))
                    for rows, places, taken in self._computed)
@@ -322,13 +326,15 @@ class _BlasRowsJudge:
         self._settings = settings
 
     def loops_for(self, g):
-        """Whether problem ``g`` computes its rows by loops."""
+        """Whether problem ``g`` computes its rows by loops (True) or BLAS (False), or None
+        where it takes BLAS rows that the decision is to count (the first two, and a later one
+        whose predecessors are solved and decided nothing)."""
         if g < 2:  # (two threads start at once: neither waits, whatever the threads allowed)
-            return False
+            return None
         with self._condition:
             while not self._decided and any(report is None for report in self._reports[:g]):
                 self._condition.wait(timeout=0.1)  # (the timeout lets Ctrl-C through)
-            return self.loops
+            return self.loops if self._decided else None
 
     def report(self, g, computed, used):
         """Problem ``g`` is solved (or failed, or computes no BLAS rows: 0, 0)."""
@@ -439,8 +445,9 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
         judge.report(g, 0, 0)  # (no BLAS rows to judge, nothing to wait for)
     rows_used = (0, 0)
     try:
-        store = _GramStore(source.subset(in_order), plan, dtype, capacity, counts,
-                           loops=plan.dots == "blas" and judge.loops_for(g))
+        loops = judge.loops_for(g) if plan.dots == "blas" else False
+        store = _GramStore(source.subset(in_order), plan, dtype, capacity, counts, loops=bool(loops),
+                           judged=loops is None)
         work = new_work(compiled)
         work.alpha[:] = batch.alpha0[part]
         _solve_groups(compiled, store, work, plan, settings, progress, counts, problem=g)
