@@ -254,3 +254,15 @@ def kept_by_shrinking(y, upper, alpha, grad, nu):
         else:
             keep.append(t in up)
     return np.array(keep)
+
+
+def face_newton_step(Q, g, y, nu=False):
+    """The step ``d`` minimising ``g'd + 1/2 d'Qd`` subject to ``y'd = 0`` (with ``nu``: the sum of
+    ``d`` over each sign of ``y`` zero), from the KKT system ``[Q A'; A 0] [d; l] = [-g; 0]`` solved
+    by least squares (``Q`` may be singular where ``g`` has no part along its null space)."""
+    A = np.vstack([y > 0, y < 0]).astype(float) if nu else y[np.newaxis, :].astype(float)
+    A = A[np.any(A != 0, axis=1)]
+    k, c = Q.shape[0], A.shape[0]
+    kkt = np.block([[Q, A.T], [A, np.zeros((c, c))]])
+    solution = np.linalg.lstsq(kkt, np.concatenate([-g, np.zeros(c)]), rcond=None)[0]
+    return solution[:k]

@@ -1,0 +1,64 @@
+"""Steps on the face of the free multipliers (svmkit._solver.face) against the KKT system
+of tests/naive.py, and the invariants every step keeps."""
+
+import numpy as np
+import pytest
+
+from naive import face_newton_step
+from svmkit._solver.face import _Face
+
+
+def _problem(k, rank, nu, seed):
+    """A face of ``k`` free multipliers of a kernel matrix of rank ``rank`` (features of a
+    linear kernel), in the middle of the box ``[0, 1]``, with a gradient small enough that the
+    face's minimum lies inside the box where the matrix has full rank."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(k, rank))
+    y = np.where(rng.random(k) < 0.5, 1.0, -1.0)
+    Q = (y[:, None] * y[None, :]) * (X @ X.T)
+    alpha = rng.uniform(0.4, 0.6, size=k)
+    g = 0.01 * rng.normal(size=k)
+    return Q, g, alpha, y, np.ones(k), nu
+
+
+def _objective(Q, g, alpha, start):
+    d = alpha - start
+    return float(g @ d + 0.5 * d @ Q @ d)
+
+
+@pytest.mark.parametrize("nu", [False, True])
+def test_a_newton_step_inside_the_box_reaches_the_kkt_minimum_of_the_face(nu):
+    Q, g, alpha, y, upper, nu = _problem(30, 40, nu, seed=1)
+    face = _Face(Q, g.copy(), alpha.copy(), y, upper, nu, np.finfo(np.float64).eps)
+    assert face.run(64) == 1
+    np.testing.assert_allclose(face.alpha - alpha, face_newton_step(Q, g, y, nu), rtol=1e-7, atol=1e-12)
+    # the gradient is kept exact: G + Q d
+    np.testing.assert_allclose(face.g, g + Q @ (face.alpha - alpha), rtol=1e-9, atol=1e-14)
+
+
+@pytest.mark.parametrize("nu", [False, True])
+@pytest.mark.parametrize("rank", [3, 12])
+def test_steps_on_a_singular_face_keep_the_constraints_and_lower_the_objective(nu, rank):
+    # a linear kernel of `rank` features: flat directions, along which the steps run to a bound
+    Q, _, alpha, y, upper, nu = _problem(60, rank, nu, seed=2)
+    g = np.random.default_rng(3).normal(size=60)
+    face = _Face(Q, g.copy(), alpha.copy(), y, upper, nu, np.finfo(np.float64).eps)
+    objectives = [0.0]
+    for _ in range(200):
+        if face.step() == "none":
+            break
+        objectives.append(_objective(Q, g, face.alpha, alpha))
+    assert len(objectives) > 2
+    assert np.all(np.diff(objectives) <= 1e-12)
+    assert np.all((face.alpha >= 0) & (face.alpha <= upper))
+    sums = [(y > 0, y < 0)] if nu else [(np.ones(60, dtype=bool),)]
+    for groups in sums:
+        for group in groups:
+            assert abs(y[group] @ (face.alpha - alpha)[group]) < 1e-12
+    # the gradient is kept exact where it is read, on the multipliers still free
+    free = (face.alpha > 0) & (face.alpha < upper)
+    np.testing.assert_allclose(face.g[free], (g + Q @ (face.alpha - alpha))[free], rtol=1e-9, atol=1e-12)
+    # what is left free is the minimum of its face: no flat direction and no Newton step left
+    assert free.sum() <= rank + (2 if nu else 1)
+    step = face_newton_step(Q[np.ix_(free, free)], face.g[free], y[free], nu)
+    assert np.abs(step).max() < 1e-8
