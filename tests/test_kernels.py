@@ -172,6 +172,27 @@ def test_solver_rows_are_the_kernel_s_values(kernel, layout, dots, dtype):
     assert (kernel.compiled_form() is None) == (source.kernel_code is None)
 
 
+@pytest.mark.parametrize("kernel", [K.RBFKernel(gamma=0.3), K.LinearKernel()])
+def test_a_subset_of_dense_rows_gathers_the_same_data_as_its_own_rows(kernel):
+    """A subset of dense rows (a one-vs-one problem's) takes its data for compiled code from
+    the whole data's transpose: the same arrays, bit for bit, as a source of those rows alone,
+    in float64 and float32, and the same diagonal and rows."""
+    from svmkit._solver.rows import KernelRows
+
+    X = np.random.default_rng(6).normal(size=(50, 7))
+    rows = np.array([40, 3, 3, 17, 0, 49])
+    whole = KernelRows(kernel, X)
+    subset, alone = whole.subset(rows), KernelRows(kernel, X[rows])
+    for dtype in (np.float32, np.float64):
+        for made, expected in zip(subset.compiled(dtype), alone.compiled(dtype)):
+            np.testing.assert_array_equal(made, expected)
+        out, expected = np.empty((6, 6), dtype=dtype), np.empty((6, 6), dtype=dtype)
+        subset.rows_into(np.arange(6), out, "loops")
+        alone.rows_into(np.arange(6), expected, "loops")
+        np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(subset.diagonal(), alone.diagonal())
+
+
 def test_solver_rows_go_to_their_places_through_runs_and_bounded_blocks():
     """Rows into a store's places: a run of consecutive places written in place, the scattered
     rest a block of at most SCATTERED_ROWS_BYTES at a time (here 90 rows of 60,000 float32

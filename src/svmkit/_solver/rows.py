@@ -14,6 +14,8 @@ subset of the rows (a problem's own), and for the linear kernel the change of ``
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -41,11 +43,13 @@ class KernelRows:
     array([[1.    , 0.6065]])
     """
 
-    def __init__(self, kernel, X):
+    def __init__(self, kernel, X, whole=None):
         self.kernel = kernel
         self.X = X
         self.form = kernel.compiled_form()
         self._data = {}
+        self._making = threading.Lock()  # (threads solving problems on one source make its data once)
+        self._whole = whole  # (a subset of dense rows: the source and the rows it was gathered from)
 
     @property
     def n_rows(self):
@@ -91,13 +95,20 @@ class KernelRows:
         """The :class:`svmkit._core.kernels.KernelData` of the rows in ``dtype``, made once:
         the dense rows transposed, or the CSR arrays."""
         key = np.dtype(dtype)
-        if key not in self._data:
-            code, gamma, coef0, degree = self.form
-            if sp.issparse(self.X):
-                self._data[key] = sparse_kernel_data(self.X, code, gamma, coef0, degree, dtype)
-            else:
-                self._data[key] = dense_kernel_data(self.X.astype(dtype, copy=False), code, gamma, coef0, degree)
-        return self._data[key]
+        with self._making:
+            if key not in self._data:
+                code, gamma, coef0, degree = self.form
+                if self._whole is not None:
+                    # (gathered from the whole's transpose, made once for all its subsets: a
+                    # gather along rows of the transpose, not a transposition per subset)
+                    source, rows = self._whole
+                    whole = source.compiled(key)
+                    self._data[key] = whole._replace(XT=np.take(whole.XT, rows, axis=1), sq_norms=whole.sq_norms[rows])
+                elif sp.issparse(self.X):
+                    self._data[key] = sparse_kernel_data(self.X, code, gamma, coef0, degree, dtype)
+                else:
+                    self._data[key] = dense_kernel_data(self.X.astype(dtype, copy=False), code, gamma, coef0, degree)
+            return self._data[key]
 
     def transposed(self, dtype):
         """The rows transposed (features by rows), dense, C-ordered, in ``dtype``, and their
@@ -118,15 +129,22 @@ class KernelRows:
         """``k(x, x)`` of every row (float64), as the compiled rows compute it; made once (the
         plan's :meth:`value_bound` of a Python kernel reads it before the solver does)."""
         if "diagonal" not in self._data:
-            self._data["diagonal"] = (np.asarray(self.kernel.diag(self.X), dtype=np.float64) if self.form is None
-                                      else kernel_diagonal(self.compiled(np.float64)))
+            if self._whole is not None:
+                source, rows = self._whole
+                self._data["diagonal"] = source.diagonal()[rows]
+            else:
+                self._data["diagonal"] = (np.asarray(self.kernel.diag(self.X), dtype=np.float64)
+                                          if self.form is None else kernel_diagonal(self.compiled(np.float64)))
         return self._data["diagonal"]
 
     def subset(self, rows, dense=False):
         """The source of the rows ``rows`` only (gathered once; with ``dense``, sparse rows
-        made dense, for BLAS products)."""
+        made dense, for BLAS products). Dense rows of a compiled kernel take their data for
+        compiled code from this source's, made once for all subsets."""
         X = self.X[rows]
-        return KernelRows(self.kernel, X.toarray() if dense and sp.issparse(X) else X)
+        if sp.issparse(X):
+            return KernelRows(self.kernel, X.toarray() if dense else X)
+        return KernelRows(self.kernel, X, whole=(self, rows) if self.form is not None else None)
 
     def rows_into(self, rows, out, dots, places=None):
         """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
