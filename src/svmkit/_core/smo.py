@@ -352,7 +352,7 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
                 return -1, gap, steps, -1, True
         for i in (i_pos, i_neg):
             if i >= 0:
-                if slot[rows[i]] < 0 and not _computed_now(store, rows[i]):
+                if slot[rows[i]] < 0:
                     return -1, gap, steps, rows[i], False
                 _use(store, slot[rows[i]])
         # a sign without a first variable: the other's row stands in (its gains are -inf)
@@ -370,7 +370,7 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
         j = _winner(gains, first, np.int64(-1)) if resume[1] < 0 else resume[1]
         if j < 0:
             return OPTIMAL, gap, steps, -1, False
-        if slot[rows[j]] < 0 and not _computed_now(store, rows[j]):
+        if slot[rows[j]] < 0:
             resume[1] = j
             return -1, gap, steps, rows[j], False
         resume[1] = -1
@@ -674,20 +674,6 @@ def _get_wanted(store, work, since):
     kernel_rows(store.data, work.wanted[:count], store.K, work.places[:count])
     store.clock[COMPUTED] += count
     work.cursor[N_WANTED] = 0
-    return True
-
-
-@jit
-def _computed_now(store, r):
-    """Where the store computes its rows: row ``r`` computed into a place (that of the row
-    least recently used, where the store is full), True; else False (the caller computes it)."""
-    if not store.compute:
-        return False
-    place = _take_place(store, store.clock[TICK])
-    store.slot[r] = place
-    store.owner[place] = r
-    kernel_rows(store.data, np.full(1, r), store.K, np.full(1, place))
-    store.clock[COMPUTED] += 1
     return True
 
 
