@@ -174,15 +174,15 @@ def test_solver_rows_are_the_kernel_s_values(kernel, layout, dots, dtype):
 
 @pytest.mark.parametrize("kernel", [K.RBFKernel(gamma=0.3), K.LinearKernel()])
 def test_a_subset_of_dense_rows_gathers_the_same_data_as_its_own_rows(kernel):
-    """A subset of dense rows (a one-vs-one problem's) takes its data for compiled code from
-    the whole data's transpose: the same arrays, bit for bit, as a source of those rows alone,
-    in float64 and float32, and the same diagonal and rows."""
+    """A subset of dense rows gathered for a one-vs-one problem takes its data for compiled
+    code from the whole data's transpose: the same arrays, bit for bit, as a source of those
+    rows alone, in float64 and float32, and the same diagonal and rows."""
     from svmkit._solver.rows import KernelRows
 
     X = np.random.default_rng(6).normal(size=(50, 7))
     rows = np.array([40, 3, 3, 17, 0, 49])
     whole = KernelRows(kernel, X)
-    subset, alone = whole.subset(rows), KernelRows(kernel, X[rows])
+    subset, alone = whole.subset(rows, gather=True), KernelRows(kernel, X[rows])
     for dtype in (np.float32, np.float64):
         for made, expected in zip(subset.compiled(dtype), alone.compiled(dtype)):
             np.testing.assert_array_equal(made, expected)
@@ -191,6 +191,20 @@ def test_a_subset_of_dense_rows_gathers_the_same_data_as_its_own_rows(kernel):
         alone.rows_into(np.arange(6), expected, "loops")
         np.testing.assert_array_equal(out, expected)
     np.testing.assert_array_equal(subset.diagonal(), alone.diagonal())
+
+
+@pytest.mark.parametrize("kernel", [K.LinearKernel(), K.PolynomialKernel(gamma=0.1, coef0=1.0, degree=2)])
+def test_the_diagonal_made_a_block_of_rows_at_a_time_is_that_of_all_rows(kernel):
+    """Where no float64 data for compiled code are made (a float32 Gram matrix), the diagonal
+    is computed a block of rows at a time (here two blocks of 2**21 values), bit for bit as
+    from the float64 transpose of all rows."""
+    from svmkit._core.kernels import dense_kernel_data, kernel_diagonal
+    from svmkit._solver.rows import KernelRows
+
+    X = np.random.default_rng(7).normal(size=(1100, 2000))
+    source = KernelRows(kernel, X)
+    expected = kernel_diagonal(dense_kernel_data(X, *kernel.compiled_form()))
+    np.testing.assert_array_equal(source.diagonal(), expected)
 
 
 def test_solver_rows_go_to_their_places_through_runs_and_bounded_blocks():

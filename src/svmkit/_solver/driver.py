@@ -446,7 +446,7 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
     rows_used = (0, 0)
     try:
         loops = judge.loops_for(g) if plan.dots == "blas" else False
-        store = _GramStore(source.subset(in_order), plan, dtype, capacity, counts, loops=bool(loops),
+        store = _GramStore(source.subset(in_order, gather=True), plan, dtype, capacity, counts, loops=bool(loops),
                            judged=loops is None)
         work = new_work(compiled)
         work.alpha[:] = batch.alpha0[part]

@@ -49,7 +49,7 @@ class KernelRows:
         self.form = kernel.compiled_form()
         self._data = {}
         self._making = threading.Lock()  # (threads solving problems on one source make its data once)
-        self._whole = whole  # (a subset of dense rows: the source and the rows it was gathered from)
+        self._whole = whole  # (a subset gathered from another source's data: that source and the rows)
 
     @property
     def n_rows(self):
@@ -131,20 +131,28 @@ class KernelRows:
         if "diagonal" not in self._data:
             if self._whole is not None:
                 source, rows = self._whole
-                self._data["diagonal"] = source.diagonal()[rows]
+                diagonal = source.diagonal()[rows]
+            elif self.form is None:
+                diagonal = np.asarray(self.kernel.diag(self.X), dtype=np.float64)
+            elif sp.issparse(self.X) or np.dtype(np.float64) in self._data:
+                diagonal = kernel_diagonal(self.compiled(np.float64))
             else:
-                self._data["diagonal"] = (np.asarray(self.kernel.diag(self.X), dtype=np.float64)
-                                          if self.form is None else kernel_diagonal(self.compiled(np.float64)))
+                # (dense rows a block at a time: no float64 transpose of all of them kept for it)
+                step = max(1, _BLOCK_VALUES // max(self.n_features, 1))
+                diagonal = np.concatenate([kernel_diagonal(dense_kernel_data(self.X[start:start + step], *self.form))
+                                           for start in range(0, max(self.n_rows, 1), step)])
+            self._data["diagonal"] = diagonal
         return self._data["diagonal"]
 
-    def subset(self, rows, dense=False):
+    def subset(self, rows, dense=False, gather=False):
         """The source of the rows ``rows`` only (gathered once; with ``dense``, sparse rows
-        made dense, for BLAS products). Dense rows of a compiled kernel take their data for
-        compiled code from this source's, made once for all subsets."""
+        made dense, for BLAS products). With ``gather`` (many subsets of one source: one-vs-one
+        problems), dense rows of a compiled kernel take their data for compiled code from this
+        source's, made once, and their diagonal from its diagonal."""
         X = self.X[rows]
         if sp.issparse(X):
             return KernelRows(self.kernel, X.toarray() if dense else X)
-        return KernelRows(self.kernel, X, whole=(self, rows) if self.form is not None else None)
+        return KernelRows(self.kernel, X, whole=(self, rows) if gather and self.form is not None else None)
 
     def rows_into(self, rows, out, dots, places=None):
         """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
