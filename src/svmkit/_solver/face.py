@@ -83,7 +83,8 @@ class _Face:
     """The multipliers free at the start of a try (their block ``Q``, values ``alpha`` and
     gradient ``g``, the latter kept exact on the current factorisation's face) and the
     factorisation of the face (:class:`_Factored`), made again only where a direction
-    taken as flat had curvature."""
+    taken as flat had curvature, or where a face whose matrix is singular lost a multiplier
+    before a Newton step."""
 
     def __init__(self, Q, g, alpha, y, upper, nu, eps):
         self.Q, self.g, self.alpha, self.y, self.upper, self.nu, self.eps = Q, g, alpha, y, upper, nu, eps
