@@ -195,8 +195,15 @@ class KernelRows:
             apply_kernel_on_cores(block, norms[rows], norms, self.form)
 
     def block(self, rows, cols):
-        """The float64 block ``K(x_rows, x_cols)``."""
-        return np.asarray(self.kernel(self.X[rows], self.X[cols]), dtype=np.float64)
+        """The float64 block ``K(x_rows, x_cols)``; sparse rows made dense for BLAS's products
+        where such a copy pays (:func:`svmkit._plan.dense_copy_pays`, as for the solver's rows:
+        SciPy's sparse-by-sparse products are far slower)."""
+        A, B = self.X[rows], self.X[cols]
+        if sp.issparse(A) and _plan.dense_copy_pays(self.sparse_density, max(A.shape[0], B.shape[0]),
+                                                   self.n_features, np.float64):
+            A, B = A.toarray(), B.toarray()
+        with blas_threads_for(A.shape[0] * B.shape[0] * self.n_features):
+            return np.asarray(self.kernel(A, B), dtype=np.float64)
 
     def weighted_columns(self, rows, coef):
         """``sum_k coef_k K(x, x_{rows[k]})`` for every row ``x`` of the data, through
