@@ -62,3 +62,20 @@ def test_steps_on_a_singular_face_keep_the_constraints_and_lower_the_objective(n
     assert free.sum() <= rank + (2 if nu else 1)
     step = face_newton_step(Q[np.ix_(free, free)], face.g[free], y[free], nu)
     assert np.abs(step).max() < 1e-8
+
+
+@pytest.mark.parametrize("nu", [False, True])
+def test_a_face_without_curvature_is_walked_to_a_vertex(nu):
+    # Q = 0 (a kernel of value 0, rank 0): the objective is linear on the face, every direction
+    # is flat, and the walk ends where no free multiplier is left but one per constraint
+    rng = np.random.default_rng(5)
+    y = np.where(rng.random(20) < 0.5, 1.0, -1.0)
+    alpha, g = rng.uniform(0.3, 0.7, size=20), rng.normal(size=20)
+    face = _Face(np.zeros((20, 20)), g.copy(), alpha.copy(), y, np.ones(20), nu, np.finfo(np.float64).eps)
+    assert face.run(100) > 0
+    assert np.all((face.alpha >= 0) & (face.alpha <= 1))
+    for group in ([y > 0, y < 0] if nu else [np.ones(20, dtype=bool)]):
+        assert abs(y[group] @ (face.alpha - alpha)[group]) < 1e-12
+    assert g @ (face.alpha - alpha) < 0
+    free = (face.alpha > 0) & (face.alpha < 1)
+    assert free.sum() <= (2 if nu else 1)
