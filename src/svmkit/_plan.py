@@ -77,6 +77,9 @@ HAND_OVER_FRACTION = 0.25
 #: ... at the earliest this many rounds after the start or the last such sub-problem (the rounds
 #: in between settle the variables the last one left out, and the multipliers' sides).
 HAND_OVER_ROUNDS = 2
+#: ... counted every this many rounds (a count reads every variable twice: on many rows with
+#: cheap rounds, the linear kernel's, a fifth of a round's work when made every round).
+HAND_OVER_CHECK_ROUNDS = 4
 #: Rounds without a decrease of the dual objective after which the blocked strategy stops
 #: with status STALLED (round-off limits the accuracy).
 STALL_ROUNDS = 50

@@ -557,7 +557,8 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
                 status = STALLED
                 break
         rounds_since_hand_over += 1
-        if settings.shrinking and rounds_since_hand_over > _plan.HAND_OVER_ROUNDS:
+        if (settings.shrinking and rounds_since_hand_over > _plan.HAND_OVER_ROUNDS
+                and rounds_since_hand_over % _plan.HAND_OVER_CHECK_ROUNDS == 0):
             keeps = np.empty(m, dtype=np.bool_)
             n_kept = kept_by_shrinking(y, upper, alpha, grad, 0, m, bool(batch.nu), keeps)
             if 0 < n_kept <= _plan.HAND_OVER_FRACTION * m:
