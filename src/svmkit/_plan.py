@@ -45,6 +45,11 @@ FLOAT32_VALUE_LIMIT = 1e3
 #: shrunk variables solved apart, computes 1.1; then the problems get stores of their own,
 #: or the blocked strategy.
 SHARED_ROWS_MIN_FRACTION = 0.95
+#: The Gram strategy computes every row of one store of all the rows in one call before SMO
+#: starts where that is at most this many multiply-adds (rows x rows x features): below it SMO
+#: reads most rows anyway, and each row computed while SMO waits costs the solver a return and
+#: a restart besides the row itself.
+ROWS_UPFRONT_MAX_WORK = 2**20
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
 #: for and those of the strongest violators, which SMO asks for next. BLAS blocks of 64 rows run
 #: near peak; rows by compiled loops cost as much one by one, and 8 at a time save most of the
@@ -209,6 +214,9 @@ class Plan:
     own_rows : bool
         Blocked strategy: the problem's kernel rows span a copy of its own rows only, not all
         the data (:func:`for_problem`).
+    rows_upfront : bool
+        Gram strategy, one store of all rows, compiled rows: every row computed in one call
+        before SMO starts (``ROWS_UPFRONT_MAX_WORK``), not as SMO asks for them.
     """
 
     strategy: str
@@ -222,12 +230,15 @@ class Plan:
     max_steps: int
     single_precision: bool = True
     own_rows: bool = False
+    rows_upfront: bool = False
 
     def __str__(self):
         where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
         if self.strategy == "gram":
             detail = f"Gram matrix in {np.dtype(self.gram_dtype).name}, {where}"
-            if self.shared_rows:
+            if self.rows_upfront:
+                detail += f" (all {self.cache_rows} rows computed first)"
+            elif self.shared_rows:
                 detail += f" ({self.cache_rows} rows at most)"
         else:
             detail = (f"working sets of {self.working_set}, a cache of {self.cache_rows} "
@@ -270,7 +281,9 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     --------
     >>> from svmkit._core.kernels import RBF
     >>> str(plan(270, [270], n_features=13, kernel_code=RBF, budget_bytes=200 * 2**20))
-    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (270 rows at most)), rows by loops, 1 thread(s)'
+    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (all 270 rows computed first)), rows by loops, 1 thread(s)'
+    >>> str(plan(600, [600], n_features=13, kernel_code=RBF, budget_bytes=200 * 2**20))  # (4.7 M multiply-adds)
+    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (600 rows at most)), rows by loops, 1 thread(s)'
     >>> plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * 2**20).strategy
     'blocked'
     >>> from svmkit._core.kernels import LINEAR
@@ -294,7 +307,9 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     single = bool(value_bound <= FLOAT32_VALUE_LIMIT)
     shared_dtype = gram_dtype(n_data, budget_bytes, single)
     if shared_dtype is not None:
-        return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps, single)
+        upfront = dots in ("loops", "sparse") and n_data * n_data * max(n_features, 1) <= ROWS_UPFRONT_MAX_WORK
+        return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps, single,
+                    rows_upfront=upfront)
     own_dtypes = [gram_dtype(rows, budget_bytes, single) for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
         values = sum(rows * rows for rows in group_rows)

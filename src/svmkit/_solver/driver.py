@@ -221,7 +221,8 @@ class _GramStore:
     """The kernel rows of the Gram strategy: the user's Gram matrix as it is, or a store of
     ``capacity`` rows (:func:`svmkit._core.smo.row_store`) that SMO fills as it asks for rows,
     computed by the compiled solver itself (compiled loops) or here between its calls (BLAS
-    products, Python kernels). Only the rows written take memory: a fit holds the rows it
+    products, Python kernels), or all of them here first where the plan says so (small
+    problems, ``rows_upfront``). Only the rows written take memory: a fit holds the rows it
     needs, not the whole Gram matrix."""
 
     def __init__(self, source, plan, dtype, capacity, counts, loops=False, judged=False):
@@ -239,6 +240,13 @@ class _GramStore:
         compute = self.dots in ("loops", "sparse")
         data = source.compiled(dtype) if source.kernel_code is not None else precomputed_kernel_data(
             np.empty((0, 0)))
+        if plan.rows_upfront and compute and capacity >= n:
+            # (every row in one call: SMO then never returns for one)
+            K = np.empty((n, n), dtype=dtype)
+            source.rows_into(np.arange(n), K, self.dots)
+            self.store = full_row_store(K, source.diagonal(), data)
+            self.store.clock[COMPUTED] = n
+            return
         # (the memory of a row is only taken where the row is written)
         self.store = row_store(np.empty((min(capacity, n), n), dtype=dtype), n, source.diagonal(), compute, data)
 
