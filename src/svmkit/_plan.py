@@ -46,10 +46,11 @@ FLOAT32_VALUE_LIMIT = 1e3
 #: or the blocked strategy.
 SHARED_ROWS_MIN_FRACTION = 0.95
 #: The Gram strategy computes every row of one store of all the rows in one call before SMO
-#: starts where that is at most this many multiply-adds (rows x rows x features): below it SMO
-#: reads most rows anyway, and each row computed while SMO waits costs the solver a return and
-#: a restart besides the row itself.
-ROWS_UPFRONT_MAX_WORK = 2**20
+#: starts where that is at most this many multiply-adds (rows x rows x features), by the way
+#: its rows are computed: below it SMO reads most rows anyway, and each row computed while SMO
+#: waits costs the solver a return and a restart besides the row itself (loops), or is one of
+#: many small BLAS products, far below the speed of one large one (BLAS).
+ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "blas": 2**27}
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
 #: for and those of the strongest violators, which SMO asks for next. BLAS blocks of 64 rows run
 #: near peak; rows by compiled loops cost as much one by one, and 8 at a time save most of the
@@ -215,8 +216,8 @@ class Plan:
         Blocked strategy: the problem's kernel rows span a copy of its own rows only, not all
         the data (:func:`for_problem`).
     rows_upfront : bool
-        Gram strategy, one store of all rows, compiled rows: every row computed in one call
-        before SMO starts (``ROWS_UPFRONT_MAX_WORK``), not as SMO asks for them.
+        Gram strategy, one store of all rows of a built-in kernel: every row computed in one
+        call before SMO starts (``ROWS_UPFRONT_MAX_WORK``), not as SMO asks for them.
     """
 
     strategy: str
@@ -307,7 +308,7 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     single = bool(value_bound <= FLOAT32_VALUE_LIMIT)
     shared_dtype = gram_dtype(n_data, budget_bytes, single)
     if shared_dtype is not None:
-        upfront = dots in ("loops", "sparse") and n_data * n_data * max(n_features, 1) <= ROWS_UPFRONT_MAX_WORK
+        upfront = n_data * n_data * max(n_features, 1) <= ROWS_UPFRONT_MAX_WORK.get(dots, 0)
         return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps, single,
                     rows_upfront=upfront)
     own_dtypes = [gram_dtype(rows, budget_bytes, single) for rows in group_rows]

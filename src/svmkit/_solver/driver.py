@@ -240,7 +240,7 @@ class _GramStore:
         compute = self.dots in ("loops", "sparse")
         data = source.compiled(dtype) if source.kernel_code is not None else precomputed_kernel_data(
             np.empty((0, 0)))
-        if plan.rows_upfront and compute and capacity >= n:
+        if plan.rows_upfront and capacity >= n and self.dots == plan.dots:
             # (every row in one call: SMO then never returns for one)
             K = np.empty((n, n), dtype=dtype)
             source.rows_into(np.arange(n), K, self.dots)
