@@ -134,6 +134,8 @@ class KernelRows:
                 diagonal = source.diagonal()[rows]
             elif self.form is None:
                 diagonal = np.asarray(self.kernel.diag(self.X), dtype=np.float64)
+            elif self.form[0] == RBF:
+                diagonal = np.ones(self.n_rows)  # (kernel_diagonal's 1 exactly: no data to read)
             elif sp.issparse(self.X) or np.dtype(np.float64) in self._data:
                 diagonal = kernel_diagonal(self.compiled(np.float64))
             else:
