@@ -237,10 +237,10 @@ class Plan:
         where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
         if self.strategy == "gram":
             detail = f"Gram matrix in {np.dtype(self.gram_dtype).name}, {where}"
-            if self.rows_upfront:
-                detail += f" (all {self.cache_rows} rows computed first)"
-            elif self.shared_rows:
-                detail += f" ({self.cache_rows} rows at most)"
+            if self.shared_rows:
+                detail += f" ({self.cache_rows} rows{', all computed first' if self.rows_upfront else ' at most'})"
+            elif self.rows_upfront:
+                detail += " (each problem's rows computed first)"
         else:
             detail = (f"working sets of {self.working_set}, a cache of {self.cache_rows} "
                       f"{np.dtype(self.gram_dtype).name} rows")
@@ -282,7 +282,7 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     --------
     >>> from svmkit._core.kernels import RBF
     >>> str(plan(270, [270], n_features=13, kernel_code=RBF, budget_bytes=200 * 2**20))
-    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (all 270 rows computed first)), rows by loops, 1 thread(s)'
+    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (270 rows, all computed first)), rows by loops, 1 thread(s)'
     >>> str(plan(600, [600], n_features=13, kernel_code=RBF, budget_bytes=200 * 2**20))  # (4.7 M multiply-adds)
     'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (600 rows at most)), rows by loops, 1 thread(s)'
     >>> plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * 2**20).strategy
