@@ -52,9 +52,9 @@ SHARED_ROWS_MIN_FRACTION = 0.95
 #: many small BLAS products, far below the speed of one large one (BLAS).
 ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "blas": 2**27}
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
-#: for and those of the strongest violators, which SMO asks for next. BLAS blocks of 64 rows run
-#: near peak; rows by compiled loops cost as much one by one, and 8 at a time save most of the
-#: solver's passes over its variables that each return for rows costs.
+#: for and those of the strongest violators, which SMO may ask for next. BLAS blocks of 64 rows
+#: run near peak; a row by compiled loops costs as much alone as with others, and the
+#: violators' rows are mostly never read, so loops compute the one asked for (as LIBSVM).
 PREFETCH_ROWS = {"blas": 64, "python": 64, "loops": 1, "sparse": 1, "precomputed": 1}
 #: The problems of a batch on stores of their own rows (one-vs-one pairs) compute their rows by
 #: compiled loops, one as SMO asks for it (as LIBSVM), where its first problems used fewer than
