@@ -240,7 +240,7 @@ class _GramStore:
         compute = self.dots in ("loops", "sparse")
         data = source.compiled(dtype) if source.kernel_code is not None else precomputed_kernel_data(
             np.empty((0, 0)))
-        if plan.rows_upfront and capacity >= n and self.dots == plan.dots:
+        if self.dots == plan.dots and _rows_first(plan, capacity, n):
             # (every row in one call: SMO then never returns for one)
             K = np.empty((n, n), dtype=dtype)
             source.rows_into(np.arange(n), K, self.dots)
@@ -277,6 +277,12 @@ class _GramStore:
         if self.dots != "precomputed":
             rows = int(self.store.clock[COMPUTED])
             self.counts.add(rows, rows * self.store.K.shape[1])
+
+
+def _rows_first(plan, capacity, n_rows):
+    """Whether a store of ``capacity`` of the ``n_rows`` rows computes them all before SMO
+    starts: where the plan says so and the store holds them all."""
+    return plan.rows_upfront and capacity >= n_rows
 
 
 def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, problem=None):
@@ -449,11 +455,12 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
         capacity = max(2, min(n_rows, _plan.rows_in_budget(n_rows, budget, dtype)))
     else:
         capacity = n_rows
-    if plan.dots != "blas":
-        judge.report(g, 0, 0)  # (no BLAS rows to judge, nothing to wait for)
+    blas_as_asked = plan.dots == "blas" and not _rows_first(plan, capacity, n_rows)
+    if not blas_as_asked:
+        judge.report(g, 0, 0)  # (no BLAS rows computed as SMO asks: nothing to judge, nothing to wait for)
     rows_used = (0, 0)
     try:
-        loops = judge.loops_for(g) if plan.dots == "blas" else False
+        loops = judge.loops_for(g) if blas_as_asked else False
         store = _GramStore(source.subset(in_order, gather=True), plan, dtype, capacity, counts, loops=bool(loops),
                            judged=loops is None)
         work = new_work(compiled)
