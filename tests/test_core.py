@@ -9,8 +9,8 @@ from naive import dual_by_projected_gradient, intercept_by_masks, kept_by_shrink
 from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
 from svmkit._core._jit import jit
 from svmkit._core.kernels import (
-    LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, dense_kernel_data, kernel_columns, kernel_diagonal,
-    kernel_rows, precomputed_kernel_data, sparse_kernel_data, sparse_rows_products,
+    LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
+    kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data, sparse_kernel_data,
 )
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch, solve_kept,
@@ -62,22 +62,23 @@ def test_kernel_rows_longer_than_a_tile_equal_the_formulas(sparse):
     np.testing.assert_array_equal(in_parts, out)
 
 
-def test_sparse_rows_products_equal_the_formula_over_tiles_and_odd_nonzero_counts():
-    """Rows of 0 to 9 nonzeros (four at a time and the rest) from row 2 on, against 1,300
-    columns (three tiles)."""
+@pytest.mark.parametrize("code, gamma, coef0, degree", KERNELS)
+def test_kernel_after_sparse_products_equals_the_formula_of_the_whole_rows(code, gamma, coef0, degree):
+    """Rows whose last 10 features hold 0 to 9 nonzeros (four at a time and the rest), against
+    300 columns: BLAS's products of the first 5 features, then the sparse ones' and the kernel."""
     generator = np.random.default_rng(4)
-    A = generator.normal(size=(12, 20))
+    A = generator.normal(size=(12, 15))
     for r in range(12):
-        A[r, generator.permutation(20)[r % 10:]] = 0.0
-    columns = generator.normal(size=(1300, 20))
-    out = np.full((10, 1300), np.nan)
-    rows = sp.csr_matrix(A)
-    sparse_rows_products(rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, 2,
-                         np.ascontiguousarray(columns.T), out)
-    np.testing.assert_allclose(out, kernel_by_formula(LINEAR, 1.0, 0.0, 1.0, A[2:], columns), rtol=1e-12, atol=1e-12)
+        A[r, 5 + generator.permutation(10)[r % 10:]] = 0.0
+    B = generator.normal(size=(300, 15))
+    B[generator.random(B.shape) < 0.5] = 0.0
+    block = A[:, :5] @ B[:, :5].T
+    apply_kernel_after_sparse_products(block, A[:, 5:], np.ascontiguousarray(B[:, 5:].T), (A**2).sum(axis=1),
+                                       (B**2).sum(axis=1), code, gamma, coef0, degree)
+    np.testing.assert_allclose(block, kernel_by_formula(code, gamma, coef0, degree, A, B), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("function", [apply_kernel, kernel_rows, kernel_columns, sparse_rows_products])
+@pytest.mark.parametrize("function", [apply_kernel, apply_kernel_after_sparse_products, kernel_rows, kernel_columns])
 def test_compiled_kernel_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

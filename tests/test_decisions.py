@@ -1,6 +1,7 @@
 """Decision values of the kernel machines (svmkit.svm._decisions): float32 dot products where
 the data's values lie on a grid that makes them exact (binary and count features), float64
-ones elsewhere; both against the kernels' formulas (tests/naive.py)."""
+ones elsewhere; features that mostly hold one value (one-hot, binary) summed over their other
+entries; all against the kernels' formulas (tests/naive.py)."""
 
 import bz2
 import doctest
@@ -15,6 +16,7 @@ from svmkit import SVC, SVR
 from svmkit._core.kernels import POLYNOMIAL, RBF
 from svmkit._plan import EXACT_FLOAT32_MIN_SUPPORT
 from svmkit.svm import _decisions
+from svmkit.svm._decisions import split_features
 from naive import kernel_by_formula
 
 DATA = Path(__file__).parent / "data"
@@ -56,35 +58,76 @@ def test_module_docstring_examples():
     assert result.attempted > 0 and result.failed == 0
 
 
-def test_binary_features_are_predicted_as_in_float64():
-    """a9a's binary features, flipped (89% ones, so that the rows stay dense): support vectors
-    and test rows on the grid of integers, so the products are taken in float32; 4,000 test
-    rows against as many support vectors as make the float32 products pay, in blocks spread
-    over threads."""
-    X, y = _a9a()
-    model = _binary_model(1.0 - X, y, SVC)
-    _assert_agrees_with_formula(model, 1.0 - X[5000:9000], RBF, 0.05)
+def _split_of(model, centred=True):
+    """The split of a model's support vectors into dense and sparse features."""
+    split = split_features(model.support_vectors_, centred)
+    assert split is not None and split.sparse.size > 80  # (of a9a's 123 features)
+    return split
 
 
-def test_dense_rows_of_few_nonzeros_are_predicted_over_their_nonzeros_as_in_float64():
-    """a9a's rows as a dense array (11% nonzeros): made sparse for the compiled products."""
+@pytest.mark.parametrize("flipped", [False, True])
+def test_binary_features_are_predicted_over_their_entries_off_the_median_as_in_float64(flipped):
+    """a9a's binary features (11% ones), also flipped (89% ones): centred on the median, 96 of
+    123 features are sparse, the other 27 on the grid of integers, so their products are taken
+    in float32; 4,000 test rows against as many support vectors as make the float32 products
+    pay, in blocks spread over threads."""
     X, y = _a9a()
+    if flipped:
+        X = 1.0 - X
     model = _binary_model(X, y, SVC)
+    assert _split_of(model).dense_grid == (0, 1.0)
     _assert_agrees_with_formula(model, X[5000:9000], RBF, 0.05)
 
 
-def test_sparse_test_rows_are_predicted_over_their_nonzeros_as_in_float64():
-    """a9a's rows as CSR (11% nonzeros): their products with the dense support vectors in
-    compiled code over their nonzeros."""
+def test_binary_features_scaled_to_plus_minus_one_with_continuous_ones_are_predicted_as_in_float64():
+    """a9a's features mapped to [-1, 1] (as svm-scale maps binary ones: no zeros left) beside
+    five continuous ones, as covtype.binary's: the sparse features summed over their entries
+    off the median, the dense ones, off any grid, by float64 products."""
+    X, y = _a9a()
+    continuous = np.random.default_rng(0).uniform(-1.0, 1.0, size=(X.shape[0], 5))
+    X = np.hstack([continuous, 2.0 * X - 1.0])
+    model = _binary_model(X, y, SVC)
+    split = _split_of(model)
+    assert split.dense_grid is None and set(range(5)) <= set(split.dense)
+    _assert_agrees_with_formula(model, X[5000:9000], RBF, 0.05)
+
+
+def test_sparse_test_rows_are_predicted_over_their_entries_off_the_median_as_in_float64():
+    """a9a's rows as CSR, centred (made dense a block at a time): the same as dense ones."""
     X, y = _a9a()
     model = _binary_model(X, y, SVC)
     _assert_agrees_with_formula(model, sp.csr_matrix(X[5000:9000]), RBF, 0.05)
+    np.testing.assert_array_equal(model.decision_function(sp.csr_matrix(X[5000:9000])),
+                                  model.decision_function(X[5000:9000]))
+
+
+def test_polynomial_kernels_split_features_without_centring_them():
+    """The polynomial kernel's values are not those of ``x - y``: a9a's zeros are the sparse
+    features' entries left out."""
+    X, y = _a9a()
+    model = _binary_model(X, y, lambda **kw: SVC(kernel="poly", degree=2, coef0=1.0, **kw))
+    assert not _split_of(model, centred=False).centre.any()
+    _assert_agrees_with_formula(model, X[5000:9000], POLYNOMIAL, 0.05, 1.0, 2.0)
 
 
 def test_test_rows_off_the_grid_of_binary_support_vectors_are_predicted_in_float64():
     X, y = _a9a()
     model = _binary_model(X, y, SVC)
     _assert_agrees_with_formula(model, X[5000:9000] + 1.0 / 3.0, RBF, 0.05)
+
+
+def test_a_split_holds_the_support_vectors_centred():
+    """Every feature in one part of the split, whose parts are the centred rows."""
+    X, _ = _a9a()
+    rows = np.hstack([np.random.default_rng(1).normal(size=(3000, 4)), 2.0 * X[:3000] - 1.0])
+    split = split_features(rows, centred=True)
+    rebuilt = np.empty_like(rows)
+    rebuilt[:, split.dense] = split.dense_rows
+    rebuilt[:, split.sparse] = split.sparse_transpose.T
+    np.testing.assert_array_equal(rebuilt, rows - split.centre)
+    np.testing.assert_array_equal(np.sort(np.concatenate([split.dense, split.sparse])), np.arange(127))
+    np.testing.assert_allclose(split.sq_norms, ((rows - split.centre) ** 2).sum(axis=1), rtol=1e-15)
+    assert np.all(np.count_nonzero(split.sparse_transpose, axis=1) <= 0.125 * 3000)
 
 
 def test_quarters_are_predicted_as_in_float64():

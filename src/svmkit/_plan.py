@@ -168,16 +168,21 @@ PREDICT_SUPPORT_BYTES = 2**20
 #: many bytes a block, for BLAS's products (SciPy's sparse-times-dense product is several times
 #: slower but on very sparse rows).
 PREDICT_DENSE_BYTES = 16 * 2**20
-#: Sparse test rows with at most this fraction of nonzeros are multiplied with dense support
-#: vectors in compiled code over their nonzeros (``sparse_rows_products``), not made dense for
-#: BLAS: work in proportion to their nonzeros, where BLAS's is to all their features (a9a's
-#: rows, 0.11, in docs/performance.md). Dense test rows of as few nonzeros are made sparse for
-#: it where the prediction is spread over threads.
-SPARSE_PRODUCTS_DENSITY = 0.15
 #: Predictions against at least this many support vectors look for exact float32 products
 #: (svm/_decisions.py): the look costs a few passes over the test rows, which the float32
 #: products repay in proportion to the support vectors each row meets.
 EXACT_FLOAT32_MIN_SUPPORT = 1024
+#: A feature whose support vectors differ from their median in at most this fraction is a sparse
+#: one at prediction (svm/_decisions.py): its products are taken over those entries.
+SPARSE_FEATURE_DENSITY = 0.125
+#: What a sparse feature's entry costs, in features of BLAS's dense products: its row of support
+#: vectors is read and added apart, where BLAS multiplies features in cache-sized tiles.
+SPARSE_ENTRY_COST = 4.0
+#: Predictions split the features into dense and sparse ones where the sparse ones save at least
+#: this fraction of the dense products' work: the split's copies of the test rows, its extra pass
+#: over each row of products and BLAS's lower speed on fewer features take smaller savings (ijcnn1:
+#: 9 sparse features of 22, about 0.9 entries a row, predicted more slowly split).
+SPLIT_MIN_SAVING = 0.5
 #: Kernel values from which a prediction's blocks are spread over ``n_jobs`` threads (fewer
 #: cost more in thread hand-overs than they save).
 PARALLEL_PREDICT_VALUES = 2**20

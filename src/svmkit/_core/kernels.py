@@ -61,6 +61,40 @@ def apply_kernel(products, row_norms, col_norms, code, gamma, coef0, degree):
 
 
 @jit
+def apply_kernel_after_sparse_products(products, sparse_features, XT, row_norms, col_norms, code, gamma, coef0,
+                                       degree):
+    """In place: each row ``i`` of ``products`` first adds the products of the nonzero entries
+    of ``sparse_features[i]`` with the columns' same features, given by their transpose ``XT``
+    (:func:`add_weighted_rows`), then becomes kernel values as in :func:`apply_kernel`: the
+    products of a split of the features, the dense ones by BLAS and the sparse ones here, each
+    row turned into kernel values while it is in the core's cache.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> products = np.array([[1.0, 0.0]])  # (the first feature of [1, 2] with the columns [1, 0], [0, 1])
+    >>> XT = np.array([[0.0, 1.0]])  # (the columns' second feature)
+    >>> apply_kernel_after_sparse_products(products, np.array([[2.0]]), XT, np.array([5.0]), np.array([1.0, 1.0]),
+    ...                                    LINEAR, 1.0, 0.0, 1.0)
+    >>> products  # ([1, 2] with [1, 0] and with [0, 1])
+    array([[1., 2.]])
+    """
+    norms = row_norms if code == RBF else np.zeros(products.shape[0], dtype=row_norms.dtype)
+    n_columns = products.shape[1]
+    slots = np.empty(sparse_features.shape[1], dtype=np.int64)
+    weights = np.empty(sparse_features.shape[1], dtype=products.dtype)
+    for i in range(products.shape[0]):
+        count = 0
+        for feature in range(sparse_features.shape[1]):
+            if sparse_features[i, feature] != 0.0:
+                slots[count] = feature
+                weights[count] = sparse_features[i, feature]
+                count += 1
+        add_weighted_rows(XT, slots[:count], weights[:count], products[i], 0, n_columns)
+        kernel_of_products(products[i], norms[i], col_norms, code, gamma, coef0, degree)
+
+
+@jit
 def kernel_of_products(row, row_norm, col_norms, code, gamma, coef0, degree):
     """In place: ``row[j] <- k`` from the dot products of one row with the columns (see
     :func:`apply_kernel`), ``row_norm`` the row's squared norm."""
@@ -188,39 +222,6 @@ def _kernel_rows_tile(data, rows, out, places, start, stop):
                     acc[c] += x * column[c]
         kernel_of_products(acc[start:stop], data.sq_norms[r], data.sq_norms[start:stop], data.code, data.gamma,
                            data.coef0, data.degree)
-
-
-_SPARSE_TILE_COLUMNS = 512  # columns of a tile of sparse_rows_products: the tile's part of every feature's row stays in L2 (a9a: 123 features, 500 KB)
-
-
-@jit
-def sparse_rows_products(indptr, indices, values, first, XT, out):
-    """``out[r, c] = x_{first + r}' y_c``: the dot products of CSR rows ``x`` (``indptr,
-    indices, values``) from row ``first`` on with dense columns ``y_c`` given by their
-    transpose ``XT`` (features by columns).
-
-    Each nonzero of a row adds its feature's row of ``XT`` (:func:`add_weighted_rows`:
-    contiguous memory, vectorised), a tile of columns at a time so that the tile stays in the core's cache for all the rows:
-    work in proportion to the rows' nonzeros, where a dense product's is to all their features.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> XT = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # (columns [1, 4], [2, 5], [3, 6])
-    >>> out = np.empty((1, 3))
-    >>> sparse_rows_products(np.array([0, 1]), np.array([1]), np.array([2.0]), 0, XT, out)
-    >>> out  # the row [0, 2]
-    array([[ 8., 10., 12.]])
-    """
-    n_columns = XT.shape[1]
-    for start in range(0, n_columns, _SPARSE_TILE_COLUMNS):
-        stop = min(start + _SPARSE_TILE_COLUMNS, n_columns)
-        for r in range(out.shape[0]):
-            acc = out[r]
-            for c in range(np.uint64(start), np.uint64(stop)):
-                acc[c] = 0.0
-            nonzeros = slice(indptr[first + r], indptr[first + r + 1])
-            add_weighted_rows(XT, indices[nonzeros], values[nonzeros], acc, start, stop)
 
 
 @jit

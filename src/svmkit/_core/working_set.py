@@ -143,8 +143,8 @@ _CHUNK = 2048  # columns per chunk of add_rows_to_gradient: a chunk of the sum s
 def add_weighted_rows(buffer, slots, weights, out, start, stop):
     """``out[start:stop] += sum_k weights[k] buffer[slots[k], start:stop]``, four rows at a
     time (the loop is bound by memory: the chunk is loaded and stored once per four rows). For
-    the gradient's sums of cached rows and for the products of sparse rows
-    (:func:`svmkit._core.kernels.sparse_rows_products`).
+    the gradient's sums of cached rows and for the products of sparse features
+    (:func:`svmkit._core.kernels.apply_kernel_after_sparse_products`).
     (Unsigned column indices: numba then leaves out the wrap-around of negative indices, which
     keeps the loops from being vectorised.)"""
     k = 0

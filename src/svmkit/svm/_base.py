@@ -300,8 +300,9 @@ class BaseKernelSVM(BaseEstimator):
             return kept[2]
         if isinstance(self.kernel_, LinearKernel):
             return np.ascontiguousarray(np.asarray(self.support_vectors_.T @ coef), dtype=np.float64)
-        if self.kernel_ is not None and self.kernel_.compiled_form() is not None:
-            return SupportVectors(self.support_vectors_)
+        form = None if self.kernel_ is None else self.kernel_.compiled_form()
+        if form is not None:
+            return SupportVectors(self.support_vectors_, form)
         return None
 
     def _keep_prediction_model(self):

@@ -11,20 +11,29 @@ Where the support vectors and the test rows hold integer multiples of a power of
 small enough (binary and count features), every dot product and every partial sum of one is
 exact in float32 (:func:`dyadic_grid`): the products are then taken in float32, at about half
 the cost of float64's, and are the same numbers.
+
+Where many features of the support vectors mostly hold one value (one-hot and binary features,
+also once scaled to [-1, 1], an image's background), the features are split
+(:func:`split_features`): the dense ones go to BLAS, the sparse ones are summed over their few
+other entries in compiled code that then turns each row of products into kernel values. For RBF,
+a function of ``x - y`` only, the data are first moved so that each feature's median (its
+value in most rows, where there is one) is zero.
 """
 
 import threading
+from collections import namedtuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from .. import kernels as kernel_module
-from .._core.kernels import sparse_rows_products
+from .._core.kernels import RBF, apply_kernel_after_sparse_products
 from .._first_use import notice_compilation
 from .._parallel import blas_threads_for, map_in_threads
 from .._plan import (
     EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
-    PREDICT_SUPPORT_BYTES, SPARSE_PRODUCTS_DENSITY, dense_copy_pays,
+    PREDICT_SUPPORT_BYTES, SPARSE_ENTRY_COST, SPARSE_FEATURE_DENSITY, SPLIT_MIN_SAVING,
+    dense_copy_pays,
 )
 from ..kernels import row_sq_norms
 
@@ -36,6 +45,7 @@ _FINEST_GRID = 64
 _SAMPLE = 256
 #: Values looked at a time for a grid (the temporaries of a look are a few times this size).
 _CHUNK_VALUES = 2**20
+_NOT_FOUND = object()
 
 
 def dyadic_grid(values):
@@ -92,8 +102,71 @@ def float32_grid(values):
     return grid
 
 
+FeatureSplit = namedtuple("FeatureSplit", "centre dense sparse dense_rows sparse_transpose sq_norms dense_grid")
+FeatureSplit.__doc__ = """The support vectors with their features split into dense and sparse ones.
+
+centre : 1-D float64 array, subtracted from the support vectors and the test rows (zeros but for
+    RBF, whose values depend on ``x - y`` only)
+dense, sparse : int arrays, the dense and the sparse features
+dense_rows : (n_SV, n_dense) float64, the support vectors' dense features, centred
+sparse_transpose : (n_sparse, n_SV) float64, their sparse features, centred, transposed
+sq_norms : 1-D float64 array, the squared norm of every centred support vector
+dense_grid : the :func:`float32_grid` of ``dense_rows`` where there are at least
+    ``EXACT_FLOAT32_MIN_SUPPORT`` support vectors, else None
+"""
+
+
+def split_features(rows, centred):
+    """The :class:`FeatureSplit` of dense support vectors ``rows`` where taking the sparse
+    features' products over their entries (``SPARSE_FEATURE_DENSITY``, ``SPARSE_ENTRY_COST``)
+    saves at least ``SPLIT_MIN_SAVING`` of the work of dense products; else None. Where
+    ``centred``, each feature is centred on its median (the upper one of an even count): a value
+    that more than half the rows hold is the median, so that a feature that mostly holds one
+    value becomes sparse.
+
+    Examples
+    --------
+    >>> rows = np.full((8, 4), -1.0)  # (three binary features scaled to [-1, 1], two entries of 1)
+    >>> rows[:, 0] = [0.3, 0.7, 0.2, 0.9, 0.4, 0.6, 0.1, 0.8]
+    >>> rows[0, 1] = rows[2, 3] = 1.0
+    >>> split = split_features(rows, centred=True)
+    >>> split.centre, split.dense, split.sparse
+    (array([ 0.6, -1. , -1. , -1. ]), array([0]), array([1, 2, 3]))
+    >>> split.sparse_transpose[:, :3]
+    array([[2., 0., 0.],
+           [0., 0., 0.],
+           [0., 0., 2.]])
+    >>> split_features(rows, centred=False) is None  # (no zeros)
+    True
+    """
+    n_sv, n_features = rows.shape
+    # (sorted, a feature to a contiguous row: np.partition is many times slower on features of
+    # few distinct values)
+    centre = (np.sort(np.ascontiguousarray(rows.T), axis=1)[:, n_sv // 2] if centred and n_sv
+              else np.zeros(n_features))
+    density = np.count_nonzero(rows != centre, axis=0) / max(n_sv, 1)
+    sparse = np.flatnonzero(density <= SPARSE_FEATURE_DENSITY)
+    entries = density[sparse].sum()  # (a row's entries of sparse features, on average)
+    if sparse.size == 0 or sparse.size - SPARSE_ENTRY_COST * entries < SPLIT_MIN_SAVING * n_features:
+        return None
+    dense = np.flatnonzero(density > SPARSE_FEATURE_DENSITY)
+    centred_rows = rows - centre
+    dense_rows = np.ascontiguousarray(centred_rows[:, dense])
+    return FeatureSplit(centre, dense, sparse, dense_rows, np.ascontiguousarray(centred_rows[:, sparse].T),
+                        row_sq_norms(centred_rows),
+                        float32_grid(dense_rows) if n_sv >= EXACT_FLOAT32_MIN_SUPPORT else None)
+
+
 class SupportVectors:
     """The support vectors as predictions read them, made once per fit (or load).
+
+    Parameters
+    ----------
+    support_vectors : dense or CSR rows
+    form : tuple, optional
+        The compiled form of the kernel (``Kernel.compiled_form``): a split of the features
+        (:meth:`feature_split`) centres them where it is RBF's, whose values depend on
+        ``x - y`` only.
 
     Attributes
     ----------
@@ -111,7 +184,7 @@ class SupportVectors:
     (dtype('float32'), (0, 2.0))
     """
 
-    def __init__(self, support_vectors):
+    def __init__(self, support_vectors, form=None):
         rows = support_vectors
         n_sv, n_features = rows.shape
         if sp.issparse(rows) and dense_copy_pays(rows.nnz / max(n_sv * n_features, 1), n_sv, n_features,
@@ -119,7 +192,16 @@ class SupportVectors:
             rows = rows.toarray()
         self.rows = rows
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
+        self.translation_invariant = form is not None and form[0] == RBF
         self._float32 = None
+        self._split = _NOT_FOUND
+
+    def feature_split(self):
+        """The :class:`FeatureSplit` of dense rows (:func:`split_features`), or None; found at the
+        first call."""
+        if self._split is _NOT_FOUND:
+            self._split = None if sp.issparse(self.rows) else split_features(self.rows, self.translation_invariant)
+        return self._split
 
     def float32_rows(self):
         """``(rows in float32, grid)`` where the dense rows lie on a grid that makes products
@@ -131,13 +213,16 @@ class SupportVectors:
         return self._float32
 
 
-def _exact_in_float32(X, grid):
+def _exact_in_float32(X, grid, rows_of=None):
     """Whether every dot product of a row of ``X`` with support vectors on ``grid`` is exact
-    in float32 (:func:`dyadic_grid`); rows a chunk at a time, the first ruling out most data."""
+    in float32 (:func:`dyadic_grid`); rows a chunk at a time, the first ruling out most data.
+    ``rows_of(chunk)``, where given, makes the rows multiplied from a chunk of ``X``'s."""
     a, longest = 0, 0.0  # (the finest grid of the rows so far, and the largest |x|_1)
     step = max(1, _CHUNK_VALUES // max(X.shape[1], 1))
     for first in range(0, X.shape[0], step):
         rows = X[first:first + step]
+        if rows_of is not None:
+            rows = rows_of(rows)
         row_grid = float32_grid(rows.data if sp.issparse(rows) else rows)
         if row_grid is None:
             return False
@@ -155,55 +240,31 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     where there are many kernel values.
     """
     n_rows = X.shape[0]
-    sparse_products = False
+    if support is not None and n_rows * support.rows.shape[0] >= PARALLEL_PREDICT_VALUES:
+        split = support.feature_split()
+        if split is not None:
+            return _split_decisions(X, split, coef, kernel.compiled_form(), n_jobs)
     if support is not None:
         support_vectors = support.rows
-        # (sparse rows of few nonzeros, and dense ones where the prediction is spread over
-        # threads, one-hot columns: over their nonzeros)
-        if not sp.issparse(support_vectors) and (
-                sp.issparse(X) or n_rows * support_vectors.shape[0] >= PARALLEL_PREDICT_VALUES):
-            nonzeros = X.nnz if sp.issparse(X) else np.count_nonzero(X)
-            sparse_products = nonzeros <= SPARSE_PRODUCTS_DENSITY * X.shape[0] * X.shape[1]
-        if sparse_products:
-            if not sp.issparse(X):
-                X = sp.csr_matrix(X)
-            notice_compilation(sparse_rows_products)
-            # (made per call, not kept: a second copy of the support vectors held by the model)
-            transposed = np.ascontiguousarray(support_vectors.T)
-            indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
-        elif support_vectors.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT:
+        if support_vectors.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT:
             rows32, grid = support.float32_rows()
             if rows32 is not None and _exact_in_float32(X, grid):
                 support_vectors = rows32
         X_norms = row_sq_norms(X).astype(np.float64, copy=False)
     n_sv, n_features = support_vectors.shape
     dense_support = not sp.issparse(support_vectors)
-    # (the support vectors a part at a time, each part staying in cache for all the block's rows;
-    # the compiled products of sparse rows keep their own parts in cache)
-    support_step = n_sv if sparse_products else max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
+    # (the support vectors a part at a time, each part staying in cache for all the block's rows)
+    support_step = max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
     buffers = threading.local()
 
-    def products_of(first, last, rows, part):
-        """The float64 dot products of a block's ``rows`` (rows ``first:last`` of ``X``, read
-        from ``X`` itself by the compiled products of sparse rows) with a part of the support
-        vectors."""
-        if sparse_products:
-            products = _buffer(buffers, "products", last - first, n_sv, np.float64)
-            sparse_rows_products(indptr, indices, X.data, first, transposed, products)
-            return products
+    def products_of(rows, part):
+        """The float64 dot products of a block's ``rows`` with a part of the support vectors."""
         if not (dense_support and isinstance(rows, np.ndarray)):
             return kernel_module._dot_block(rows, support_vectors[part])
-        part_rows = support_vectors[part]
-        products = _buffer(buffers, "products", rows.shape[0], part_rows.shape[0], part_rows.dtype)
-        np.matmul(rows, part_rows.T, out=products)
-        if products.dtype == np.float64:
-            return products
-        widened = _buffer(buffers, "widened", rows.shape[0], part_rows.shape[0], np.float64)
-        widened[...] = products
-        return widened
+        return _dense_products(buffers, rows, support_vectors[part])
 
     def block_decisions(first, last):
-        rows = None if sparse_products else X[first:last]
+        rows = X[first:last]
         if support is not None and dense_support and sp.issparse(rows) and \
                 rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
             rows = rows.toarray()  # (BLAS's dense products, a block at a time)
@@ -215,17 +276,22 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
             if support is None:
                 values = kernel(rows, support_vectors[part])
             else:
-                values = kernel.from_products(products_of(first, last, rows, part), X_norms[first:last],
-                                              support.sq_norms[part])
+                values = kernel.from_products(products_of(rows, part), X_norms[first:last], support.sq_norms[part])
             decisions += values @ coef[part]
         return decisions
 
     if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
         with blas_threads_for(n_rows * n_sv * n_features):
             return block_decisions(0, n_rows)
-    out = np.empty((n_rows, coef.shape[1]))
-    # (at least a block per thread)
-    step = max(1, min(PREDICT_BLOCK_BYTES // (8 * min(n_sv, support_step)), -(-n_rows // n_jobs)))
+    return _in_blocks_on_threads(block_decisions, n_rows, coef.shape[1], min(n_sv, support_step), n_jobs)
+
+
+def _in_blocks_on_threads(block_decisions, n_rows, n_decisions, part_size, n_jobs):
+    """The (n_rows, n_decisions) decisions of ``block_decisions(first, last)`` of blocks of test
+    rows, whose kernel values against parts of ``part_size`` support vectors stay within
+    ``PREDICT_BLOCK_BYTES``, spread over ``n_jobs`` threads (at least a block per thread)."""
+    out = np.empty((n_rows, n_decisions))
+    step = max(1, min(PREDICT_BLOCK_BYTES // (8 * part_size), -(-n_rows // n_jobs)))
 
     def decide_block(first):
         last = min(first + step, n_rows)
@@ -233,6 +299,55 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
 
     map_in_threads(decide_block, range(0, n_rows, step), n_jobs)
     return out
+
+
+def _split_decisions(X, split, coef, form, n_jobs):
+    """``K(X, SV) @ coef`` of a built-in kernel's compiled ``form`` with the support vectors'
+    :class:`FeatureSplit`: per block of (centred) test rows, BLAS's products of the dense
+    features, then in compiled code those of the sparse ones and the kernel values, a part of
+    the support vectors at a time."""
+    n_rows, n_sv = X.shape[0], split.sq_norms.shape[0]
+    support_step = max(1, PREDICT_SUPPORT_BYTES // (8 * max(X.shape[1], 1)))
+    parts = [slice(start, start + support_step) for start in range(0, n_sv, support_step)]
+    # (each part's sparse features contiguous, as the compiled loops read them)
+    sparse_parts = [np.ascontiguousarray(split.sparse_transpose[:, part]) for part in parts]
+    dense_rows = split.dense_rows
+    if split.dense_grid is not None and _exact_in_float32(
+            X, split.dense_grid, lambda rows: _centred(rows, split.centre)[:, split.dense]):
+        dense_rows = dense_rows.astype(np.float32)
+    buffers = threading.local()
+    notice_compilation(apply_kernel_after_sparse_products)
+
+    def block_decisions(first, last):
+        rows = _centred(X[first:last], split.centre)
+        row_norms = row_sq_norms(rows)
+        dense_part, sparse_part = rows[:, split.dense].astype(dense_rows.dtype), rows[:, split.sparse]  # (copies)
+        decisions = np.zeros((last - first, coef.shape[1]))
+        for part, sparse_transpose in zip(parts, sparse_parts):
+            products = _dense_products(buffers, dense_part, dense_rows[part])
+            apply_kernel_after_sparse_products(products, sparse_part, sparse_transpose, row_norms,
+                                               split.sq_norms[part], *form)
+            decisions += products @ coef[part]
+        return decisions
+
+    return _in_blocks_on_threads(block_decisions, n_rows, coef.shape[1], min(n_sv, support_step), n_jobs)
+
+
+def _dense_products(buffers, rows, part_rows):
+    """The float64 products ``rows @ part_rows.T`` of two dense arrays of one type, in this
+    thread's buffers: float32 ones (exact products, :func:`_exact_in_float32`) widened."""
+    products = _buffer(buffers, "products", rows.shape[0], part_rows.shape[0], part_rows.dtype)
+    np.matmul(rows, part_rows.T, out=products)
+    if products.dtype == np.float64:
+        return products
+    widened = _buffer(buffers, "widened", rows.shape[0], part_rows.shape[0], np.float64)
+    widened[...] = products
+    return widened
+
+
+def _centred(rows, centre):
+    """Dense float64 ``rows - centre`` (a new array) of dense or CSR rows."""
+    return (rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)) - centre
 
 
 def _buffer(buffers, name, n_rows, n_columns, dtype):
