@@ -45,6 +45,8 @@ _FINEST_GRID = 64
 _SAMPLE = 256
 #: Values looked at a time for a grid (the temporaries of a look are a few times this size).
 _CHUNK_VALUES = 2**20
+#: Support vectors whose medians stand for all of theirs (:func:`split_features`).
+MEDIAN_SAMPLE = 4096
 _NOT_FOUND = object()
 
 
@@ -120,9 +122,10 @@ def split_features(rows, centred):
     """The :class:`FeatureSplit` of dense support vectors ``rows`` where taking the sparse
     features' products over their entries (``SPARSE_FEATURE_DENSITY``, ``SPARSE_ENTRY_COST``)
     saves at least ``SPLIT_MIN_SAVING`` of the work of dense products; else None. Where
-    ``centred``, each feature is centred on its median (the upper one of an even count): a value
-    that more than half the rows hold is the median, so that a feature that mostly holds one
-    value becomes sparse.
+    ``centred``, each feature is centred on its median among up to ``MEDIAN_SAMPLE`` rows spread
+    over all (the upper one of an even count): a value that more than half the rows hold is the
+    median, so that a feature that mostly holds one value becomes sparse (any centre gives the
+    same kernel values, a good one few entries).
 
     Examples
     --------
@@ -140,10 +143,12 @@ def split_features(rows, centred):
     True
     """
     n_sv, n_features = rows.shape
-    # (sorted, a feature to a contiguous row: np.partition is many times slower on features of
-    # few distinct values)
-    centre = (np.sort(np.ascontiguousarray(rows.T), axis=1)[:, n_sv // 2] if centred and n_sv
-              else np.zeros(n_features))
+    centre = np.zeros(n_features)
+    if centred and n_sv:
+        # (sorted, a feature to a contiguous row: np.partition is many times slower on features
+        # of few distinct values)
+        sample = np.sort(np.ascontiguousarray(rows[::max(1, n_sv // MEDIAN_SAMPLE)].T), axis=1)
+        centre = sample[:, sample.shape[1] // 2]
     density = np.count_nonzero(rows != centre, axis=0) / max(n_sv, 1)
     sparse = np.flatnonzero(density <= SPARSE_FEATURE_DENSITY)
     entries = density[sparse].sum()  # (a row's entries of sparse features, on average)
