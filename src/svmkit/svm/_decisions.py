@@ -47,7 +47,6 @@ _SAMPLE = 256
 _CHUNK_VALUES = 2**20
 #: Support vectors whose medians stand for all of theirs (:func:`split_features`).
 MEDIAN_SAMPLE = 4096
-_NOT_FOUND = object()
 
 
 def dyadic_grid(values):
@@ -199,13 +198,14 @@ class SupportVectors:
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
         self.translation_invariant = form is not None and form[0] == RBF
         self._float32 = None
-        self._split = _NOT_FOUND
+        self._split, self._split_made = None, False  # (plain values: models travel pickled to workers)
 
     def feature_split(self):
         """The :class:`FeatureSplit` of dense rows (:func:`split_features`), or None; found at the
         first call."""
-        if self._split is _NOT_FOUND:
+        if not self._split_made:
             self._split = None if sp.issparse(self.rows) else split_features(self.rows, self.translation_invariant)
+            self._split_made = True
         return self._split
 
     def float32_rows(self):
