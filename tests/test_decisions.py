@@ -16,7 +16,7 @@ from svmkit import SVC, SVR
 from svmkit._core.kernels import POLYNOMIAL, RBF
 from svmkit._plan import EXACT_FLOAT32_MIN_SUPPORT
 from svmkit.svm import _decisions
-from svmkit.svm._decisions import split_features
+from svmkit.svm._decisions import support_split
 from naive import kernel_by_formula
 
 DATA = Path(__file__).parent / "data"
@@ -60,7 +60,7 @@ def test_module_docstring_examples():
 
 def _split_of(model, centred=True):
     """The split of a model's support vectors into dense and sparse features."""
-    split = split_features(model.support_vectors_, centred)
+    split = support_split(model.support_vectors_, centred)
     assert split is not None and split.sparse.size > 80  # (of a9a's 123 features)
     return split
 
@@ -120,7 +120,7 @@ def test_a_split_holds_the_support_vectors_centred():
     """Every feature in one part of the split, whose parts are the centred rows."""
     X, _ = _a9a()
     rows = np.hstack([np.random.default_rng(1).normal(size=(3000, 4)), 2.0 * X[:3000] - 1.0])
-    split = split_features(rows, centred=True)
+    split = support_split(rows, centred=True)
     rebuilt = np.empty_like(rows)
     rebuilt[:, split.dense] = split.dense_rows
     rebuilt[:, split.sparse] = split.sparse_transpose.T

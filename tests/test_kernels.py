@@ -193,6 +193,39 @@ def test_a_subset_of_dense_rows_gathers_the_same_data_as_its_own_rows(kernel):
     np.testing.assert_array_equal(subset.diagonal(), alone.diagonal())
 
 
+@pytest.mark.parametrize("kernel", [K.RBFKernel(gamma=0.3), K.PolynomialKernel(degree=2, gamma=0.5, coef0=1.0)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rows_of_features_that_mostly_hold_one_value_are_split_and_are_the_kernel_s_values(kernel, dtype):
+    """Three continuous features beside 20 binary ones scaled to [-1, 1] (a one-hot feature of
+    20 values, as covtype.binary's soil type): BLAS's rows take the binary features over their
+    entries off the median (RBF), or all 23 features densely (the polynomial kernel, which may
+    not be centred and has no zeros to leave out); a one-vs-one subset takes its split from the
+    whole source's. Both give the kernel's values."""
+    from svmkit._solver.rows import KernelRows
+
+    generator = np.random.default_rng(8)
+    one_hot = -np.ones((400, 20))
+    one_hot[np.arange(400), generator.integers(0, 20, size=400)] = 1.0
+    X = np.hstack([generator.uniform(-1.0, 1.0, size=(400, 3)), one_hot])
+    source = KernelRows(kernel, X)
+    split = source.split_transposed(dtype)
+    if isinstance(kernel, K.RBFKernel):
+        dense, sparse, _ = split
+        assert (dense.shape[0], sparse.shape[0]) == (3, 20) and np.count_nonzero(sparse) == 400
+    else:
+        assert split is None
+    rows = np.array([5, 0, 399, 17, 5])
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    out = np.empty((5, 400), dtype=dtype)
+    source.rows_into(rows, out, "blas")
+    np.testing.assert_allclose(out, kernel(X[rows], X), rtol=tolerance, atol=tolerance)
+    members = np.arange(0, 400, 3)
+    subset, rows = source.subset(members, gather=True), np.array([5, 0, 133, 17])
+    out = np.empty((4, members.size), dtype=dtype)
+    subset.rows_into(rows, out, "blas")
+    np.testing.assert_allclose(out, kernel(X[members[rows]], X[members]), rtol=tolerance, atol=tolerance)
+
+
 @pytest.mark.parametrize("kernel", [K.LinearKernel(), K.PolynomialKernel(gamma=0.1, coef0=1.0, degree=2)])
 def test_the_diagonal_made_a_block_of_rows_at_a_time_is_that_of_all_rows(kernel):
     """Where no float64 data for compiled code are made (a float32 Gram matrix), the diagonal

@@ -23,9 +23,11 @@ from .. import _plan
 from .._parallel import blas_threads_for, in_equal_parts
 from ..kernels import apply_kernel_on_cores, row_sq_norms
 from .._core.kernels import (
-    LINEAR, PRECOMPUTED, RBF, SIGMOID, dense_kernel_data, kernel_diagonal, kernel_columns,
-    precomputed_kernel_data, sparse_kernel_data,
+    LINEAR, PRECOMPUTED, RBF, SIGMOID, apply_kernel_after_sparse_products, dense_kernel_data, kernel_diagonal,
+    kernel_columns, precomputed_kernel_data, sparse_kernel_data,
 )
+from .._first_use import notice_compilation
+from .._features import split_features
 
 _BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
 
@@ -125,6 +127,31 @@ class KernelRows:
             self._data[key] = (np.ascontiguousarray(X.T.toarray()), row_sq_norms(X))
         return self._data[key]
 
+    def split_transposed(self, dtype):
+        """``(dense, sparse, sq_norms)`` where the features split (:mod:`svmkit._features`):
+        the dense and the sparse features of the rows, centred for RBF, transposed as in
+        :meth:`transposed`, and the squared norms of the centred rows; else None. Made once (a
+        gathered subset takes its columns of the whole source's)."""
+        key = ("split", np.dtype(dtype))
+        with self._making:
+            if key in self._data:
+                return self._data[key]
+        if self._whole is not None:
+            source, rows = self._whole
+            whole = source.split_transposed(dtype)
+            split = None if whole is None else (np.take(whole[0], rows, axis=1), np.take(whole[1], rows, axis=1),
+                                                whole[2][rows])
+        else:
+            XT = self.transposed(dtype)[0]
+            found = split_features(XT, centred=self.form[0] == RBF)
+            split = None
+            if found is not None:
+                centre, dense, sparse = found
+                centred = XT - centre.astype(XT.dtype)[:, np.newaxis]
+                split = (centred[dense], centred[sparse], np.einsum("ij,ij->j", centred, centred))
+        with self._making:
+            return self._data.setdefault(key, split)
+
     def diagonal(self):
         """``k(x, x)`` of every row (float64), as the compiled rows compute it; made once (the
         plan's :meth:`value_bound` of a Python kernel reads it before the solver does)."""
@@ -189,6 +216,17 @@ class KernelRows:
             step = max(1, _BLOCK_VALUES // max(self.n_rows, 1))
             for start in range(0, rows.shape[0], step):
                 block[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
+            return
+        split = self.split_transposed(block.dtype)
+        if split is not None:
+            dense, sparse, norms = split
+            with blas_threads_for(block.size * dense.shape[0]):
+                np.matmul(dense[:, rows].T, dense, out=block)
+            entries, row_norms = np.ascontiguousarray(sparse[:, rows].T), norms[rows]
+            notice_compilation(apply_kernel_after_sparse_products)
+            in_equal_parts(lambda first, last: apply_kernel_after_sparse_products(
+                block[first:last], entries[first:last], sparse, row_norms[first:last], norms, *self.form),
+                block.shape[0], block.size)
             return
         XT, norms = self.transposed(block.dtype)
         with blas_threads_for(block.size * XT.shape[0]):

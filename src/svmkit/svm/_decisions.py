@@ -14,9 +14,9 @@ the cost of float64's, and are the same numbers.
 
 Where many features of the support vectors mostly hold one value (one-hot and binary features,
 also once scaled to [-1, 1], an image's background), the features are split
-(:func:`split_features`): the dense ones go to BLAS, the sparse ones are summed over their few
-other entries in compiled code that then turns each row of products into kernel values. For RBF,
-a function of ``x - y`` only, the data are first moved so that each feature's median (its
+(:mod:`svmkit._features`): the dense ones go to BLAS, the sparse ones are summed over their few
+other entries in compiled code that then turns each row of products into kernel values. For
+RBF, a function of ``x - y`` only, the data are first moved so that each feature's median (its
 value in most rows, where there is one) is zero.
 """
 
@@ -28,11 +28,12 @@ import scipy.sparse as sp
 
 from .. import kernels as kernel_module
 from .._core.kernels import RBF, apply_kernel_after_sparse_products
+from .._features import split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_threads_for, map_in_threads
 from .._plan import (
     EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
-    PREDICT_SUPPORT_BYTES, SPARSE_ENTRY_COST, SPARSE_FEATURE_DENSITY, SPLIT_MIN_SAVING,
+    PREDICT_SUPPORT_BYTES,
     dense_copy_pays,
 )
 from ..kernels import row_sq_norms
@@ -45,8 +46,6 @@ _FINEST_GRID = 64
 _SAMPLE = 256
 #: Values looked at a time for a grid (the temporaries of a look are a few times this size).
 _CHUNK_VALUES = 2**20
-#: Support vectors whose medians stand for all of theirs (:func:`split_features`).
-MEDIAN_SAMPLE = 4096
 
 
 def dyadic_grid(values):
@@ -117,48 +116,33 @@ dense_grid : the :func:`float32_grid` of ``dense_rows`` where there are at least
 """
 
 
-def split_features(rows, centred):
-    """The :class:`FeatureSplit` of dense support vectors ``rows`` where taking the sparse
-    features' products over their entries (``SPARSE_FEATURE_DENSITY``, ``SPARSE_ENTRY_COST``)
-    saves at least ``SPLIT_MIN_SAVING`` of the work of dense products; else None. Where
-    ``centred``, each feature is centred on its median among up to ``MEDIAN_SAMPLE`` rows spread
-    over all (the upper one of an even count): a value that more than half the rows hold is the
-    median, so that a feature that mostly holds one value becomes sparse (any centre gives the
-    same kernel values, a good one few entries).
+def support_split(rows, centred):
+    """The :class:`FeatureSplit` of dense support vectors ``rows`` where
+    :func:`svmkit._features.split_features` splits them (centred on each feature's median where
+    ``centred``), else None.
 
     Examples
     --------
     >>> rows = np.full((8, 4), -1.0)  # (three binary features scaled to [-1, 1], two entries of 1)
     >>> rows[:, 0] = [0.3, 0.7, 0.2, 0.9, 0.4, 0.6, 0.1, 0.8]
     >>> rows[0, 1] = rows[2, 3] = 1.0
-    >>> split = split_features(rows, centred=True)
+    >>> split = support_split(rows, centred=True)
     >>> split.centre, split.dense, split.sparse
     (array([ 0.6, -1. , -1. , -1. ]), array([0]), array([1, 2, 3]))
     >>> split.sparse_transpose[:, :3]
     array([[2., 0., 0.],
            [0., 0., 0.],
            [0., 0., 2.]])
-    >>> split_features(rows, centred=False) is None  # (no zeros)
-    True
     """
-    n_sv, n_features = rows.shape
-    centre = np.zeros(n_features)
-    if centred and n_sv:
-        # (sorted, a feature to a contiguous row: np.partition is many times slower on features
-        # of few distinct values)
-        sample = np.sort(np.ascontiguousarray(rows[::max(1, n_sv // MEDIAN_SAMPLE)].T), axis=1)
-        centre = sample[:, sample.shape[1] // 2]
-    density = np.count_nonzero(rows != centre, axis=0) / max(n_sv, 1)
-    sparse = np.flatnonzero(density <= SPARSE_FEATURE_DENSITY)
-    entries = density[sparse].sum()  # (a row's entries of sparse features, on average)
-    if sparse.size == 0 or sparse.size - SPARSE_ENTRY_COST * entries < SPLIT_MIN_SAVING * n_features:
+    found = split_features(np.ascontiguousarray(rows.T), centred)
+    if found is None:
         return None
-    dense = np.flatnonzero(density > SPARSE_FEATURE_DENSITY)
+    centre, dense, sparse = found
     centred_rows = rows - centre
     dense_rows = np.ascontiguousarray(centred_rows[:, dense])
     return FeatureSplit(centre, dense, sparse, dense_rows, np.ascontiguousarray(centred_rows[:, sparse].T),
                         row_sq_norms(centred_rows),
-                        float32_grid(dense_rows) if n_sv >= EXACT_FLOAT32_MIN_SUPPORT else None)
+                        float32_grid(dense_rows) if rows.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT else None)
 
 
 class SupportVectors:
@@ -201,10 +185,10 @@ class SupportVectors:
         self._split, self._split_made = None, False  # (plain values: models travel pickled to workers)
 
     def feature_split(self):
-        """The :class:`FeatureSplit` of dense rows (:func:`split_features`), or None; found at the
+        """The :class:`FeatureSplit` of dense rows (:func:`support_split`), or None; found at the
         first call."""
         if not self._split_made:
-            self._split = None if sp.issparse(self.rows) else split_features(self.rows, self.translation_invariant)
+            self._split = None if sp.issparse(self.rows) else support_split(self.rows, self.translation_invariant)
             self._split_made = True
         return self._split
 

@@ -1,0 +1,51 @@
+"""Features that mostly hold one value (one-hot and binary ones, also scaled to [-1, 1]): which
+of them a product of rows takes over their few other entries, and around which centre.
+
+BLAS's dense products cost every feature of every row; a sparse feature's products can be
+summed over its entries instead (:func:`svmkit._core.kernels.apply_kernel_after_sparse_products`).
+RBF's values depend on ``x - y`` only, so its data may first be moved so that each feature's
+median, the value most rows hold where there is one, is zero; other kernels' may not.
+"""
+
+import numpy as np
+
+from ._plan import SPARSE_ENTRY_COST, SPARSE_FEATURE_DENSITY, SPLIT_MIN_SAVING
+
+#: Rows whose medians stand for all rows' (spread over them): any centre gives the same kernel
+#: values, a good one makes the sparse features' entries few.
+MEDIAN_SAMPLE = 4096
+
+
+def split_features(columns, centred):
+    """``(centre, dense, sparse)`` for data given as their transpose ``columns`` (features by
+    rows, C-ordered): the float64 centre subtracted from every row (each feature's median among
+    up to ``MEDIAN_SAMPLE`` rows where ``centred``, else zeros), and the dense and the sparse
+    features (``SPARSE_FEATURE_DENSITY``); None where taking the sparse features over their
+    entries (``SPARSE_ENTRY_COST``) saves less than ``SPLIT_MIN_SAVING`` of the work of dense
+    products.
+
+    Examples
+    --------
+    >>> rows = np.full((8, 4), -1.0)  # (three binary features scaled to [-1, 1], two entries of 1)
+    >>> rows[:, 0] = [0.3, 0.7, 0.2, 0.9, 0.4, 0.6, 0.1, 0.8]
+    >>> rows[0, 1] = rows[2, 3] = 1.0
+    >>> split_features(np.ascontiguousarray(rows.T), centred=True)
+    (array([ 0.6, -1. , -1. , -1. ]), array([0]), array([1, 2, 3]))
+    >>> split_features(np.ascontiguousarray(rows.T), centred=False) is None  # (no zeros)
+    True
+    """
+    n_features, n_rows = columns.shape
+    if n_rows == 0:
+        return None
+    centre = np.zeros(n_features)
+    if centred:
+        # (sorted, a feature to a contiguous row: np.partition is many times slower on features
+        # of few distinct values)
+        sample = np.sort(columns[:, ::max(1, n_rows // MEDIAN_SAMPLE)], axis=1)
+        centre = sample[:, sample.shape[1] // 2].astype(np.float64)
+    density = np.count_nonzero(columns != centre.astype(columns.dtype)[:, np.newaxis], axis=1) / n_rows
+    sparse = np.flatnonzero(density <= SPARSE_FEATURE_DENSITY)
+    entries = density[sparse].sum()  # (a row's entries of sparse features, on average)
+    if sparse.size == 0 or sparse.size - SPARSE_ENTRY_COST * entries < SPLIT_MIN_SAVING * n_features:
+        return None
+    return centre, np.flatnonzero(density > SPARSE_FEATURE_DENSITY), sparse
