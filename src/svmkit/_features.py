@@ -11,18 +11,18 @@ import numpy as np
 
 from ._plan import SPARSE_ENTRY_COST, SPARSE_FEATURE_DENSITY, SPLIT_MIN_SAVING
 
-#: Rows whose medians stand for all rows' (spread over them): any centre gives the same kernel
-#: values, a good one makes the sparse features' entries few.
-MEDIAN_SAMPLE = 4096
+#: Rows, spread over all, that decide the split (medians and densities): any split gives the
+#: same kernel values, and a sample's densities are within a few hundredths of all rows'.
+SAMPLE_ROWS = 512
 
 
 def split_features(columns, centred):
     """``(centre, dense, sparse)`` for data given as their transpose ``columns`` (features by
-    rows, C-ordered): the float64 centre subtracted from every row (each feature's median among
-    up to ``MEDIAN_SAMPLE`` rows where ``centred``, else zeros), and the dense and the sparse
-    features (``SPARSE_FEATURE_DENSITY``); None where taking the sparse features over their
-    entries (``SPARSE_ENTRY_COST``) saves less than ``SPLIT_MIN_SAVING`` of the work of dense
-    products.
+    rows, C-ordered): the float64 centre subtracted from every row (each feature's median where
+    ``centred``, else zeros), and the dense and the sparse features (``SPARSE_FEATURE_DENSITY``);
+    None where taking the sparse features over their entries (``SPARSE_ENTRY_COST``) saves less
+    than ``SPLIT_MIN_SAVING`` of the work of dense products. Decided on up to ``SAMPLE_ROWS``
+    rows spread over all.
 
     Examples
     --------
@@ -37,13 +37,12 @@ def split_features(columns, centred):
     n_features, n_rows = columns.shape
     if n_rows == 0:
         return None
+    sample = columns[:, ::max(1, n_rows // SAMPLE_ROWS)]
     centre = np.zeros(n_features)
     if centred:
-        # (sorted, a feature to a contiguous row: np.partition is many times slower on features
-        # of few distinct values)
-        sample = np.sort(columns[:, ::max(1, n_rows // MEDIAN_SAMPLE)], axis=1)
-        centre = sample[:, sample.shape[1] // 2].astype(np.float64)
-    density = np.count_nonzero(columns != centre.astype(columns.dtype)[:, np.newaxis], axis=1) / n_rows
+        # (sorted: np.partition is many times slower on features of few distinct values)
+        centre = np.sort(sample, axis=1)[:, sample.shape[1] // 2].astype(np.float64)
+    density = np.count_nonzero(sample != centre.astype(sample.dtype)[:, np.newaxis], axis=1) / sample.shape[1]
     sparse = np.flatnonzero(density <= SPARSE_FEATURE_DENSITY)
     entries = density[sparse].sum()  # (a row's entries of sparse features, on average)
     if sparse.size == 0 or sparse.size - SPARSE_ENTRY_COST * entries < SPLIT_MIN_SAVING * n_features:
