@@ -172,14 +172,15 @@ PREDICT_DENSE_BYTES = 16 * 2**20
 #: (svm/_decisions.py): the look costs a few passes over the test rows, which the float32
 #: products repay in proportion to the support vectors each row meets.
 EXACT_FLOAT32_MIN_SUPPORT = 1024
-#: A feature whose support vectors differ from their median in at most this fraction is a sparse
-#: one at prediction (svm/_decisions.py): its products are taken over those entries.
+#: A feature whose rows (support vectors at prediction, sparse rows made dense for BLAS in the
+#: solver: _features.py) differ from their median in at most this fraction is a sparse one: its
+#: products are taken over those entries.
 SPARSE_FEATURE_DENSITY = 0.125
-#: What a sparse feature's entry costs, in features of BLAS's dense products: its row of support
-#: vectors is read and added apart, where BLAS multiplies features in cache-sized tiles.
+#: What a sparse feature's entry costs, in features of BLAS's dense products: its row of the
+#: other side is read and added apart, where BLAS multiplies features in cache-sized tiles.
 SPARSE_ENTRY_COST = 4.0
-#: Predictions split the features into dense and sparse ones where the sparse ones save at least
-#: this fraction of the dense products' work: the split's copies of the test rows, its extra pass
+#: Products split the features into dense and sparse ones where the sparse ones save at least
+#: this fraction of the dense products' work: the split's copies of the rows, its extra pass
 #: over each row of products and BLAS's lower speed on fewer features take smaller savings (ijcnn1:
 #: 9 sparse features of 22, about 0.9 entries a row, predicted more slowly split).
 SPLIT_MIN_SAVING = 0.5

@@ -128,29 +128,26 @@ class KernelRows:
         return self._data[key]
 
     def split_transposed(self, dtype):
-        """``(dense, sparse, sq_norms)`` where the features split (:mod:`svmkit._features`):
-        the dense and the sparse features of the rows, centred for RBF, transposed as in
-        :meth:`transposed`, and the squared norms of the centred rows; else None. Made once (a
-        gathered subset takes its columns of the whole source's)."""
+        """For sparse rows made dense for BLAS's products: ``(dense, sparse, sq_norms)`` where
+        their features split (:mod:`svmkit._features`), the dense and the sparse features of
+        the rows, centred for RBF, transposed as in :meth:`transposed` (whose copy it replaces),
+        and the squared norms of the centred rows; else None. Made once. (Dense rows are not
+        split: their products' time was measured unchanged, and the split would be a second
+        copy of them.)"""
         key = ("split", np.dtype(dtype))
-        with self._making:
-            if key in self._data:
-                return self._data[key]
-        if self._whole is not None:
-            source, rows = self._whole
-            whole = source.split_transposed(dtype)
-            split = None if whole is None else (np.take(whole[0], rows, axis=1), np.take(whole[1], rows, axis=1),
-                                                whole[2][rows])
-        else:
-            XT = self.transposed(dtype)[0]
-            found = split_features(XT, centred=self.form[0] == RBF)
+        if key not in self._data:
             split = None
-            if found is not None:
-                centre, dense, sparse = found
-                centred = XT - centre.astype(XT.dtype)[:, np.newaxis]
-                split = (centred[dense], centred[sparse], np.einsum("ij,ij->j", centred, centred))
-        with self._making:
-            return self._data.setdefault(key, split)
+            if sp.issparse(self.X):
+                XT = self.transposed(dtype)[0]
+                found = split_features(XT, centred=self.form[0] == RBF)
+                if found is not None:
+                    centre, dense, sparse = found
+                    parts = [XT[features] - centre[features].astype(XT.dtype)[:, np.newaxis]
+                             for features in (dense, sparse)]
+                    split = (*parts, sum(np.einsum("ij,ij->j", part, part) for part in parts))
+                    del self._data[("transposed", np.dtype(dtype))]  # (no longer read)
+            self._data[key] = split
+        return self._data[key]
 
     def diagonal(self):
         """``k(x, x)`` of every row (float64), as the compiled rows compute it; made once (the
