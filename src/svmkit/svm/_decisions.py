@@ -33,8 +33,7 @@ from .._first_use import notice_compilation
 from .._parallel import blas_threads_for, map_in_threads
 from .._plan import (
     EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
-    PREDICT_SUPPORT_BYTES,
-    dense_copy_pays,
+    PREDICT_SUPPORT_BYTES, dense_copy_pays,
 )
 from ..kernels import row_sq_norms
 
@@ -226,7 +225,8 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     """``K(X, SV) @ coef`` (n_rows, k) for a coefficient matrix (n_SV, k), ``support`` the
     :class:`SupportVectors` of a built-in kernel or None for another kernel (called on blocks
     of ``X`` and ``support_vectors``). Blocks of test rows are spread over ``n_jobs`` threads
-    where there are many kernel values.
+    where there are many kernel values; there, support vectors whose features split
+    (:meth:`SupportVectors.feature_split`) have the split's products.
     """
     n_rows = X.shape[0]
     if support is not None and n_rows * support.rows.shape[0] >= PARALLEL_PREDICT_VALUES:
