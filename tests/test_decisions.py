@@ -124,13 +124,13 @@ def test_a_split_holds_the_support_vectors_centred():
     split = support_split(rows, centred=True)
     rebuilt = np.empty_like(rows)
     rebuilt[:, split.dense] = split.dense_rows
-    rebuilt[:, split.sparse] = split.sparse_transpose.T
+    rebuilt[:, split.sparse] = np.hstack(split.sparse_parts).T
     np.testing.assert_array_equal(rebuilt, rows - split.centre)
     np.testing.assert_array_equal(np.sort(np.concatenate([split.dense, split.sparse])), np.arange(127))
     np.testing.assert_allclose(split.sq_norms, ((rows - split.centre) ** 2).sum(axis=1), rtol=1e-15)
     # (the sparse features are those of at most 1/8 entries among the rows that decide, 512 of
     # them spread over all)
-    decided = split.sparse_transpose[:, ::3000 // SAMPLE_ROWS]
+    decided = np.hstack(split.sparse_parts)[:, ::3000 // SAMPLE_ROWS]
     assert np.all(np.count_nonzero(decided, axis=1) <= 0.125 * decided.shape[1])
 
 

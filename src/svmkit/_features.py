@@ -48,3 +48,20 @@ def split_features(columns, centred):
     if sparse.size == 0 or sparse.size - SPARSE_ENTRY_COST * entries < SPLIT_MIN_SAVING * n_features:
         return None
     return centre, np.flatnonzero(density > SPARSE_FEATURE_DENSITY), sparse
+
+
+def centred_parts(columns, split):
+    """``(dense, sparse, sq_norms)`` of data given as their transpose ``columns`` and a ``split``
+    of :func:`split_features`: the dense and the sparse features of the rows less the centre,
+    still transposed, in ``columns``' type, and the squared norm of every centred row.
+
+    Examples
+    --------
+    >>> columns = np.array([[0.5, 1.5, 2.5], [-1.0, -1.0, 1.0]])  # (two features of three rows)
+    >>> dense, sparse, sq_norms = centred_parts(columns, (np.array([0.0, -1.0]), [0], [1]))
+    >>> sparse, sq_norms
+    (array([[0., 0., 2.]]), array([ 0.25,  2.25, 10.25]))
+    """
+    centre, dense, sparse = split
+    parts = [columns[features] - centre[features].astype(columns.dtype)[:, np.newaxis] for features in (dense, sparse)]
+    return (*parts, sum(np.einsum("ij,ij->j", part, part) for part in parts))

@@ -27,7 +27,7 @@ from .._core.kernels import (
     kernel_columns, precomputed_kernel_data, sparse_kernel_data,
 )
 from .._first_use import notice_compilation
-from .._features import split_features
+from .._features import centred_parts, split_features
 
 _BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
 
@@ -141,10 +141,7 @@ class KernelRows:
                 XT = self.transposed(dtype)[0]
                 found = split_features(XT, centred=self.form[0] == RBF)
                 if found is not None:
-                    centre, dense, sparse = found
-                    parts = [XT[features] - centre[features].astype(XT.dtype)[:, np.newaxis]
-                             for features in (dense, sparse)]
-                    split = (*parts, sum(np.einsum("ij,ij->j", part, part) for part in parts))
+                    split = centred_parts(XT, found)
                     del self._data[("transposed", np.dtype(dtype))]  # (no longer read)
             self._data[key] = split
         return self._data[key]

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from .. import kernels as kernel_module
 from .._core.kernels import RBF, apply_kernel_after_sparse_products
-from .._features import split_features
+from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_threads_for, map_in_threads
 from .._plan import (
@@ -101,18 +101,27 @@ def float32_grid(values):
     return grid
 
 
-FeatureSplit = namedtuple("FeatureSplit", "centre dense sparse dense_rows sparse_transpose sq_norms dense_grid")
+FeatureSplit = namedtuple("FeatureSplit", "centre dense sparse dense_rows dense_rows32 sparse_parts sq_norms dense_grid")
 FeatureSplit.__doc__ = """The support vectors with their features split into dense and sparse ones.
 
 centre : 1-D float64 array, subtracted from the support vectors and the test rows (zeros but for
     RBF, whose values depend on ``x - y`` only)
 dense, sparse : int arrays, the dense and the sparse features
 dense_rows : (n_SV, n_dense) float64, the support vectors' dense features, centred
-sparse_transpose : (n_sparse, n_SV) float64, their sparse features, centred, transposed
+dense_rows32 : ``dense_rows`` in float32 where ``dense_grid`` is found, else None
+sparse_parts : tuple of (n_sparse, part) float64 arrays, their sparse features, centred,
+    transposed, a part of :func:`_support_step` support vectors each (contiguous, as the
+    compiled loops read them)
 sq_norms : 1-D float64 array, the squared norm of every centred support vector
 dense_grid : the :func:`float32_grid` of ``dense_rows`` where there are at least
     ``EXACT_FLOAT32_MIN_SUPPORT`` support vectors, else None
 """
+
+
+def _support_step(n_features):
+    """Support vectors multiplied a part at a time, each part staying in cache for all of a
+    block's test rows (``PREDICT_SUPPORT_BYTES``)."""
+    return max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
 
 
 def support_split(rows, centred):
@@ -128,20 +137,23 @@ def support_split(rows, centred):
     >>> split = support_split(rows, centred=True)
     >>> split.centre, split.dense, split.sparse
     (array([ 0.6, -1. , -1. , -1. ]), array([0]), array([1, 2, 3]))
-    >>> split.sparse_transpose[:, :3]
+    >>> split.sparse_parts[0][:, :3]
     array([[2., 0., 0.],
            [0., 0., 0.],
            [0., 0., 2.]])
     """
-    found = split_features(np.ascontiguousarray(rows.T), centred)
+    columns = np.ascontiguousarray(rows.T)
+    found = split_features(columns, centred)
     if found is None:
         return None
-    centre, dense, sparse = found
-    centred_rows = rows - centre
-    dense_rows = np.ascontiguousarray(centred_rows[:, dense])
-    return FeatureSplit(centre, dense, sparse, dense_rows, np.ascontiguousarray(centred_rows[:, sparse].T),
-                        row_sq_norms(centred_rows),
-                        float32_grid(dense_rows) if rows.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT else None)
+    dense_columns, sparse_columns, sq_norms = centred_parts(columns, found)
+    dense_rows = np.ascontiguousarray(dense_columns.T)
+    n_sv, step = rows.shape[0], _support_step(rows.shape[1])
+    grid = float32_grid(dense_rows) if n_sv >= EXACT_FLOAT32_MIN_SUPPORT else None
+    return FeatureSplit(*found, dense_rows, None if grid is None else dense_rows.astype(np.float32),
+                        tuple(np.ascontiguousarray(sparse_columns[:, start:start + step])
+                              for start in range(0, n_sv, step)),
+                        sq_norms, grid)
 
 
 class SupportVectors:
@@ -242,8 +254,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         X_norms = row_sq_norms(X).astype(np.float64, copy=False)
     n_sv, n_features = support_vectors.shape
     dense_support = not sp.issparse(support_vectors)
-    # (the support vectors a part at a time, each part staying in cache for all the block's rows)
-    support_step = max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
+    support_step = _support_step(n_features)
     buffers = threading.local()
 
     def products_of(rows, part):
@@ -296,14 +307,12 @@ def _split_decisions(X, split, coef, form, n_jobs):
     features, then in compiled code those of the sparse ones and the kernel values, a part of
     the support vectors at a time."""
     n_rows, n_sv = X.shape[0], split.sq_norms.shape[0]
-    support_step = max(1, PREDICT_SUPPORT_BYTES // (8 * max(X.shape[1], 1)))
+    support_step = _support_step(X.shape[1])
     parts = [slice(start, start + support_step) for start in range(0, n_sv, support_step)]
-    # (each part's sparse features contiguous, as the compiled loops read them)
-    sparse_parts = [np.ascontiguousarray(split.sparse_transpose[:, part]) for part in parts]
     dense_rows = split.dense_rows
     if split.dense_grid is not None and _exact_in_float32(
             X, split.dense_grid, lambda rows: _centred(rows, split.centre)[:, split.dense]):
-        dense_rows = dense_rows.astype(np.float32)
+        dense_rows = split.dense_rows32
     buffers = threading.local()
     notice_compilation(apply_kernel_after_sparse_products)
 
@@ -312,7 +321,7 @@ def _split_decisions(X, split, coef, form, n_jobs):
         row_norms = row_sq_norms(rows)
         dense_part, sparse_part = rows[:, split.dense].astype(dense_rows.dtype), rows[:, split.sparse]  # (copies)
         decisions = np.zeros((last - first, coef.shape[1]))
-        for part, sparse_transpose in zip(parts, sparse_parts):
+        for part, sparse_transpose in zip(parts, split.sparse_parts):
             products = _dense_products(buffers, dense_part, dense_rows[part])
             apply_kernel_after_sparse_products(products, sparse_part, sparse_transpose, row_norms,
                                                split.sq_norms[part], *form)
