@@ -10,6 +10,7 @@ BLAS's, and ``OMP_NUM_THREADS`` svmkit's own (:func:`usable_cores`).
 """
 
 import contextlib
+import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -102,15 +103,62 @@ def single_threaded_blas():
             library.set_num_threads(n_threads)
 
 
-def blas_threads_for(multiply_adds):
-    """The BLAS context for a product of ``multiply_adds``: one thread below
-    :data:`svmkit._plan.ONE_THREAD_BLAS_WORK` (and nothing set where OpenBLAS takes one
-    thread by itself), else BLAS as the user left it."""
-    from ._plan import ONE_THREAD_BLAS_WORK
+def on_one_blas_thread(method):
+    """Decorate a method (a kernel machine's fit or prediction) so that BLAS runs on one thread
+    in it (:func:`single_threaded_blas`): its large products are shared out over svmkit's
+    threads (:func:`blas_in_equal_parts`), and BLAS's own threads, which OpenBLAS keeps
+    spinning for about 0.1 s after each call that woke them, stay asleep instead of taking a
+    core from the solver's loops or the prediction that follows a fit.
 
-    if 4 * 65_536 < multiply_adds < ONE_THREAD_BLAS_WORK:
-        return single_threaded_blas()
-    return contextlib.nullcontext()
+    Examples
+    --------
+    >>> class Model:
+    ...     @on_one_blas_thread
+    ...     def fit(self):
+    ...         return blas_thread_count()  # (the count as the user left it)
+    >>> Model().fit() == blas_thread_count()
+    True
+    """
+
+    @functools.wraps(method)
+    def on_one_thread(self, *args, **kwargs):
+        with single_threaded_blas():
+            return method(self, *args, **kwargs)
+
+    return on_one_thread
+
+
+def blas_in_equal_parts(function, length, multiply_adds):
+    """``function(first, last)`` over ``range(length)`` cut into equal parts, one per thread
+    that BLAS may take (:func:`blas_thread_count`, at most the usable cores), each part's BLAS
+    on one thread, where its products make at least
+    :data:`svmkit._plan.ONE_THREAD_BLAS_WORK` multiply-adds; else ``function(0, length)``
+    once, BLAS on one thread (below :data:`svmkit._plan.BLAS_UNTHREADED_WORK`, where BLAS takes
+    one by itself, as it is). BLAS's own threads are never woken: OpenBLAS's spin for some
+    2^28 cycles (about 0.1 s) after each call that used them, and take a core from whatever
+    svmkit runs next (a prediction right after a fit, the solver's compiled loops), while
+    svmkit's threads wait for work without spinning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A, out = np.arange(6.0).reshape(3, 2), np.empty((3, 3))
+    >>> blas_in_equal_parts(lambda first, last: np.matmul(A[first:last], A.T, out=out[first:last]), 3, 18)
+    >>> out[2]
+    array([ 5., 23., 41.])
+    """
+    from ._plan import BLAS_UNTHREADED_WORK, ONE_THREAD_BLAS_WORK
+
+    if multiply_adds < BLAS_UNTHREADED_WORK:
+        function(0, length)
+        return
+    n_parts = min(usable_cores(), blas_thread_count(), length) if multiply_adds >= ONE_THREAD_BLAS_WORK else 1
+    if n_parts <= 1:
+        with single_threaded_blas():
+            function(0, length)
+        return
+    bounds = np.linspace(0, length, n_parts + 1).astype(np.int64)
+    map_in_threads(lambda part: function(*part), list(zip(bounds[:-1], bounds[1:])), n_parts)
 
 
 def map_in_threads(function, items, n_workers):

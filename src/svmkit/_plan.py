@@ -148,10 +148,13 @@ DEFAULT_MAX_STEPS = 10_000_000
 STEPS_PER_VARIABLE = 100
 
 
-#: BLAS products of fewer multiply-adds than this run on one thread: OpenBLAS itself takes one
-#: thread below 2^18, and between there and this size a second thread on a shared two-core
-#: machine waits for its core longer than it saves (times vary by milliseconds).
+#: BLAS products of fewer multiply-adds than this run on one thread (svmkit's threads share out
+#: larger ones): a second thread on a shared two-core machine waits for its core longer than it
+#: saves (times vary by milliseconds).
 ONE_THREAD_BLAS_WORK = 2**23
+#: ... and below this many BLAS's thread count is left as it is: OpenBLAS takes one thread for
+#: such products by itself, and setting the count costs more than a product this small.
+BLAS_UNTHREADED_WORK = 2**18
 #: Test rows per block of kernel values at prediction (a block per thread at least): a block
 #: of kernel values stays within the shared cache, and blocks are few enough that their Python
 #: work is small beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873).

@@ -20,11 +20,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _plan
-from .._parallel import blas_threads_for, in_equal_parts
-from ..kernels import apply_kernel_on_cores, row_sq_norms
+from .._parallel import blas_in_equal_parts, in_equal_parts
+from ..kernels import row_sq_norms
 from .._core.kernels import (
-    LINEAR, PRECOMPUTED, RBF, SIGMOID, apply_kernel_after_sparse_products, dense_kernel_data, kernel_diagonal,
-    kernel_columns, precomputed_kernel_data, sparse_kernel_data,
+    LINEAR, PRECOMPUTED, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
+    kernel_diagonal, kernel_columns, precomputed_kernel_data, sparse_kernel_data,
 )
 from .._first_use import notice_compilation
 from .._features import centred_parts, split_features
@@ -204,8 +204,9 @@ class KernelRows:
                 out[places[part]] = block[:part.shape[0]]
 
     def _rows_into_block(self, rows, block):
-        """``block[k] =`` the kernel row ``rows[k]``: BLAS products and the compiled kernel,
-        or the kernel object."""
+        """``block[k] =`` the kernel row ``rows[k]``: BLAS products and the compiled kernel, the
+        rows shared out over BLAS's threads (:func:`svmkit._parallel.blas_in_equal_parts`), or
+        the kernel object."""
         if self.form is None:
             step = max(1, _BLOCK_VALUES // max(self.n_rows, 1))
             for start in range(0, rows.shape[0], step):
@@ -214,30 +215,44 @@ class KernelRows:
         split = self.split_transposed(block.dtype)
         if split is not None:
             dense, sparse, norms = split
-            with blas_threads_for(block.size * dense.shape[0]):
-                np.matmul(dense[:, rows].T, dense, out=block)
-            entries, row_norms = np.ascontiguousarray(sparse[:, rows].T), norms[rows]
             notice_compilation(apply_kernel_after_sparse_products)
-            in_equal_parts(lambda first, last: apply_kernel_after_sparse_products(
-                block[first:last], entries[first:last], sparse, row_norms[first:last], norms, *self.form),
-                block.shape[0], block.size)
+
+            def split_rows(first, last):
+                part, out = rows[first:last], block[first:last]
+                np.matmul(dense[:, part].T, dense, out=out)
+                apply_kernel_after_sparse_products(out, np.ascontiguousarray(sparse[:, part].T), sparse, norms[part],
+                                                   norms, *self.form)
+
+            blas_in_equal_parts(split_rows, rows.shape[0], block.size * self.n_features)
             return
         XT, norms = self.transposed(block.dtype)
-        with blas_threads_for(block.size * XT.shape[0]):
-            np.matmul(XT[:, rows].T, XT, out=block)
-        if self.form[0] != LINEAR:
-            apply_kernel_on_cores(block, norms[rows], norms, self.form)
+
+        def dense_rows(first, last):
+            part, out = rows[first:last], block[first:last]
+            np.matmul(XT[:, part].T, XT, out=out)
+            if self.form[0] != LINEAR:
+                apply_kernel(out, norms[part], norms, *self.form)
+
+        blas_in_equal_parts(dense_rows, rows.shape[0], block.size * self.n_features)
 
     def block(self, rows, cols):
         """The float64 block ``K(x_rows, x_cols)``; sparse rows made dense for BLAS's products
         where such a copy pays (:func:`svmkit._plan.dense_copy_pays`, as for the solver's rows:
-        SciPy's sparse-by-sparse products are far slower)."""
+        SciPy's sparse-by-sparse products are far slower); a built-in kernel's rows shared out
+        over BLAS's threads (:func:`svmkit._parallel.blas_in_equal_parts`)."""
         A, B = self.X[rows], self.X[cols]
         if sp.issparse(A) and _plan.dense_copy_pays(self.sparse_density, max(A.shape[0], B.shape[0]),
                                                    self.n_features, np.float64):
             A, B = A.toarray(), B.toarray()
-        with blas_threads_for(A.shape[0] * B.shape[0] * self.n_features):
+        if self.form is None:
             return np.asarray(self.kernel(A, B), dtype=np.float64)
+        out = np.empty((A.shape[0], B.shape[0]))
+
+        def block_rows(first, last):
+            out[first:last] = self.kernel(A[first:last], B)
+
+        blas_in_equal_parts(block_rows, A.shape[0], out.size * self.n_features)
+        return out
 
     def weighted_columns(self, rows, coef):
         """``sum_k coef_k K(x, x_{rows[k]})`` for every row ``x`` of the data, through

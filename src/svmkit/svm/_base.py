@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import kernels as kernel_module
-from .._parallel import on_pool_thread, usable_cores
+from .._parallel import blas_in_equal_parts, on_pool_thread, usable_cores
 from .._plan import PRECOMPUTED_SYMMETRY_RTOL
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from .._progress import enable_logging
@@ -331,8 +331,13 @@ class BaseKernelSVM(BaseEstimator):
         of test rows (:func:`svmkit.svm._decisions.kernel_decisions`)."""
         model = self._prediction_model()
         if isinstance(self.kernel_, LinearKernel):
-            if sp.issparse(X) or model.shape[1] > 1:
+            if sp.issparse(X):
                 return np.asarray(X @ model) + intercept
+            if model.shape[1] > 1:
+                out = np.empty((X.shape[0], model.shape[1]))
+                blas_in_equal_parts(lambda first, last: np.matmul(X[first:last], model, out=out[first:last]),
+                                    X.shape[0], model.size * X.shape[0])
+                return out + intercept
             # (one decision function: row by row, so that a row's value, and its sign at the
             # boundary, does not depend on the other rows)
             return np.einsum("ij,jk->ik", X, model) + intercept

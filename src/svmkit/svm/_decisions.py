@@ -30,9 +30,9 @@ from .. import kernels as kernel_module
 from .._core.kernels import RBF, apply_kernel_after_sparse_products
 from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
-from .._parallel import blas_threads_for, map_in_threads
+from .._parallel import blas_in_equal_parts, map_in_threads
 from .._plan import (
-    EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
+    BLAS_UNTHREADED_WORK, EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
     PREDICT_SUPPORT_BYTES, dense_copy_pays,
 )
 from ..kernels import row_sq_norms
@@ -281,8 +281,16 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         return decisions
 
     if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
-        with blas_threads_for(n_rows * n_sv * n_features):
+        multiply_adds = n_rows * n_sv * (n_features + coef.shape[1])  # (products, then decisions)
+        if multiply_adds < BLAS_UNTHREADED_WORK:
             return block_decisions(0, n_rows)
+        out = np.empty((n_rows, coef.shape[1]))
+
+        def decide_rows(first, last):
+            out[first:last] = block_decisions(first, last)
+
+        blas_in_equal_parts(decide_rows, n_rows, multiply_adds)
+        return out
     return _in_blocks_on_threads(block_decisions, n_rows, coef.shape[1], min(n_sv, support_step), n_jobs)
 
 

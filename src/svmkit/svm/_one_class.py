@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from sklearn.utils._param_validation import Interval
 
 from .._interrupt import unfitted_on_interrupt
+from .._parallel import on_one_blas_thread
 from .._validation import check_finite_bounds, check_parameters
 from ._base import SingleProblemSVM
 from ._binary import NOT_SUPPORT_VECTOR, KKTReport
@@ -122,6 +123,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         "nu": [Interval(numbers.Real, 0, 1, closed="right")],
     }
 
+    @on_one_blas_thread
     @unfitted_on_interrupt
     def fit(self, X, y=None, sample_weight=None):
         """Estimate the support of the training data.

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 
 from .._interrupt import unfitted_on_interrupt
+from .._parallel import on_one_blas_thread
 from .._solver import OPTIMAL, KernelRows, PrecomputedRows
 from .._validation import (
     check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result, check_parameters,
@@ -331,6 +332,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         check_class_weight(self.class_weight)
         check_parameters(self)
 
+    @on_one_blas_thread
     @unfitted_on_interrupt
     def fit(self, X, y, sample_weight=None):
         """Fit the classifier.

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from sklearn.utils._param_validation import Interval
 
 from .._interrupt import unfitted_on_interrupt
+from .._parallel import on_one_blas_thread
 from .._validation import NON_NEGATIVE, POSITIVE, check_finite_bounds, check_finite_result, check_parameters
 from ._base import SingleProblemSVM
 from ._binary import KKTReport
@@ -30,6 +31,7 @@ class _BaseSVR(RegressorMixin, SingleProblemSVM):
         if not isinstance(self.C, numbers.Real) or isinstance(self.C, bool) or not np.isfinite(self.C) or self.C <= 0:
             raise ValueError(f"C must be a finite number > 0, got {self.C!r}.")
 
+    @on_one_blas_thread
     @unfitted_on_interrupt
     def fit(self, X, y, sample_weight=None):
         """Fit the regressor.
