@@ -139,6 +139,10 @@ LINEAR_VALUES_PER_CALL = 2**24
 #: The Gram strategy tries Newton steps on the face of the free multipliers (where SMO
 #: zig-zags on a badly conditioned face) after this many SMO steps per variable at first ...
 FACE_STEPS_PER_VARIABLE = 2
+#: ... and not before SMO's steps have done this much work (m a step, for m variables): a
+#: try's NumPy and LAPACK calls cost a few hundred microseconds however small the face, the
+#: time of some 2^20 such units of SMO.
+FACE_FIRST_MIN_WORK = 2**20
 #: ... then after SMO steps whose work (m a step, for m variables) is this many times a try's
 #: (k^3 + k m for k free multipliers), so that the tries cost a small share of the time.
 FACE_WORK_RATIO = 2

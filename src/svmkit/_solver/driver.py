@@ -408,7 +408,8 @@ class _FaceSchedule:
     def steps_before_try(self, group, n_variables):
         if group != self.group:
             self.group = group
-            self.spacing = self.to_go = max(_plan.FACE_STEPS_PER_VARIABLE * n_variables, 1_000)
+            self.spacing = self.to_go = max(_plan.FACE_STEPS_PER_VARIABLE * n_variables,
+                                            -(-_plan.FACE_FIRST_MIN_WORK // max(n_variables, 1)))
         return max(self.to_go, 1)
 
     def made(self, steps):
