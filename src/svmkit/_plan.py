@@ -163,6 +163,10 @@ BLAS_UNTHREADED_WORK = 2**18
 #: of kernel values stays within the shared cache, and blocks are few enough that their Python
 #: work is small beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873).
 PREDICT_BLOCK_BYTES = 8 * 2**20
+#: Rows transposed at a time where dense rows are laid out features by rows for compiled code
+#: and BLAS: the block stays in the cache while its columns are written, twice as fast as one
+#: strided copy of all the rows (usps, 7,291 x 256: 8.2 -> 4.1 ms).
+TRANSPOSE_BLOCK_ROWS = 256
 #: Features copied at a time where a Cascade SVM's node joins its row sets: small beside the
 #: node's rows (covtype's top nodes: 130 MB), so that joining them costs no second copy.
 GATHER_CHUNK_BYTES = 4 * 2**20

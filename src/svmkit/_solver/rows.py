@@ -30,6 +30,7 @@ from .._first_use import notice_compilation
 from .._features import centred_parts, split_features
 
 _BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
+_MOST_RUNS_COPIED = 16  # rows in more runs than this are gathered one by one (_columns)
 
 
 class KernelRows:
@@ -47,19 +48,28 @@ class KernelRows:
 
     def __init__(self, kernel, X, whole=None):
         self.kernel = kernel
-        self.X = X
+        self._X = X
         self.form = kernel.compiled_form()
         self._data = {}
         self._making = threading.Lock()  # (threads solving problems on one source make its data once)
         self._whole = whole  # (a subset gathered from another source's data: that source and the rows)
 
     @property
+    def X(self):
+        """The rows; those of a subset gathered from another source's data (``X`` None) copied
+        where first read (compiled code and BLAS read the gathered data instead)."""
+        if self._X is None:
+            source, rows = self._whole
+            self._X = source.X[rows]
+        return self._X
+
+    @property
     def n_rows(self):
-        return self.X.shape[0]
+        return self.X.shape[0] if self._X is not None else self._whole[1].shape[0]
 
     @property
     def n_features(self):
-        return self.X.shape[1]
+        return self.X.shape[1] if self._X is not None else self._whole[0].n_features
 
     @property
     def kernel_code(self):
@@ -73,7 +83,7 @@ class KernelRows:
     @property
     def sparse_density(self):
         """The fraction of nonzeros of sparse data (None for dense data)."""
-        if not sp.issparse(self.X):
+        if self._X is None or not sp.issparse(self.X):
             return None
         return self.X.nnz / max(1, self.X.shape[0] * self.X.shape[1])
 
@@ -87,11 +97,21 @@ class KernelRows:
         code, gamma, coef0, degree = self.form
         if code in (RBF, SIGMOID):
             return 1.0
-        largest = float(np.max(row_sq_norms(self.X), initial=0.0))
+        largest = float(np.max(self._sq_norms(), initial=0.0))
         if code == LINEAR:
             return largest
         with np.errstate(over="ignore"):  # (beyond float64: inf, and the kernel's own checks name the problem)
             return float(np.float64(abs(gamma) * largest + abs(coef0)) ** degree)
+
+    def _sq_norms(self):
+        """The float64 squared norm of every row, made once (a subset's from its source's)."""
+        if "sq_norms" not in self._data:
+            if self._X is None:
+                source, rows = self._whole
+                self._data["sq_norms"] = source._sq_norms()[rows]
+            else:
+                self._data["sq_norms"] = np.asarray(row_sq_norms(self.X), dtype=np.float64)
+        return self._data["sq_norms"]
 
     def compiled(self, dtype):
         """The :class:`svmkit._core.kernels.KernelData` of the rows in ``dtype``, made once:
@@ -105,11 +125,12 @@ class KernelRows:
                     # gather along rows of the transpose, not a transposition per subset)
                     source, rows = self._whole
                     whole = source.compiled(key)
-                    self._data[key] = whole._replace(XT=np.take(whole.XT, rows, axis=1), sq_norms=whole.sq_norms[rows])
+                    self._data[key] = whole._replace(XT=_columns(whole.XT, rows), sq_norms=whole.sq_norms[rows])
                 elif sp.issparse(self.X):
                     self._data[key] = sparse_kernel_data(self.X, code, gamma, coef0, degree, dtype)
                 else:
-                    self._data[key] = dense_kernel_data(self.X.astype(dtype, copy=False), code, gamma, coef0, degree)
+                    # (dense_kernel_data keeps the transpose of its rows: that of this view is the copy)
+                    self._data[key] = dense_kernel_data(_transposed(self.X, key).T, code, gamma, coef0, degree)
             return self._data[key]
 
     def transposed(self, dtype):
@@ -118,7 +139,7 @@ class KernelRows:
 
         BLAS multiplies a few rows by this layout several times faster than by the
         transposed view of the rows themselves (docs/performance.md)."""
-        if not sp.issparse(self.X):
+        if self._X is None or not sp.issparse(self.X):
             data = self.compiled(dtype)
             return data.XT, data.sq_norms
         key = ("transposed", np.dtype(dtype))
@@ -137,7 +158,7 @@ class KernelRows:
         key = ("split", np.dtype(dtype))
         if key not in self._data:
             split = None
-            if sp.issparse(self.X):
+            if self._X is not None and sp.issparse(self.X):
                 XT = self.transposed(dtype)[0]
                 found = split_features(XT, centred=self.form[0] == RBF)
                 if found is not None:
@@ -162,8 +183,9 @@ class KernelRows:
             else:
                 # (dense rows a block at a time: no float64 transpose of all of them kept for it)
                 step = max(1, _BLOCK_VALUES // max(self.n_features, 1))
-                diagonal = np.concatenate([kernel_diagonal(dense_kernel_data(self.X[start:start + step], *self.form))
-                                           for start in range(0, max(self.n_rows, 1), step)])
+                diagonal = np.concatenate([
+                    kernel_diagonal(dense_kernel_data(_transposed(self.X[start:start + step], np.float64).T, *self.form))
+                    for start in range(0, max(self.n_rows, 1), step)])
             self._data["diagonal"] = diagonal
         return self._data["diagonal"]
 
@@ -172,10 +194,12 @@ class KernelRows:
         made dense, for BLAS products). With ``gather`` (many subsets of one source: one-vs-one
         problems), dense rows of a compiled kernel take their data for compiled code from this
         source's, made once, and their diagonal from its diagonal."""
+        if gather and self.form is not None and not sp.issparse(self.X):
+            return KernelRows(self.kernel, None, whole=(self, rows))
         X = self.X[rows]
         if sp.issparse(X):
             return KernelRows(self.kernel, X.toarray() if dense else X)
-        return KernelRows(self.kernel, X, whole=(self, rows) if gather and self.form is not None else None)
+        return KernelRows(self.kernel, X)
 
     def rows_into(self, rows, out, dots, places=None):
         """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
@@ -260,6 +284,34 @@ class KernelRows:
         ``k``); linear kernel only."""
         w = np.asarray(self.X[rows].T @ coef).ravel()
         return np.asarray(self.X @ w).ravel()
+
+
+def _columns(XT, rows):
+    """``XT[:, rows]``, C-ordered: copied a run of consecutive rows at a time where ``rows``
+    are few such runs (a one-vs-one pair's rows in class order: two), several times faster
+    than a gather of every column."""
+    run_starts = np.flatnonzero(np.diff(rows) != 1) + 1
+    if rows.shape[0] == 0 or run_starts.shape[0] >= _MOST_RUNS_COPIED:
+        return np.take(XT, rows, axis=1)
+    bounds = np.concatenate(([0], run_starts, [rows.shape[0]]))
+    return np.concatenate([XT[:, rows[first]:rows[last - 1] + 1] for first, last in zip(bounds[:-1], bounds[1:])],
+                          axis=1)
+
+
+def _transposed(X, dtype):
+    """``X.T`` as a C-ordered array in ``dtype``, copied :data:`svmkit._plan.TRANSPOSE_BLOCK_ROWS`
+    rows at a time (converted on the way).
+
+    Examples
+    --------
+    >>> _transposed(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), np.float32)
+    array([[1., 3., 5.],
+           [2., 4., 6.]], dtype=float32)
+    """
+    out = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
+    for start in range(0, X.shape[0], _plan.TRANSPOSE_BLOCK_ROWS):
+        out[:, start:start + _plan.TRANSPOSE_BLOCK_ROWS] = X[start:start + _plan.TRANSPOSE_BLOCK_ROWS].T
+    return out
 
 
 def _runs_of_slots(places):
