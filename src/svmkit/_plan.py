@@ -160,9 +160,10 @@ ONE_THREAD_BLAS_WORK = 2**23
 #: such products by itself, and setting the count costs more than a product this small.
 BLAS_UNTHREADED_WORK = 2**18
 #: Test rows per block of kernel values at prediction (a block per thread at least): a block
-#: of kernel values stays within the shared cache, and blocks are few enough that their Python
-#: work is small beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873).
-PREDICT_BLOCK_BYTES = 8 * 2**20
+#: of kernel values stays within the shared cache while the passes over it (products, kernel,
+#: coefficients) read it again, and blocks are few enough that their Python work is small
+#: beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873; docs/performance.md).
+PREDICT_BLOCK_BYTES = 4 * 2**20
 #: Rows transposed at a time where dense rows are laid out features by rows for compiled code
 #: and BLAS: the block stays in the cache while its columns are written, twice as fast as one
 #: strided copy of all the rows (usps, 7,291 x 256: 8.2 -> 4.1 ms).
