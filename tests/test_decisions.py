@@ -15,7 +15,7 @@ from sklearn.datasets import load_svmlight_file
 from svmkit import SVC, SVR
 from svmkit._core.kernels import POLYNOMIAL, RBF
 from svmkit._features import SAMPLE_ROWS
-from svmkit._plan import EXACT_FLOAT32_MIN_SUPPORT
+from svmkit._plan import exact_float32_pays
 from svmkit.svm import _decisions
 from svmkit.svm._decisions import support_split
 from naive import kernel_by_formula
@@ -31,9 +31,9 @@ def _a9a():
 
 
 def _binary_model(X, y, estimator):
-    """An RBF model of a9a's rows with more support vectors than EXACT_FLOAT32_MIN_SUPPORT."""
+    """An RBF model of a9a's rows with enough support vectors for exact float32 products."""
     model = estimator(C=1.0, gamma=0.05).fit(X[:3500], y[:3500])
-    assert model.support_vectors_.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT
+    assert exact_float32_pays(*model.support_vectors_.shape)
     return model
 
 
@@ -144,12 +144,12 @@ def test_quarters_are_predicted_as_in_float64():
 
 @pytest.mark.parametrize("largest", [15, 3000])
 def test_counts_are_predicted_as_in_float64_whatever_their_size(largest):
-    """Integer counts: products up to 10 x 15 x 15 are exact in float32; up to 10 x 3000 x 3000
+    """Integer counts: products up to 20 x 15 x 15 are exact in float32; up to 20 x 3000 x 3000
     (above 2^24) they are not, and are taken in float64."""
     rng = np.random.default_rng(0)
-    X = rng.integers(0, largest + 1, size=(4000, 10)).astype(np.float64)
+    X = rng.integers(0, largest + 1, size=(4000, 20)).astype(np.float64)
     y = (X[:, 0] + X[:, 1] + rng.integers(0, largest + 1, size=4000) > 1.5 * largest).astype(np.float64)
-    gamma = 1.0 / (10 * largest**2)
+    gamma = 1.0 / (20 * largest**2)
     model = SVC(kernel="poly", degree=2, gamma=gamma, coef0=1.0, C=1.0).fit(X, y)
-    assert model.support_vectors_.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT
+    assert exact_float32_pays(*model.support_vectors_.shape)
     _assert_agrees_with_formula(model, X, POLYNOMIAL, gamma, 1.0, 2.0)

@@ -104,7 +104,7 @@ def single_threaded_blas():
 
 
 def on_one_blas_thread(method):
-    """Decorate a method (a kernel machine's fit or prediction) so that BLAS runs on one thread
+    """Decorate a method (a kernel machine's fit) so that BLAS runs on one thread
     in it (:func:`single_threaded_blas`): its large products are shared out over svmkit's
     threads (:func:`blas_in_equal_parts`), and BLAS's own threads, which OpenBLAS keeps
     spinning for about 0.1 s after each call that woke them, stay asleep instead of taking a
@@ -166,7 +166,8 @@ def map_in_threads(function, items, n_workers):
 
     The compiled solver, BLAS and NumPy's ``exp`` release the GIL, so
     independent two-class problems run in parallel; BLAS is kept to one thread
-    meanwhile so that the workers do not oversubscribe the cores. The calling
+    meanwhile so that the workers do not oversubscribe the cores (with one
+    worker too: ``n_jobs=1`` means one thread). The calling
     thread and ``n_workers - 1`` threads started once per process
     (:func:`_worker_pool`) each take the next item until none is left. Called
     from one of those threads, the items run on it in turn.
@@ -178,8 +179,11 @@ def map_in_threads(function, items, n_workers):
     """
     items = list(items)
     n_workers = min(n_workers, len(items))
-    if n_workers <= 1 or getattr(_in_worker, "flag", False):
+    if getattr(_in_worker, "flag", False):
         return [function(item) for item in items]
+    if n_workers <= 1:
+        with single_threaded_blas():  # (one worker: one thread, BLAS's too)
+            return [function(item) for item in items]
     results = [None] * len(items)
     positions = iter(range(len(items)))
     lock = threading.Lock()

@@ -32,8 +32,8 @@ from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads
 from .._plan import (
-    BLAS_UNTHREADED_WORK, EXACT_FLOAT32_MIN_SUPPORT, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
-    PREDICT_SUPPORT_BYTES, dense_copy_pays,
+    BLAS_UNTHREADED_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES,
+    dense_copy_pays, exact_float32_pays,
 )
 from ..kernels import row_sq_norms
 
@@ -113,8 +113,8 @@ sparse_parts : tuple of (n_sparse, part) float64 arrays, their sparse features, 
     transposed, a part of :func:`_support_step` support vectors each (contiguous, as the
     compiled loops read them)
 sq_norms : 1-D float64 array, the squared norm of every centred support vector
-dense_grid : the :func:`float32_grid` of ``dense_rows`` where there are at least
-    ``EXACT_FLOAT32_MIN_SUPPORT`` support vectors, else None
+dense_grid : the :func:`float32_grid` of ``dense_rows`` where exact float32 products would pay
+    (:func:`svmkit._plan.exact_float32_pays`), else None
 """
 
 
@@ -149,7 +149,7 @@ def support_split(rows, centred):
     dense_columns, sparse_columns, sq_norms = centred_parts(columns, found)
     dense_rows = np.ascontiguousarray(dense_columns.T)
     n_sv, step = rows.shape[0], _support_step(rows.shape[1])
-    grid = float32_grid(dense_rows) if n_sv >= EXACT_FLOAT32_MIN_SUPPORT else None
+    grid = float32_grid(dense_rows) if exact_float32_pays(n_sv, dense_rows.shape[1]) else None
     return FeatureSplit(*found, dense_rows, None if grid is None else dense_rows.astype(np.float32),
                         tuple(np.ascontiguousarray(sparse_columns[:, start:start + step])
                               for start in range(0, n_sv, step)),
@@ -247,7 +247,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
             return _split_decisions(X, split, coef, kernel.compiled_form(), n_jobs)
     if support is not None:
         support_vectors = support.rows
-        if support_vectors.shape[0] >= EXACT_FLOAT32_MIN_SUPPORT:
+        if exact_float32_pays(*support_vectors.shape):
             rows32, grid = support.float32_rows()
             if rows32 is not None and _exact_in_float32(X, grid):
                 support_vectors = rows32
