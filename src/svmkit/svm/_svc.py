@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import combinations
 from numbers import Real
 
@@ -33,6 +33,31 @@ from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one
 from ._probability import MIN_PROB, draw_seed, fold_splits, pairwise_probabilities, sigmoid_predict, sigmoid_train
 from ._separability import NotSeparableError, is_separable
 from ._vc_bound import enclosing_radius, feature_space_dimension, vc_bound
+
+
+@lru_cache(maxsize=16)
+def _pair_indicators(pairs, n_classes):
+    """``(signed, as_second)`` of one-vs-one ``pairs``: ``signed[k, c]`` 1 where class ``c`` is
+    pair ``k``'s first, -1 where it is its second, 0 else; ``as_second[c]`` the number of pairs
+    whose second class is ``c``. Made once per set of pairs (read-only).
+
+    Examples
+    --------
+    >>> signed, as_second = _pair_indicators(((0, 1), (0, 2), (1, 2)), 3)
+    >>> signed
+    array([[ 1., -1.,  0.],
+           [ 1.,  0., -1.],
+           [ 0.,  1., -1.]])
+    >>> as_second
+    array([0., 1., 2.])
+    """
+    first, second = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
+    signed = np.zeros((first.shape[0], n_classes))
+    signed[np.arange(first.shape[0]), first] = 1.0
+    signed[np.arange(first.shape[0]), second] = -1.0
+    as_second = np.bincount(second, minlength=n_classes).astype(np.float64)
+    signed.flags.writeable = as_second.flags.writeable = False
+    return signed, as_second
 
 
 def _class_starts(y_index, n_classes):
@@ -742,14 +767,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         by products with the pairs' class indicators: votes (pair ``k`` votes for its first
         class where its decision is at least 0) plus the summed decisions mapped into
         (-1/3, 1/3), ``x / (3 (|x| + 1))``, which break ties without overturning a vote."""
-        first, second = self._pair_classes()
-        n_pairs, n_classes = first.shape[0], self.classes_.shape[0]
-        to_first, to_second = np.zeros((n_pairs, n_classes)), np.zeros((n_pairs, n_classes))
-        to_first[np.arange(n_pairs), first] = 1.0
-        to_second[np.arange(n_pairs), second] = 1.0
-        for_first = (decisions >= 0).astype(np.float64)
-        votes = for_first @ to_first + (1.0 - for_first) @ to_second
-        confidences = decisions @ (to_first - to_second)
+        signed, as_second = _pair_indicators(tuple(self._problem_pairs), self.classes_.shape[0])
+        # (a vote for the first class where for_first, else for the second)
+        votes = (decisions >= 0).astype(np.float64) @ signed + as_second
+        confidences = decisions @ signed
         return votes + confidences / (3 * (np.abs(confidences) + 1))
 
     def predict(self, X):
