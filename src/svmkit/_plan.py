@@ -168,6 +168,10 @@ PREDICT_BLOCK_BYTES = 4 * 2**20
 #: and BLAS: the block stays in the cache while its columns are written, twice as fast as one
 #: strided copy of all the rows (usps, 7,291 x 256: 8.2 -> 4.1 ms).
 TRANSPOSE_BLOCK_ROWS = 256
+#: A subset's columns of the data's transpose are copied a run of consecutive rows at a time
+#: where its rows are fewer runs than this (a one-vs-one pair in class order: two), else gathered
+#: one column at a time: a slice per run costs a NumPy call.
+MOST_COPIED_RUNS = 16
 #: Features copied at a time where a Cascade SVM's node joins its row sets: small beside the
 #: node's rows (covtype's top nodes: 130 MB), so that joining them costs no second copy.
 GATHER_CHUNK_BYTES = 4 * 2**20

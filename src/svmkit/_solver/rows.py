@@ -30,7 +30,6 @@ from .._first_use import notice_compilation
 from .._features import centred_parts, split_features
 
 _BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
-_MOST_RUNS_COPIED = 16  # rows in more runs than this are gathered one by one (_columns)
 
 
 class KernelRows:
@@ -291,7 +290,7 @@ def _columns(XT, rows):
     are few such runs (a one-vs-one pair's rows in class order: two), several times faster
     than a gather of every column."""
     run_starts = np.flatnonzero(np.diff(rows) != 1) + 1
-    if rows.shape[0] == 0 or run_starts.shape[0] >= _MOST_RUNS_COPIED:
+    if rows.shape[0] == 0 or run_starts.shape[0] >= _plan.MOST_COPIED_RUNS:
         return np.take(XT, rows, axis=1)
     bounds = np.concatenate(([0], run_starts, [rows.shape[0]]))
     return np.concatenate([XT[:, rows[first]:rows[last - 1] + 1] for first, last in zip(bounds[:-1], bounds[1:])],

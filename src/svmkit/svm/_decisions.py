@@ -32,8 +32,8 @@ from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads
 from .._plan import (
-    BLAS_UNTHREADED_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES,
-    dense_copy_pays, exact_float32_pays,
+    PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES, dense_copy_pays,
+    exact_float32_pays,
 )
 from ..kernels import row_sq_norms
 
@@ -281,15 +281,13 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         return decisions
 
     if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
-        multiply_adds = n_rows * n_sv * (n_features + coef.shape[1])  # (products, then decisions)
-        if multiply_adds < BLAS_UNTHREADED_WORK:
-            return block_decisions(0, n_rows)
         out = np.empty((n_rows, coef.shape[1]))
 
         def decide_rows(first, last):
             out[first:last] = block_decisions(first, last)
 
-        blas_in_equal_parts(decide_rows, n_rows, multiply_adds)
+        # (the products, then the decisions)
+        blas_in_equal_parts(decide_rows, n_rows, n_rows * n_sv * (n_features + coef.shape[1]))
         return out
     return _in_blocks_on_threads(block_decisions, n_rows, coef.shape[1], min(n_sv, support_step), n_jobs)
 
