@@ -165,8 +165,8 @@ BLAS_UNTHREADED_WORK = 2**18
 #: beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873; docs/performance.md).
 PREDICT_BLOCK_BYTES = 4 * 2**20
 #: Rows transposed at a time where dense rows are laid out features by rows for compiled code
-#: and BLAS: the block stays in the cache while its columns are written, twice as fast as one
-#: strided copy of all the rows (usps, 7,291 x 256: 8.2 -> 4.1 ms).
+#: and BLAS: the block stays in the cache while its columns are written, where one strided copy
+#: of all the rows reads a column at a time (docs/performance.md).
 TRANSPOSE_BLOCK_ROWS = 256
 #: A subset's columns of the data's transpose are copied a run of consecutive rows at a time
 #: where its rows are fewer runs than this (a one-vs-one pair in class order: two), else gathered
@@ -185,7 +185,7 @@ PREDICT_SUPPORT_BYTES = 2**20
 #: slower but on very sparse rows).
 PREDICT_DENSE_BYTES = 16 * 2**20
 #: Exact float32 products at prediction (svm/_decisions.py) save about this many nanoseconds a
-#: multiply-add against float64's (BLAS on one core: some 47 against 22 a nanosecond) ...
+#: multiply-add against float64's (BLAS multiplies float32 about twice as fast) ...
 FLOAT32_SAVING_NS = 0.024
 #: ... cost this many a product to widen to float64 for the kernel ...
 FLOAT32_WIDENING_NS = 0.26
@@ -359,7 +359,7 @@ def exact_float32_pays(n_support, n_features):
     """Whether predictions against ``n_support`` support vectors of ``n_features`` features look
     for exact float32 products: what they save on a test row's products (``FLOAT32_SAVING_NS``
     a multiply-add, less ``FLOAT32_WIDENING_NS`` a product) exceeds the look at its values
-    (``FLOAT32_LOOK_NS`` each; splice, 680 x 60: 5.5 -> 4.1 ms on one core).
+    (``FLOAT32_LOOK_NS`` each; docs/performance.md).
 
     Examples
     --------
