@@ -312,9 +312,10 @@ def _split_decisions(X, split, coef, form, n_jobs):
     :class:`FeatureSplit`: per block of (centred) test rows, BLAS's products of the dense
     features, then in compiled code those of the sparse ones and the kernel values, a part of
     the support vectors at a time."""
-    n_rows, n_sv = X.shape[0], split.sq_norms.shape[0]
-    support_step = _support_step(X.shape[1])
-    parts = [slice(start, start + support_step) for start in range(0, n_sv, support_step)]
+    n_rows = X.shape[0]
+    # (the parts of the support vectors as the split's sparse parts hold them)
+    ends = np.cumsum([part.shape[1] for part in split.sparse_parts])
+    parts = [slice(end - part.shape[1], end) for end, part in zip(ends, split.sparse_parts)]
     dense_rows = split.dense_rows
     if split.dense_grid is not None and _exact_in_float32(
             X, split.dense_grid, lambda rows: _centred(rows, split.centre)[:, split.dense]):
@@ -334,7 +335,7 @@ def _split_decisions(X, split, coef, form, n_jobs):
             decisions += products @ coef[part]
         return decisions
 
-    return _in_blocks_on_threads(block_decisions, n_rows, coef.shape[1], min(n_sv, support_step), n_jobs)
+    return _in_blocks_on_threads(block_decisions, n_rows, coef.shape[1], split.sparse_parts[0].shape[1], n_jobs)
 
 
 def _dense_products(buffers, rows, part_rows):
