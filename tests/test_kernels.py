@@ -237,20 +237,25 @@ def test_the_diagonal_made_a_block_of_rows_at_a_time_is_that_of_all_rows(kernel)
 def test_a_block_of_sparse_rows_is_that_of_the_same_rows_dense(kernel):
     """The blocked strategy's working-set blocks: sparse rows dense enough for a dense copy to
     pay are multiplied by BLAS as dense rows are, the same values bit for bit; sparser rows
-    stay sparse and agree to rounding."""
+    stay sparse and agree to rounding; large blocks (rows shared out over threads) are the
+    kernel's values as well."""
+    from svmkit._plan import ONE_THREAD_BLAS_WORK
     from svmkit._solver.rows import KernelRows
 
     rng = np.random.default_rng(8)
     for density, exact in ((0.3, True), (0.02, False)):
         X = sp.random(300, 40, density=density, format="csr", random_state=rng)
-        rows, cols = np.array([5, 0, 299, 17]), np.arange(0, 300, 7)
-        sparse_block = KernelRows(kernel, X).block(rows, cols)
-        dense_block = KernelRows(kernel, X.toarray()).block(rows, cols)
-        if exact:
-            np.testing.assert_array_equal(sparse_block, dense_block)
-        else:
-            np.testing.assert_allclose(sparse_block, dense_block, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(dense_block, kernel(X[rows].toarray(), X[cols].toarray()), rtol=1e-12)
+        for rows in (np.array([5, 0, 299, 17]), np.arange(300)):
+            sparse_block = KernelRows(kernel, X).block(rows)
+            dense_block = KernelRows(kernel, X.toarray()).block(rows)
+            if exact:
+                np.testing.assert_array_equal(sparse_block, dense_block)
+            else:
+                np.testing.assert_allclose(sparse_block, dense_block, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(dense_block, kernel(X[rows].toarray(), X[rows].toarray()), rtol=1e-12)
+    wide = rng.normal(size=(600, 30))  # (600 x 600 x 30 multiply-adds: shared out by rows)
+    assert 600 * 600 * 30 >= ONE_THREAD_BLAS_WORK
+    np.testing.assert_allclose(KernelRows(kernel, wide).block(np.arange(600)), kernel(wide, wide), rtol=1e-12)
 
 
 def test_solver_rows_go_to_their_places_through_runs_and_bounded_blocks():

@@ -374,7 +374,7 @@ def solve_dual_qp(source, batch):
     for g in range(n_groups):
         part = batch.group(g)
         rows, y, upper = batch.rows[part], batch.y[part], batch.upper[part]
-        K = source.block(rows, rows)
+        K = source.block(rows)
         a = np.zeros(rows.shape[0])
         movable = np.flatnonzero(upper > 0)
         solved, outcome = solve_svm_dual(K[np.ix_(movable, movable)], y[movable], upper[movable])

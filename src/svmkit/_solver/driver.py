@@ -699,7 +699,7 @@ def _working_set_block(source, cache, rows, counts):
     (few multiply-adds next to whole rows, most of which SMO would not use), in the cache's
     precision so that the block and the rows that update the gradient agree."""
     if cache is None:
-        return source.block(rows, rows)
+        return source.block(rows)
     block = np.empty((rows.shape[0], rows.shape[0]))
     slots = cache.cached(rows)
     if np.all(slots >= 0):

@@ -41,8 +41,9 @@ class KernelRows:
     >>> import numpy as np
     >>> from svmkit.kernels import RBFKernel
     >>> source = KernelRows(RBFKernel(gamma=0.5), np.array([[0.0], [1.0]]))
-    >>> source.block(np.array([0]), np.array([0, 1])).round(4)
-    array([[1.    , 0.6065]])
+    >>> source.block(np.array([0, 1])).round(4)
+    array([[1.    , 0.6065],
+           [0.6065, 1.    ]])
     """
 
     def __init__(self, kernel, X, whole=None):
@@ -258,21 +259,20 @@ class KernelRows:
 
         blas_in_equal_parts(dense_rows, rows.shape[0], block.size * self.n_features)
 
-    def block(self, rows, cols):
-        """The float64 block ``K(x_rows, x_cols)``; sparse rows made dense for BLAS's products
-        where such a copy pays (:func:`svmkit._plan.dense_copy_pays`, as for the solver's rows:
-        SciPy's sparse-by-sparse products are far slower); a built-in kernel's rows shared out
-        over BLAS's threads (:func:`svmkit._parallel.blas_in_equal_parts`)."""
-        A, B = self.X[rows], self.X[cols]
-        if sp.issparse(A) and _plan.dense_copy_pays(self.sparse_density, max(A.shape[0], B.shape[0]),
-                                                   self.n_features, np.float64):
-            A, B = A.toarray(), B.toarray()
+    def block(self, rows):
+        """The float64 block ``K(x_rows, x_rows)`` (a working set's); sparse rows made dense for
+        BLAS's products where such a copy pays (:func:`svmkit._plan.dense_copy_pays`, as for the
+        solver's rows: SciPy's sparse-by-sparse products are far slower); a built-in kernel's
+        rows shared out over BLAS's threads (:func:`svmkit._parallel.blas_in_equal_parts`)."""
+        A = self.X[rows]
+        if sp.issparse(A) and _plan.dense_copy_pays(self.sparse_density, A.shape[0], self.n_features, np.float64):
+            A = A.toarray()
         if self.form is None:
-            return np.asarray(self.kernel(A, B), dtype=np.float64)
-        out = np.empty((A.shape[0], B.shape[0]))
+            return np.asarray(self.kernel(A, A), dtype=np.float64)
+        out = np.empty((A.shape[0], A.shape[0]))
 
         def block_rows(first, last):
-            out[first:last] = self.kernel(A[first:last], B)
+            out[first:last] = self.kernel(A[first:last], A)
 
         blas_in_equal_parts(block_rows, A.shape[0], out.size * self.n_features)
         return out
@@ -377,5 +377,5 @@ class PrecomputedRows:
     def subset(self, rows):
         return PrecomputedRows(self.K[np.ix_(rows, rows)])
 
-    def block(self, rows, cols):
-        return np.asarray(self.K[np.ix_(rows, cols)], dtype=np.float64)
+    def block(self, rows):
+        return np.asarray(self.K[np.ix_(rows, rows)], dtype=np.float64)

@@ -46,7 +46,7 @@ def is_separable(gram, kernel, X, rows, y):
                 f"{MAX_SAMPLES_FOR_KERNEL_TEST} samples per two-class problem (its separability test forms "
                 f"the Gram matrix); this problem has {n}. Use a large finite C instead."
             )
-        features = gram.block(rows, rows)
+        features = gram.block(rows)
     if sp.issparse(features):
         constraints = sp.hstack([features, sp.csr_matrix(np.ones((n, 1)))]).tocsr()
         constraints = -sp.diags(y) @ constraints
