@@ -119,6 +119,33 @@ def test_plan_of_large_problems_is_the_blocked_strategy_within_the_budget():
     assert denser.dots == "blas"
 
 
+def test_plan_of_sparse_rows_dense_enough_is_blas_in_either_strategy():
+    # a9a's density (11% of 123 features): a dense copy for BLAS, also where the Gram matrix fits
+    gram = plan(3000, [3000], n_features=123, kernel_code=RBF, sparse_density=0.11, budget_bytes=200 * MB)
+    assert (gram.strategy, gram.dots) == ("gram", "blas")
+    sparser = plan(3000, [3000], n_features=300, kernel_code=RBF, sparse_density=0.04, budget_bytes=200 * MB)
+    assert (sparser.strategy, sparser.dots) == ("gram", "sparse")
+
+
+def test_plan_of_the_linear_kernel_follows_w_where_its_gram_matrix_would_cost_more():
+    from svmkit._plan import LINEAR_GRAM_MAX_WORK, for_problem
+
+    # a9a's 4,734 distinct rows of its first 5,000, dense for BLAS: 2.8 G multiply-adds
+    assert 4734 * 4734 * 123 > LINEAR_GRAM_MAX_WORK
+    p = plan(4734, [4734], n_features=123, kernel_code=LINEAR, sparse_density=0.11, budget_bytes=200 * MB,
+             linear=True)
+    assert (p.strategy, p.working_set, p.cache_rows, p.dots) == ("blocked", 256, 0, "blas")
+    # a one-vs-one pair of usps's largest classes (2,199 rows of 256 features: 1.2 G) keeps its Gram matrix,
+    # as do the RBF kernel's problems of that size
+    assert plan(7291, [2199, 1800], n_features=256, kernel_code=LINEAR, budget_bytes=200 * MB,
+                linear=True).strategy == "gram"
+    assert plan(4734, [4734], n_features=123, kernel_code=RBF, budget_bytes=200 * MB).strategy == "gram"
+    # a problem of a blocked batch whose own Gram matrix fits but costs more: blocked too
+    batch = plan(30_000, [30_000, 5000], n_features=123, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True)
+    assert for_problem(batch, 30_000, 5000, 5000, 200 * MB, linear=True).strategy == "blocked"
+    assert for_problem(batch, 30_000, 2000, 2000, 200 * MB, linear=True).strategy == "gram"
+
+
 def test_plan_of_precomputed_and_python_kernels_and_step_limits():
     assert plan(300, [300], n_features=0, kernel_code=PRECOMPUTED, budget_bytes=200 * MB).dots == "precomputed"
     assert plan(300, [300], n_features=5, kernel_code=None, budget_bytes=200 * MB).dots == "python"
@@ -264,6 +291,24 @@ def test_a_fit_of_more_than_twenty_thousand_rows_by_the_blocked_strategy_reaches
     assert ours.dual_objective_ == pytest.approx(expected, rel=1e-3)
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.995
     assert abs(ours.support_.shape[0] - oracle.support_.shape[0]) <= 0.02 * oracle.support_.shape[0]
+
+
+def test_a_linear_fit_by_working_sets_where_its_gram_matrix_would_fit_reaches_libsvm_s_optimum(caplog):
+    """a9a's first 5,000 rows (sparse, made dense for BLAS), the linear kernel: its Gram matrix
+    fits the budget but would cost more than working sets that follow ``w``; LIBSVM's optimum
+    and predictions."""
+    with bz2.open(DATA / "a9a_21000.bz2") as handle:
+        X, y = load_svmlight_file(handle, n_features=123)
+    X, y = X[:5000], y[:5000]
+    with caplog.at_level("INFO", logger="svmkit"):
+        ours = SVC(kernel="linear", C=1.0, verbose=True).fit(X, y)
+    assert any("plan: blocked strategy (working sets of 256, a cache of 0" in record.getMessage()
+               for record in caplog.records)
+    oracle = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
+    coef = np.asarray(oracle.dual_coef_.todense()).ravel()
+    expected = dual_objective(coef, LinearKernel()(X[oracle.support_], X[oracle.support_]))
+    assert ours.dual_objective_ == pytest.approx(expected, rel=1e-4)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
 
 
 @pytest.mark.parametrize("shrinking", [True, False])

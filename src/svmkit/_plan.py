@@ -14,7 +14,8 @@ There are two strategies (DESIGN.md sections 2 and 3):
   all the data where that holds enough rows, else each problem has its own.
 * ``"blocked"``: working sets of ``working_set`` variables, their kernel rows computed in
   blocks (BLAS) through a row cache bounded by the budget; used where the Gram matrix does
-  not fit.
+  not fit, and for the linear kernel where it would cost more than working sets that follow
+  the change of ``w`` (``LINEAR_GRAM_MAX_WORK``).
 """
 
 from __future__ import annotations
@@ -68,6 +69,14 @@ BLAS_ROWS_JUDGED_AFTER = 512
 #: The blocked strategy's working set: LIBSVM-like problems of many rows converge in fewer
 #: rounds with large sets, and a set's block (1024^2 values) stays small next to its rows.
 WORKING_SET = 1024
+#: The linear kernel's problems whose Gram matrix takes more multiply-adds than this (rows x
+#: rows x features, sparse features counted by their density) are solved by the blocked
+#: strategy even where the Gram matrix fits: its rounds follow the change of ``w``, O(n d)
+#: each, where on such a problem the Gram strategy computes most rows (the variables that
+#: a9a's shrinking keeps: 93% of their rows), and problems of fewer multiply-adds, whose rows
+#: SMO mostly leaves alone (usps's one-vs-one pairs, few support vectors), keep their Gram
+#: matrix (docs/performance.md).
+LINEAR_GRAM_MAX_WORK = 2**31
 #: The linear kernel's working set in the blocked strategy: its rounds cost O(n d) whatever
 #: the set, so smaller sets that SMO settles quickly win.
 LINEAR_WORKING_SET = 256
@@ -101,10 +110,10 @@ STALL_MIN_STEPS = 200_000
 #: this fraction of its largest value: ten times float32's round-off, so that Gram matrices
 #: computed in single precision or by unsymmetric BLAS products pass.
 PRECOMPUTED_SYMMETRY_RTOL = 1e-6
-#: Sparse data with at most this fraction of nonzeros keep their CSR rows in the blocked
-#: strategy (rows over the nonzeros); denser ones are made dense float32 for BLAS products, and
-#: such support vectors dense for predictions (SciPy's sparse-by-sparse products run on one
-#: core and far below BLAS's speed; docs/performance.md).
+#: Sparse data with at most this fraction of nonzeros keep their CSR rows (kernel rows by
+#: compiled loops over the nonzeros); denser ones are made dense for BLAS products, in either
+#: strategy, and such support vectors dense for predictions (compiled loops over a9a's 11% of
+#: nonzeros and SciPy's sparse-by-sparse products run far below BLAS's speed; docs/performance.md).
 SPARSE_ROWS_DENSITY = 0.08
 #: Variables on copies of one training point are merged into one (their kernel rows are
 #: equal) where at least this fraction of them are copies: fewer save less than finding them
@@ -243,6 +252,9 @@ class Plan:
     rows_upfront : bool
         Gram strategy, one store of all rows of a built-in kernel: every row computed in one
         call before SMO starts (``ROWS_UPFRONT_MAX_WORK``), not as SMO asks for them.
+    features : float
+        Blocked strategy: the features a product reads (sparse ones counted by their
+        density), by which :func:`for_problem` judges a problem's own Gram matrix.
     """
 
     strategy: str
@@ -257,6 +269,7 @@ class Plan:
     single_precision: bool = True
     own_rows: bool = False
     rows_upfront: bool = False
+    features: float = 0.0
 
     def __str__(self):
         where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
@@ -322,21 +335,25 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     largest = max(group_rows)
     n_variables = 2 * largest  # (SVR: two variables per row, the most there can be)
     max_steps = max_iter if max_iter > 0 else max(DEFAULT_MAX_STEPS, STEPS_PER_VARIABLE * n_variables)
+    single = bool(value_bound <= FLOAT32_VALUE_LIMIT)
+    row_dtype = np.dtype(np.float32 if single else np.float64)
     if kernel_code == PRECOMPUTED:
         dots = "precomputed"
     elif kernel_code is None:
         dots = "python"
     elif sparse_density is not None:
-        dots = "sparse"
+        # (sparse rows dense enough are made dense for BLAS, whichever the strategy)
+        dots = "blas" if dense_copy_pays(sparse_density, n_data, n_features, row_dtype) else "sparse"
     else:
         dots = "loops" if n_features <= LOOP_ROWS_MAX_FEATURES else "blas"
-    single = bool(value_bound <= FLOAT32_VALUE_LIMIT)
-    shared_dtype = gram_dtype(n_data, budget_bytes, single)
+    features = n_features * (sparse_density if dots == "sparse" else 1.0)
+    shared_dtype = gram_dtype(n_data, budget_bytes, single) if gram_pays(n_data, features, linear) else None
     if shared_dtype is not None:
         upfront = n_data * n_data * max(n_features, 1) <= ROWS_UPFRONT_MAX_WORK.get(dots, 0)
         return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps, single,
                     rows_upfront=upfront)
-    own_dtypes = [gram_dtype(rows, budget_bytes, single) for rows in group_rows]
+    own_dtypes = [gram_dtype(rows, budget_bytes, single) if gram_pays(rows, features, linear) else None
+                  for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
         values = sum(rows * rows for rows in group_rows)
         threads = max(1, min(n_jobs, len(group_rows))) if values >= PARALLEL_BATCH_VALUES else 1
@@ -345,14 +362,27 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
             threads -= 1
         widest = np.float64 if all(d == np.float64 for d in own_dtypes) else np.float32
         return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots], threads, max_steps, single)
-    row_dtype = np.dtype(np.float32 if single else np.float64)
     shared_rows = rows_in_budget(n_data, budget_bytes, row_dtype)
-    if dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data:
+    if (dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data
+            and gram_pays(n_data, features, linear)):
         return Plan("gram", True, row_dtype, dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps, single)
-    if dots == "sparse" and dense_copy_pays(sparse_density, n_data, n_features, row_dtype):
-        dots = "blas"  # (a dense copy for BLAS products)
     working_set, cache_rows = _blocked_sizes(n_data, n_variables, budget_bytes, row_dtype, linear)
-    return Plan("blocked", False, row_dtype, dots, working_set, cache_rows, 0, 1, max_steps, single)
+    return Plan("blocked", False, row_dtype, dots, working_set, cache_rows, 0, 1, max_steps, single,
+                features=features)
+
+
+def gram_pays(n_rows, features, linear):
+    """Whether the Gram strategy may solve a problem of ``n_rows`` rows of ``features``
+    features (sparse ones counted by their density): always but for the linear kernel, whose
+    blocked strategy follows ``w`` and beats a Gram matrix of more than
+    ``LINEAR_GRAM_MAX_WORK`` multiply-adds.
+
+    Examples
+    --------
+    >>> gram_pays(6182, 123, linear=True), gram_pays(1490, 123, linear=True), gram_pays(6182, 123, linear=False)
+    (False, True, True)
+    """
+    return not linear or n_rows * n_rows * features <= LINEAR_GRAM_MAX_WORK
 
 
 def exact_float32_pays(n_support, n_features):
@@ -410,7 +440,8 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
     """
     if plan.strategy != "blocked":
         return plan
-    own_dtype = gram_dtype(n_rows, budget_bytes, plan.single_precision)
+    own_dtype = gram_dtype(n_rows, budget_bytes, plan.single_precision) if gram_pays(n_rows, plan.features, linear) \
+        else None
     if own_dtype is not None:
         return replace(plan, strategy="gram", shared_rows=False, gram_dtype=own_dtype, working_set=0, cache_rows=0,
                        prefetch=PREFETCH_ROWS[plan.dots])
