@@ -292,6 +292,19 @@ def test_working_set_takes_the_largest_violators_of_each_side():
     assert ws[:2].tolist() == [7, 3] and np.unique(ws).size == ws.size == 10
     up_candidates = [t for t in np.argsort(-v) if in_up[t] and t not in (7, 3)][:4]
     assert set(up_candidates) <= set(ws.tolist())
+    low_candidates = [t for t in np.argsort(v) if in_low[t] and t not in up_candidates + [7, 3]][:4]
+    assert sorted(ws[2:].tolist()) == sorted(up_candidates + low_candidates)
+    # nu: a share from each side within each sign of y, and the gap the larger of the signs'
+    nu_batch = batch._replace(nu=True)
+    ws, gap = select_working_set(nu_batch, alpha, grad, np.empty(0, dtype=np.int64), 8)
+    expected, gaps = [], []
+    for sign in (1.0, -1.0):
+        members = y == sign
+        gaps.append(v[in_up & members].max() - v[in_low & members].min())
+        up = [t for t in np.argsort(-v) if in_up[t] and members[t]][:2]
+        expected += up + [t for t in np.argsort(v) if in_low[t] and members[t] and t not in up][:2]
+    assert gap == pytest.approx(max(gaps))
+    assert sorted(ws.tolist()) == sorted(expected)
 
 
 def test_heap_selection_and_row_sums_equal_numpy():

@@ -74,55 +74,47 @@ def select_working_set(batch, alpha, grad, kept, size):
     """
     y, upper = batch.y, batch.upper
     m = y.shape[0]
-    # each variable's sides: 1 in I_up, 2 in I_low (3 both); the extremes per sign with nu
-    sides = np.empty(m, dtype=np.int8)
-    m_up = np.full(2, -np.inf)
-    m_low = np.full(2, np.inf)
+    # each variable's score on each side, the order of the choice (inf: not on that side):
+    # I_up's largest -y G are the smallest y G, I_low's the smallest -y G; the extremes per
+    # sign of y with nu
+    up_score = np.empty(m)
+    low_score = np.empty(m)
+    up_max = np.full(2, -np.inf)
+    low_min = np.full(2, np.inf)
     for t in range(m):
-        in_up = (alpha[t] < upper[t]) if y[t] > 0 else (alpha[t] > 0)
-        in_low = (alpha[t] > 0) if y[t] > 0 else (alpha[t] < upper[t])
-        sides[t] = in_up + 2 * in_low
-        sign = 1 if (batch.nu and y[t] < 0) else 0
+        positive = y[t] > 0
+        in_up = (alpha[t] < upper[t]) if positive else (alpha[t] > 0)
+        in_low = (alpha[t] > 0) if positive else (alpha[t] < upper[t])
         v = -y[t] * grad[t]
-        if in_up:
-            m_up[sign] = max(m_up[sign], v)
-        if in_low:
-            m_low[sign] = min(m_low[sign], v)
-    gap = max(m_up[0] - m_low[0], m_up[1] - m_low[1])
+        sign = 1 if (batch.nu and not positive) else 0
+        up_score[t] = -v if in_up else np.inf
+        low_score[t] = v if in_low else np.inf
+        up_max[sign] = max(up_max[sign], v if in_up else -np.inf)
+        low_min[sign] = min(low_min[sign], v if in_low else np.inf)
+    gap = max(up_max[0] - low_min[0], up_max[1] - low_min[1])
     if m <= size:
         return np.arange(m), gap
-    taken = np.zeros(m, dtype=np.bool_)
     for t in kept:
-        taken[t] = True
+        up_score[t] = low_score[t] = np.inf
     n_signs = 2 if batch.nu else 1
     share = max(1, (size - kept.shape[0]) // (2 * n_signs))
     chosen = np.empty(kept.shape[0] + 2 * n_signs * share, dtype=np.int64)
     for k in range(kept.shape[0]):
         chosen[k] = kept[k]
     n_chosen = kept.shape[0]
-    candidates = np.empty(m, dtype=np.int64)
-    score = np.empty(m)
     for side in range(2):
         for sign in range(n_signs):
-            n_candidates = 0
-            for t in range(m):
-                if taken[t] or (batch.nu and (y[t] < 0) != (sign == 1)):
-                    continue
-                if side == 0 and sides[t] & 1:
-                    score[n_candidates] = y[t] * grad[t]  # (smallest y G: largest -y G)
-                elif side == 1 and sides[t] & 2:
-                    score[n_candidates] = -y[t] * grad[t]
-                else:
-                    continue
-                candidates[n_candidates] = t
-                n_candidates += 1
-            k = min(share, n_candidates)
-            order = smallest(score[:n_candidates], k)
-            for a in range(k):
-                t = candidates[order[a]]
-                taken[t] = True
-                chosen[n_chosen] = t
-                n_chosen += 1
+            score = up_score if side == 0 else low_score
+            if batch.nu:  # (the other sign's variables left out)
+                score = score.copy()
+                for t in range(m):
+                    if (y[t] < 0) != (sign == 1):
+                        score[t] = np.inf
+            for t in smallest(score, min(share, m)):
+                if score[t] < np.inf:
+                    chosen[n_chosen] = t
+                    n_chosen += 1
+                    up_score[t] = low_score[t] = np.inf  # (taken)
     return chosen[:n_chosen], gap
 
 
