@@ -107,6 +107,11 @@ def test_plan_of_large_problems_is_the_blocked_strategy_within_the_budget():
     p = plan(20_000, [20_000], n_features=22, kernel_code=RBF, budget_bytes=200 * MB)
     # (the budget: float32 rows of 20,000 values and a working set's float64 block)
     assert (p.strategy, p.working_set, p.cache_rows, str(p.gram_dtype)) == ("blocked", 1024, 2516, "float32")
+    # rows wanted many at a time: BLAS products, however few the features; a problem of the batch
+    # that the Gram strategy solves on its own rows takes compiled loops, one row as SMO asks
+    from svmkit._plan import for_problem
+
+    assert (p.dots, for_problem(p, 20_000, 900, 900, 200 * MB).dots) == ("blas", "loops")
     assert p.max_steps == 10_000_000
     # the budget holds, however long the rows: covtype.binary's 581,012 rows, 86 of them
     assert plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * MB).cache_rows == 1006

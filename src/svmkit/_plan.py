@@ -27,7 +27,8 @@ import numpy as np
 # -- thresholds, each with its reason ------------------------------------------------------
 #: Kernel rows of dense data of at most this many features are computed by compiled loops in
 #: the Gram strategy, one row as SMO asks for it; wider rows by a BLAS product, whose blocking
-#: pays from about here on (docs/performance.md).
+#: pays from about here on. The blocked strategy, which wants rows many at a time, takes BLAS
+#: products whatever the width (docs/performance.md).
 LOOP_ROWS_MAX_FEATURES = 32
 #: A Gram matrix is held in float64 up to this many bytes and in float32 above: beyond it the
 #: rows' memory traffic, not their precision, limits SMO, and float32 keeps the solution within
@@ -255,6 +256,9 @@ class Plan:
     features : float
         Blocked strategy: the features a product reads (sparse ones counted by their
         density), by which :func:`for_problem` judges a problem's own Gram matrix.
+    gram_dots : str
+        Blocked strategy: how the Gram strategy would compute rows of these data, which the
+        problems that :func:`for_problem` gives it take.
     """
 
     strategy: str
@@ -270,6 +274,7 @@ class Plan:
     own_rows: bool = False
     rows_upfront: bool = False
     features: float = 0.0
+    gram_dots: str = ""
 
     def __str__(self):
         where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
@@ -367,8 +372,8 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
             and gram_pays(n_data, features, linear)):
         return Plan("gram", True, row_dtype, dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps, single)
     working_set, cache_rows = _blocked_sizes(n_data, n_variables, budget_bytes, row_dtype, linear)
-    return Plan("blocked", False, row_dtype, dots, working_set, cache_rows, 0, 1, max_steps, single,
-                features=features)
+    return Plan("blocked", False, row_dtype, "blas" if dots == "loops" else dots, working_set, cache_rows, 0, 1,
+                max_steps, single, features=features, gram_dots=dots)
 
 
 def gram_pays(n_rows, features, linear):
@@ -443,8 +448,8 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
     own_dtype = gram_dtype(n_rows, budget_bytes, plan.single_precision) if gram_pays(n_rows, plan.features, linear) \
         else None
     if own_dtype is not None:
-        return replace(plan, strategy="gram", shared_rows=False, gram_dtype=own_dtype, working_set=0, cache_rows=0,
-                       prefetch=PREFETCH_ROWS[plan.dots])
+        return replace(plan, strategy="gram", shared_rows=False, gram_dtype=own_dtype, dots=plan.gram_dots,
+                       working_set=0, cache_rows=0, prefetch=PREFETCH_ROWS[plan.gram_dots])
     own = n_rows <= OWN_ROWS_MAX_FRACTION * n_data
     working_set, cache_rows = _blocked_sizes(n_rows if own else n_data, n_variables, budget_bytes, plan.gram_dtype,
                                              linear)
