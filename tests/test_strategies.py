@@ -117,7 +117,7 @@ def test_plan_of_large_problems_is_the_blocked_strategy_within_the_budget():
     assert plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * MB).cache_rows == 1006
     assert plan(581_012, [581_012], n_features=54, kernel_code=RBF, budget_bytes=200 * MB).cache_rows == 86
     linear = plan(50_000, [50_000], n_features=22, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True)
-    assert (linear.working_set, linear.cache_rows) == (256, 0)
+    assert (linear.working_set, linear.cache_rows) == (512, 0)
     sparse = plan(50_000, [50_000], n_features=300, kernel_code=RBF, sparse_density=0.04, budget_bytes=200 * MB)
     assert sparse.dots == "sparse"
     denser = plan(50_000, [50_000], n_features=123, kernel_code=RBF, sparse_density=0.11, budget_bytes=200 * MB)
@@ -139,7 +139,7 @@ def test_plan_of_the_linear_kernel_follows_w_where_its_gram_matrix_would_cost_mo
     assert 4734 * 4734 * 123 > LINEAR_GRAM_MAX_WORK
     p = plan(4734, [4734], n_features=123, kernel_code=LINEAR, sparse_density=0.11, budget_bytes=200 * MB,
              linear=True)
-    assert (p.strategy, p.working_set, p.cache_rows, p.dots) == ("blocked", 256, 0, "blas")
+    assert (p.strategy, p.working_set, p.cache_rows, p.dots) == ("blocked", 512, 0, "blas")
     # a one-vs-one pair of usps's largest classes (2,199 rows of 256 features: 1.2 G) keeps its Gram matrix,
     # as do the RBF kernel's problems of that size
     assert plan(7291, [2199, 1800], n_features=256, kernel_code=LINEAR, budget_bytes=200 * MB,
@@ -307,7 +307,7 @@ def test_a_linear_fit_by_working_sets_where_its_gram_matrix_would_fit_reaches_li
     X, y = X[:5000], y[:5000]
     with caplog.at_level("INFO", logger="svmkit"):
         ours = SVC(kernel="linear", C=1.0, verbose=True).fit(X, y)
-    assert any("plan: blocked strategy (working sets of 256, a cache of 0" in record.getMessage()
+    assert any("plan: blocked strategy (working sets of 512, a cache of 0" in record.getMessage()
                for record in caplog.records)
     oracle = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
     coef = np.asarray(oracle.dual_coef_.todense()).ravel()

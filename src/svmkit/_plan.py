@@ -78,9 +78,10 @@ WORKING_SET = 1024
 #: SMO mostly leaves alone (usps's one-vs-one pairs, few support vectors), keep their Gram
 #: matrix (docs/performance.md).
 LINEAR_GRAM_MAX_WORK = 2**31
-#: The linear kernel's working set in the blocked strategy: its rounds cost O(n d) whatever
-#: the set, so smaller sets that SMO settles quickly win.
-LINEAR_WORKING_SET = 256
+#: The linear kernel's working set in the blocked strategy, smaller than other kernels': a round
+#: costs O(n d) for the gradient (through ``w``) and O(q^2 d) for the set's block, no kernel rows,
+#: and this size balanced them best on a9a (docs/performance.md).
+LINEAR_WORKING_SET = 512
 #: A problem of a blocked batch on at most this fraction of the data's rows (a one-vs-one pair
 #: of many classes) is solved on a copy of its own rows: its kernel rows are then that much
 #: shorter, and the copy takes at most this fraction of the data's memory.
