@@ -94,11 +94,33 @@ def float32_grid(values):
     ((1, 6.0), None)
     """
     flat = np.asarray(values).ravel()
-    for sample in (flat[:_SAMPLE], flat):
-        grid = dyadic_grid(sample)
-        if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
-            return None
+    grid = dyadic_grid(flat[:_SAMPLE])
+    if grid is not None and flat.shape[0] > _SAMPLE:
+        # (the sample's grid, where every value is on it: one multiply and compare a value,
+        # against the bits of each that dyadic_grid reads)
+        largest = _largest_on_grid(flat, grid[0])
+        grid = dyadic_grid(flat) if largest is None else (grid[0], largest)
+    if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
+        return None
     return grid
+
+
+def _largest_on_grid(flat, a):
+    """The largest ``|value| 2^a`` of ``flat`` where every value is an integer multiple of
+    ``2^-a``, else None.
+
+    Examples
+    --------
+    >>> _largest_on_grid(np.array([0.5, -3.0]), 1), _largest_on_grid(np.array([0.5, 0.25]), 1)
+    (6.0, None)
+    """
+    largest = 0.0
+    for start in range(0, flat.shape[0], _CHUNK_VALUES):
+        scaled = flat[start:start + _CHUNK_VALUES] * 2.0**a  # (exact: a power of two)
+        if not np.array_equal(scaled, np.rint(scaled)):
+            return None
+        largest = max(largest, float(np.abs(scaled).max(initial=0.0)))
+    return largest
 
 
 FeatureSplit = namedtuple("FeatureSplit", "centre dense sparse dense_rows dense_rows32 sparse_parts sq_norms dense_grid")
@@ -295,9 +317,12 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
 def _in_blocks_on_threads(block_decisions, n_rows, n_decisions, part_size, n_jobs):
     """The (n_rows, n_decisions) decisions of ``block_decisions(first, last)`` of blocks of test
     rows, whose kernel values against parts of ``part_size`` support vectors stay within
-    ``PREDICT_BLOCK_BYTES``, spread over ``n_jobs`` threads (at least a block per thread)."""
+    ``PREDICT_BLOCK_BYTES``, spread over ``n_jobs`` threads: blocks of equal size, as many as a
+    multiple of the threads, so that no thread is left with a block more than the others."""
     out = np.empty((n_rows, n_decisions))
-    step = max(1, min(PREDICT_BLOCK_BYTES // (8 * part_size), -(-n_rows // n_jobs)))
+    n_blocks = -(-n_rows // max(1, PREDICT_BLOCK_BYTES // (8 * part_size)))
+    n_blocks = -(-n_blocks // n_jobs) * n_jobs
+    step = max(1, -(-n_rows // n_blocks))
 
     def decide_block(first):
         last = min(first + step, n_rows)
