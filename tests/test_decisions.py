@@ -153,3 +153,14 @@ def test_counts_are_predicted_as_in_float64_whatever_their_size(largest):
     model = SVC(kernel="poly", degree=2, gamma=gamma, coef0=1.0, C=1.0).fit(X, y)
     assert exact_float32_pays(*model.support_vectors_.shape)
     _assert_agrees_with_formula(model, X, POLYNOMIAL, gamma, 1.0, 2.0)
+
+
+def test_the_grid_of_many_values_is_the_finest_any_of_them_needs():
+    """The first 256 values' grid, checked on all of them, or where a later value is off it,
+    the grid read from every value's bits: the grid of all the values either way."""
+    coarse_first = np.concatenate([np.arange(300.0), [0.5, -2.25]])
+    assert _decisions.float32_grid(coarse_first) == _decisions.dyadic_grid(coarse_first) == (2, 299 * 4.0)
+    on_the_first_grid = np.concatenate([np.arange(0.0, 150.0, 0.5), [-7.5]])
+    assert _decisions.float32_grid(on_the_first_grid) == _decisions.dyadic_grid(on_the_first_grid) == (1, 299.0)
+    assert _decisions.float32_grid(np.concatenate([np.arange(300.0), [0.1]])) is None
+    assert _decisions.float32_grid(np.concatenate([np.arange(300.0), [2.0**25]])) is None
