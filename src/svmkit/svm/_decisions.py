@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from .. import kernels as kernel_module
 from .._core.kernels import RBF, apply_kernel_after_sparse_products
-from .._features import centred_parts, split_features
+from .._features import SAMPLE_ROWS, centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads
 from .._plan import (
@@ -99,6 +99,8 @@ def float32_grid(values):
         # (the sample's grid, where every value is on it: one multiply and compare a value,
         # against the bits of each that dyadic_grid reads)
         largest = _largest_on_grid(flat, grid[0])
+        if largest is None and not np.array_equal(flat.astype(np.float32), flat):
+            return None  # (a value that float32 cannot hold: on no grid of at most 2^24 steps)
         grid = dyadic_grid(flat) if largest is None else (grid[0], largest)
     if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
         return None
@@ -164,11 +166,11 @@ def support_split(rows, centred):
            [0., 0., 0.],
            [0., 0., 2.]])
     """
-    columns = np.ascontiguousarray(rows.T)
-    found = split_features(columns, centred)
+    # (decided on the rows split_features samples: all of them transposed only where they split)
+    found = split_features(np.ascontiguousarray(rows[::max(1, rows.shape[0] // SAMPLE_ROWS)].T), centred)
     if found is None:
         return None
-    dense_columns, sparse_columns, sq_norms = centred_parts(columns, found)
+    dense_columns, sparse_columns, sq_norms = centred_parts(np.ascontiguousarray(rows.T), found)
     dense_rows = np.ascontiguousarray(dense_columns.T)
     n_sv, step = rows.shape[0], _support_step(rows.shape[1])
     grid = float32_grid(dense_rows) if exact_float32_pays(n_sv, dense_rows.shape[1]) else None
