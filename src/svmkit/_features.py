@@ -18,11 +18,11 @@ SAMPLE_ROWS = 512
 
 def split_features(columns, centred):
     """``(centre, dense, sparse)`` for data given as their transpose ``columns`` (features by
-    rows, C-ordered): the float64 centre subtracted from every row (each feature's median where
-    ``centred``, else zeros), and the dense and the sparse features (``SPARSE_FEATURE_DENSITY``);
-    None where taking the sparse features over their entries (``SPARSE_ENTRY_COST``) saves less
-    than ``SPLIT_MIN_SAVING`` of the work of dense products. Decided on up to ``SAMPLE_ROWS``
-    rows spread over all.
+    rows; the transposed view of the rows will do): the float64 centre subtracted from every row
+    (each feature's median where ``centred``, else zeros), and the dense and the sparse features
+    (``SPARSE_FEATURE_DENSITY``); None where taking the sparse features over their entries
+    (``SPARSE_ENTRY_COST``) saves less than ``SPLIT_MIN_SAVING`` of the work of dense products.
+    Decided on up to ``SAMPLE_ROWS`` rows spread over all, the only ones read.
 
     Examples
     --------

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from .. import kernels as kernel_module
 from .._core.kernels import RBF, apply_kernel_after_sparse_products
-from .._features import SAMPLE_ROWS, centred_parts, split_features
+from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads
 from .._plan import (
@@ -166,8 +166,9 @@ def support_split(rows, centred):
            [0., 0., 0.],
            [0., 0., 2.]])
     """
-    # (decided on the rows split_features samples: all of them transposed only where they split)
-    found = split_features(np.ascontiguousarray(rows[::max(1, rows.shape[0] // SAMPLE_ROWS)].T), centred)
+    # (decided on the transposed view, of which split_features reads its sample: all the rows
+    # transposed only where they split)
+    found = split_features(rows.T, centred)
     if found is None:
         return None
     dense_columns, sparse_columns, sq_norms = centred_parts(np.ascontiguousarray(rows.T), found)
