@@ -353,13 +353,12 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     else:
         dots = "loops" if n_features <= LOOP_ROWS_MAX_FEATURES else "blas"
     features = n_features * (sparse_density if dots == "sparse" else 1.0)
-    shared_dtype = gram_dtype(n_data, budget_bytes, single) if gram_pays(n_data, features, linear) else None
+    shared_dtype = _gram_dtype_where_it_pays(n_data, budget_bytes, single, features, linear)
     if shared_dtype is not None:
         upfront = n_data * n_data * max(n_features, 1) <= ROWS_UPFRONT_MAX_WORK.get(dots, 0)
         return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps, single,
                     rows_upfront=upfront)
-    own_dtypes = [gram_dtype(rows, budget_bytes, single) if gram_pays(rows, features, linear) else None
-                  for rows in group_rows]
+    own_dtypes = [_gram_dtype_where_it_pays(rows, budget_bytes, single, features, linear) for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
         values = sum(rows * rows for rows in group_rows)
         threads = max(1, min(n_jobs, len(group_rows))) if values >= PARALLEL_BATCH_VALUES else 1
@@ -389,6 +388,11 @@ def gram_pays(n_rows, features, linear):
     (False, True, True)
     """
     return not linear or n_rows * n_rows * features <= LINEAR_GRAM_MAX_WORK
+
+
+def _gram_dtype_where_it_pays(n_rows, budget_bytes, single_precision, features, linear):
+    """:func:`gram_dtype` of a problem whose Gram strategy pays (:func:`gram_pays`), else None."""
+    return gram_dtype(n_rows, budget_bytes, single_precision) if gram_pays(n_rows, features, linear) else None
 
 
 def exact_float32_pays(n_support, n_features):
@@ -446,8 +450,7 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
     """
     if plan.strategy != "blocked":
         return plan
-    own_dtype = gram_dtype(n_rows, budget_bytes, plan.single_precision) if gram_pays(n_rows, plan.features, linear) \
-        else None
+    own_dtype = _gram_dtype_where_it_pays(n_rows, budget_bytes, plan.single_precision, plan.features, linear)
     if own_dtype is not None:
         return replace(plan, strategy="gram", shared_rows=False, gram_dtype=own_dtype, dots=plan.gram_dots,
                        working_set=0, cache_rows=0, prefetch=PREFETCH_ROWS[plan.gram_dots])
