@@ -768,7 +768,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         class where its decision is at least 0) plus the summed decisions mapped into
         (-1/3, 1/3), ``x / (3 (|x| + 1))``, which break ties without overturning a vote."""
         signed, as_second = _pair_indicators(tuple(self._problem_pairs), self.classes_.shape[0])
-        # (a vote for the first class where for_first, else for the second)
+        # (a pair whose decision is at least 0 adds 1 to its first class and takes back from its
+        # second the vote as_second gives every second class)
         votes = (decisions >= 0).astype(np.float64) @ signed + as_second
         confidences = decisions @ signed
         return votes + confidences / (3 * (np.abs(confidences) + 1))
