@@ -110,7 +110,7 @@ def select_working_set(batch, alpha, grad, kept, size):
                 for t in range(m):
                     if (y[t] < 0) != (sign == 1):
                         score[t] = np.inf
-            for t in smallest(score, min(share, m)):
+            for t in smallest(score, share):  # (share <= size < m)
                 if score[t] < np.inf:
                     chosen[n_chosen] = t
                     n_chosen += 1
