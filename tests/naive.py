@@ -24,6 +24,12 @@ def sigmoid_pair(u, v, gamma, coef0):
     return float(np.tanh(gamma * np.dot(u, v) + coef0))
 
 
+def asymmetry_by_loops(K):
+    """``(largest |K[i, j] - K[j, i]|, largest |K[i, j]|)``."""
+    differences = [abs(K[i, j] - K[j, i]) for i in range(K.shape[0]) for j in range(i + 1, K.shape[0])]
+    return max(differences, default=0.0), float(np.abs(K).max(initial=0.0))
+
+
 def dual_objective(dual_coef, K_sv):
     """``sum |a_i y_i| - 1/2 c'Kc`` for binary dual coefficients ``c = a * y``."""
     return float(np.abs(dual_coef).sum() - 0.5 * dual_coef @ K_sv @ dual_coef)

@@ -5,12 +5,14 @@ import pytest
 import scipy.sparse as sp
 
 from compiled_doctests import run_docstring_examples
-from naive import dual_by_projected_gradient, intercept_by_masks, kept_by_shrinking, kernel_by_formula
+from naive import (
+    asymmetry_by_loops, dual_by_projected_gradient, intercept_by_masks, kept_by_shrinking, kernel_by_formula,
+)
 from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
 from svmkit._core._jit import jit
 from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
-    kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data, sparse_kernel_data,
+    kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data, sparse_kernel_data,
 )
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch, solve_kept,
@@ -78,7 +80,19 @@ def test_kernel_after_sparse_products_equals_the_formula_of_the_whole_rows(code,
     np.testing.assert_allclose(block, kernel_by_formula(code, gamma, coef0, degree, A, B), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("function", [apply_kernel, apply_kernel_after_sparse_products, kernel_rows, kernel_columns])
+@pytest.mark.parametrize("n", [1, 63, 64, 150])
+def test_kernel_asymmetry_is_the_naive_largest_difference_and_value(n):
+    rng = np.random.default_rng(n)
+    A = rng.normal(size=(n, 5))
+    K = A @ A.T
+    assert kernel_asymmetry(K) == asymmetry_by_loops(K) == (0.0, float(np.abs(K).max()))
+    K[n // 2:, : n // 3] += rng.normal(scale=1e-3, size=(n - n // 2, n // 3))  # (below the diagonal, across tiles)
+    K[n - 1, 0] = -50.0  # (the largest value, in the last tile row)
+    assert kernel_asymmetry(K) == asymmetry_by_loops(K)
+
+
+@pytest.mark.parametrize("function", [apply_kernel, apply_kernel_after_sparse_products, kernel_rows, kernel_columns,
+                                      kernel_asymmetry])
 def test_compiled_kernel_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

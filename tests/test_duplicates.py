@@ -40,6 +40,13 @@ def test_first_copies_are_the_first_equal_rows(layout):
     expected = _naive_first_copies(X)
     assert np.count_nonzero(expected != np.arange(6000)) == 476  # (the data have copies)
     np.testing.assert_array_equal(first_copies(X), expected)
+    np.testing.assert_array_equal(first_copies(X, min_copies=476), expected)  # (as many rows could be copies)
+
+
+def test_first_copies_are_none_where_fewer_rows_could_be_copies_than_asked():
+    X = np.repeat(np.random.default_rng(0).normal(size=(5, 3)), [3, 1, 1, 1, 1], axis=0)  # (two copies of row 0)
+    np.testing.assert_array_equal(first_copies(X, min_copies=2), [0, 0, 0, 3, 4, 5, 6])
+    assert first_copies(X, min_copies=3) is None
 
 
 def test_rows_that_differ_in_one_value_by_one_unit_in_the_last_place_are_not_copies():

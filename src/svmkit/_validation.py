@@ -13,6 +13,9 @@ from sklearn.utils._param_validation import (
     Interval, Options, make_constraint, validate_parameter_constraints,
 )
 
+from ._core.kernels import kernel_asymmetry
+from ._first_use import notice_compilation
+
 #: A finite real number.
 FINITE = Interval(Real, None, None, closed="neither")
 #: A finite real number > 0.
@@ -162,8 +165,9 @@ def check_symmetric_kernel(K, rtol):
     within ``rtol`` times its largest absolute value.
 
     A dual on a kernel that is not symmetric has no meaning (SMO's steps disagree with its
-    gradient and wander); LIBSVM accepts any matrix. Dense matrices are compared a block of
-    rows with the same block of columns at a time, so the check takes little memory.
+    gradient and wander); LIBSVM accepts any matrix. Dense matrices (C-ordered float64) are
+    read once, by compiled code (:func:`svmkit._core.kernels.kernel_asymmetry`), so the check
+    takes no memory.
 
     Examples
     --------
@@ -173,7 +177,6 @@ def check_symmetric_kernel(K, rtol):
     ...
     ValueError: The precomputed kernel matrix is not symmetric: K[0, 1] = 0.5 but K[1, 0] = 0 (a kernel is symmetric, K[i, j] = K(x_i, x_j) = K[j, i]; differences up to 1e-06 of its largest value, 1, are taken for round-off).
     """
-    n = K.shape[0]
     if sp.issparse(K):
         difference = abs(K - K.T).tocoo()
         scale = abs(K).max() if K.nnz else 0.0
@@ -181,16 +184,9 @@ def check_symmetric_kernel(K, rtol):
         largest = difference.data[worst] if worst >= 0 else 0.0
         where = (int(difference.row[worst]), int(difference.col[worst])) if worst >= 0 else (0, 0)
     else:
-        scale = float(np.abs(K).max(initial=0.0))
-        largest, where = 0.0, (0, 0)
-        block = max(1, 2**20 // max(n, 1))  # (rows of 8 MB at most)
-        for start in range(0, n, block):
-            stop = min(start + block, n)
-            difference = np.abs(K[start:stop] - K[:, start:stop].T)
-            worst = int(np.argmax(difference))
-            if difference.flat[worst] > largest:
-                largest = float(difference.flat[worst])
-                where = (start + worst // n, worst % n)
+        notice_compilation(kernel_asymmetry)
+        largest, scale = kernel_asymmetry(K)
+        where = _first_pair_differing_by(K, largest) if largest > rtol * scale else (0, 0)
     if largest > rtol * scale:
         i, j = where
         raise ValueError(
@@ -198,6 +194,16 @@ def check_symmetric_kernel(K, rtol):
             f"{K[j, i]:.6g} (a kernel is symmetric, K[i, j] = K(x_i, x_j) = K[j, i]; differences up to {rtol:g} "
             f"of its largest value, {scale:.6g}, are taken for round-off)."
         )
+
+
+def _first_pair_differing_by(K, difference):
+    """The first ``(i, j)``, ``i < j`` in row order, where ``|K[i, j] - K[j, i]|`` is
+    ``difference`` (the largest) of a dense square matrix: row by row (a refusal's message)."""
+    for i in range(K.shape[0] - 1):
+        differences = np.abs(K[i, i + 1:] - K[i + 1:, i])
+        if differences.max() == difference:
+            return i, i + 1 + int(np.argmax(differences))
+    return 0, 0
 
 
 def check_finite_prediction(values, estimator, model_values, what="decision values"):

@@ -24,9 +24,10 @@ from .dual import DualBatch
 _COMPARE_ROWS = 65_536
 
 
-def first_copies(X):
+def first_copies(X, min_copies=0):
     """For every row of ``X`` (a dense array or a CSR matrix with sorted indices), the index
-    of the first row equal to it (its own where none before it is).
+    of the first row equal to it (its own where none before it is); None where fewer than
+    ``min_copies`` rows could be a copy of an earlier one (not even their products are equal).
 
     Rows are grouped by their product with a fixed random vector, then compared value by
     value; equal rows have equal products (the same sum in the same order), and rows whose
@@ -45,8 +46,11 @@ def first_copies(X):
     starts = np.empty(n, dtype=bool)
     starts[:1] = True
     np.not_equal(sorted_hashes[1:], sorted_hashes[:-1], out=starts[1:])
+    n_candidates = n - int(np.count_nonzero(starts))
+    if n_candidates < min_copies:
+        return None
     first_of = np.arange(n)
-    if starts.all():  # (no two rows alike)
+    if n_candidates == 0:  # (no two rows alike)
         return first_of
     first = order[np.flatnonzero(starts)][np.cumsum(starts) - 1]
     candidates = np.flatnonzero(first != order)
@@ -143,8 +147,9 @@ def merge_copies(batch, source):
     X = getattr(source, "X", None)
     if X is None or batch.y.shape[0] < 2:
         return None
-    first_of = first_copies(X)
-    if np.count_nonzero(first_of != np.arange(first_of.shape[0])) < _plan.MERGE_COPIES_MIN_FRACTION * first_of.shape[0]:
+    min_copies = _plan.MERGE_COPIES_MIN_FRACTION * X.shape[0]
+    first_of = first_copies(X, min_copies)
+    if first_of is None or np.count_nonzero(first_of != np.arange(first_of.shape[0])) < min_copies:
         return None
     m = batch.y.shape[0]
     group = np.repeat(np.arange(batch.n_groups), np.diff(batch.bounds))
