@@ -156,7 +156,7 @@ def check_finite_result(values, cause):
         Naming the first value that is not finite and ``cause``.
     """
     for name, value in values.items():
-        if not np.all(np.isfinite(np.asarray(value, dtype=np.float64))):
+        if not np.isfinite(np.asarray(value, dtype=np.float64)).all():
             raise ValueError(f"The fit's {name} is not finite: {cause}.")
 
 
@@ -235,7 +235,7 @@ def check_finite_prediction(values, estimator, model_values, what="decision valu
     ...
     ValueError: The decision values of object are not finite for some samples: the model's coef_ and intercept_ (or the data) are too large for float64. A model loaded from a file may hold values out of range.
     """
-    if not np.all(np.isfinite(values)):
+    if not np.isfinite(values).all():
         raise ValueError(
             f"The {what} of {type(estimator).__name__} are not finite for some samples: the model's {model_values} "
             "(or the data) are too large for float64. A model loaded from a file may hold values out of range."

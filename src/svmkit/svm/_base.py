@@ -229,9 +229,9 @@ class BaseKernelSVM(BaseEstimator):
         solution = solve(batch, source, settings)
         if check is not None:
             check(solution)
-        if np.any(solution.status == NOT_FINITE):
+        if (solution.status == NOT_FINITE).any():
             raise ValueError(self._not_finite_message(batch, source))
-        for k in np.flatnonzero(solution.status):
+        for k in solution.status.nonzero()[0]:
             self._warn_unless_optimal(int(solution.status[k]), float(solution.gap[k]))
         return solution
 

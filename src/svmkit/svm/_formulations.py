@@ -34,9 +34,11 @@ def one_vs_one(class_start, pairs, upper):
     lengths = class_start[pairs + 1] - starts
     bounds = np.zeros(pairs.shape[0] + 1, dtype=np.int64)
     np.cumsum(lengths.sum(axis=1), out=bounds[1:])
-    segment_first = np.stack([bounds[:-1], bounds[:-1] + lengths[:, 0]], axis=1).ravel()  # first variable
+    segment_first = np.empty(2 * pairs.shape[0], dtype=np.int64)  # (the first variable of each class's run)
+    segment_first[0::2] = bounds[:-1]
+    segment_first[1::2] = bounds[:-1] + lengths[:, 0]
     rows = np.arange(bounds[-1]) + np.repeat(starts.ravel() - segment_first, lengths.ravel())
-    labels = np.repeat(np.tile([1.0, -1.0], pairs.shape[0]), lengths.ravel())
+    labels = np.repeat(np.array([1.0, -1.0] * pairs.shape[0]), lengths.ravel())
     runs = np.zeros((pairs.shape[0] + 1, 4), dtype=np.int64)
     runs[:, 0] = bounds
     runs[:-1, 1] = bounds[:-1] + lengths[:, 0]

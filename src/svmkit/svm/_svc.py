@@ -380,7 +380,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         X, y = self._validate_train_X(X, y)
         if not _are_class_labels(y):  # (scikit-learn's check, only where needed: it is slow)
             check_classification_targets(y)
-        classes, y_index = np.unique(y, return_inverse=True)
+        classes = np.unique(y)
+        y_index = np.searchsorted(classes, y)  # (np.unique's inverse, without its argsort)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"SVC needs samples of at least two classes; the data contain one class only ({classes[0]})."
@@ -590,7 +591,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self.dual_coef_ = dual_coef if one_vs_one else problem_coef.T.copy()
         self.intercept_ = np.asarray(v.intercept, dtype=np.float64)
         self.n_iter_ = np.asarray(v.n_iter, dtype=np.int64)
-        self.fit_status_ = int(np.any(v.status))
+        self.fit_status_ = int(v.status.any())
         self.loo_bound_ = float(support.shape[0] / n)
         self._n_training_rows = n
         for name in ("alpha_", "slack_", "_objectives"):
@@ -788,10 +789,11 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return self.classes_[np.argmax(decisions, axis=1)]
         if self.break_ties:
             return self.classes_[np.argmax(self._one_vs_rest_scores(decisions), axis=1)]
-        first, second = self._pair_classes()
-        winners = np.where(decisions > 0, first, second) + n_classes * np.arange(decisions.shape[0])[:, np.newaxis]
-        votes = np.bincount(winners.ravel(), minlength=decisions.shape[0] * n_classes)
-        return self.classes_[np.argmax(votes.reshape(-1, n_classes), axis=1)]
+        # (a pair whose decision is above 0 votes for its first class, else for its second; the
+        # votes are small integers, exact in float64)
+        signed, as_second = _pair_indicators(tuple(self._problem_pairs), n_classes)
+        votes = (decisions > 0).astype(np.float64) @ signed + as_second
+        return self.classes_[np.argmax(votes, axis=1)]
 
     def _pair_classes(self):
         """The first and second class of each one-vs-one problem (int64 arrays)."""
