@@ -19,6 +19,7 @@ from svmkit._core.smo import (
 )
 from svmkit._core.smo import kept_by_shrinking as compiled_kept_by_shrinking
 from svmkit._solver.dual import DualBatch
+from svmkit._solver.rows import PrecomputedRows, square_block
 from svmkit._core.working_set import column_sum, gather_block, select_working_set, smallest
 
 rng = np.random.default_rng(0)
@@ -111,6 +112,13 @@ def test_precomputed_rows_are_copies_of_the_matrix():
     kernel_rows(data, np.array([5, 1]), out, np.array([1, 0]))
     np.testing.assert_array_equal(out, K[[1, 5]])
     np.testing.assert_array_equal(kernel_diagonal(data), np.diagonal(K))
+
+
+def test_a_precomputed_subset_is_numpy_s_block_of_its_rows():
+    K = X @ X.T
+    rows = np.array([39, 3, 3, 17, 0])  # (any order, repeats)
+    np.testing.assert_array_equal(PrecomputedRows(K).subset(rows).K, K[np.ix_(rows, rows)])
+    np.testing.assert_array_equal(square_block(K.astype(np.float32), rows), K.astype(np.float32)[np.ix_(rows, rows)])
 
 
 def test_apply_kernel_is_the_rbf_formula_in_both_precisions():

@@ -26,6 +26,7 @@ from .._core.kernels import (
     LINEAR, PRECOMPUTED, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
     kernel_diagonal, kernel_columns, precomputed_kernel_data, sparse_kernel_data,
 )
+from .._core.working_set import gather_block
 from .._first_use import notice_compilation
 from .._features import centred_parts, split_features
 
@@ -334,6 +335,24 @@ def _runs_of_slots(places):
     return runs, np.flatnonzero(~in_runs)
 
 
+def square_block(K, rows):
+    """``K[np.ix_(rows, rows)]`` of a square matrix, float64: gathered by compiled code, a row
+    of ``K`` at a time, its values picked in cache (several times faster than NumPy's fancy
+    indexing of the columns).
+
+    Examples
+    --------
+    >>> square_block(np.arange(9.0).reshape(3, 3), np.array([2, 0]))
+    array([[8., 6.],
+           [2., 0.]])
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    out = np.empty((rows.shape[0], rows.shape[0]))
+    notice_compilation(gather_block)
+    gather_block(np.ascontiguousarray(K, dtype=np.float64), rows, rows, out)
+    return out
+
+
 class PrecomputedRows:
     """The rows of a Gram matrix ``K`` in memory (``kernel='precomputed'``), float64.
 
@@ -375,7 +394,7 @@ class PrecomputedRows:
         return np.array(np.diagonal(self.K), dtype=np.float64)
 
     def subset(self, rows):
-        return PrecomputedRows(self.K[np.ix_(rows, rows)])
+        return PrecomputedRows(square_block(self.K, rows))
 
     def block(self, rows):
-        return np.asarray(self.K[np.ix_(rows, rows)], dtype=np.float64)
+        return square_block(self.K, rows)

@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._interrupt import unfitted_on_interrupt
 from .._parallel import on_one_blas_thread
 from .._solver import OPTIMAL, KernelRows, PrecomputedRows
+from .._solver.rows import square_block
 from .._validation import (
     check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result, check_parameters,
 )
@@ -69,7 +70,7 @@ def _class_starts(y_index, n_classes):
 
 def _rows_of(X, order, precomputed):
     """The training rows in the order ``order`` (a precomputed Gram matrix: rows and columns)."""
-    return X[np.ix_(order, order)] if precomputed and not sp.issparse(X) else (
+    return square_block(X, order) if precomputed and not sp.issparse(X) else (
         X[order][:, order] if precomputed else X[order])
 
 
