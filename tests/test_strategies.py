@@ -30,14 +30,15 @@ def test_plan_of_small_problems_is_one_store_of_float64_rows_by_compiled_loops()
     assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.prefetch) == (
         "gram", True, "float64", "loops", 1)
     assert p.max_steps == 10_000_000
-    # every row computed first up to 2**20 multiply-adds by loops (heart: 0.95 M), 2**27 by BLAS
-    # (digits, 64 features: 116 M), else as SMO asks
+    # every row computed first up to 2**20 multiply-adds by loops (heart: 0.95 M), 2**32 by BLAS
+    # (digits, 64 features: 116 M; usps's first 4,000 rows: 4.1 G), else as SMO asks
     assert p.rows_upfront
     assert not plan(426, [426], n_features=30, kernel_code=RBF, budget_bytes=200 * MB).rows_upfront  # (cancer)
     assert not plan(5000, [5000], n_features=4, kernel_code=RBF, budget_bytes=200 * MB).rows_upfront
     digits = plan(1347, [300] * 45, n_features=64, kernel_code=RBF, budget_bytes=200 * MB)
     assert (digits.dots, digits.shared_rows, digits.rows_upfront) == ("blas", True, True)
-    assert not plan(1347, [1347], n_features=256, kernel_code=RBF, budget_bytes=200 * MB).rows_upfront
+    assert plan(4000, [4000], n_features=256, kernel_code=RBF, budget_bytes=200 * MB).rows_upfront
+    assert not plan(4200, [4200], n_features=256, kernel_code=RBF, budget_bytes=200 * MB).rows_upfront
 
 
 def test_plan_of_mid_sized_problems_stores_float32_rows_as_they_are_asked_for():

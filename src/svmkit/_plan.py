@@ -51,8 +51,10 @@ SHARED_ROWS_MIN_FRACTION = 0.95
 #: starts where that is at most this many multiply-adds (rows x rows x features), by the way
 #: its rows are computed: below it SMO reads most rows anyway, and each row computed while SMO
 #: waits costs the solver a return and a restart besides the row itself (loops), or is one of
-#: many small BLAS products, far below the speed of one large one (BLAS).
-ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "blas": 2**27}
+#: many small BLAS products, far below the speed of one large one on every core (BLAS: SMO's
+#: rows as it asks cost more than all of them at once even where a tenth of the rows are
+#: support vectors, up to some 2^32; docs/performance.md).
+ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "blas": 2**32}
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
 #: for and those of the strongest violators, which SMO may ask for next. BLAS blocks of 64 rows
 #: run near peak; a row by compiled loops costs as much alone as with others, and the
