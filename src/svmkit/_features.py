@@ -17,8 +17,8 @@ SAMPLE_ROWS = 512
 #: Rows of that sample, spread over it, whose medians centre the features: a sparse feature
 #: holds one value in at least 7/8 of its rows (``SPARSE_FEATURE_DENSITY``), so that the median of
 #: 64 of them is that value but at odds of about 1e-11; another feature is dense whatever its
-#: centre. (Sorting every feature's 512 to 1,023 sampled values took 0.5 ms of splice's first
-#: prediction.)
+#: centre. (Sorting all the sampled values costs a noticeable share of a model's first
+#: prediction: docs/performance.md.)
 CENTRE_SAMPLE_ROWS = 64
 
 

@@ -239,7 +239,7 @@ def squared_norms(XT):
 
 
 #: Rows and columns of the tiles in which :func:`kernel_asymmetry` reads a matrix: a tile and
-#: its mirror image stay in the core's cache (32 read fastest of 16 to 256 on 3,089 rows).
+#: its mirror image stay in the core's first-level cache (docs/performance.md).
 _ASYMMETRY_TILE = 32
 
 
