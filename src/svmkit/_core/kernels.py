@@ -251,7 +251,8 @@ def kernel_asymmetry(K):
     Examples
     --------
     >>> import numpy as np
-    >>> kernel_asymmetry(np.array([[1.0, 0.5, 0.0], [0.5, -4.0, 2.0], [0.0, 1.5, 1.0]]))
+    >>> largest, scale = kernel_asymmetry(np.array([[1.0, 0.5, 0.0], [0.5, -4.0, 2.0], [0.0, 1.5, 1.0]]))
+    >>> float(largest), float(scale)
     (0.5, 4.0)
     """
     n = K.shape[0]
