@@ -186,9 +186,9 @@ def check_symmetric_kernel(K, rtol):
     else:
         notice_compilation(kernel_asymmetry)
         largest, scale = kernel_asymmetry(K)
-        where = _first_pair_differing_by(K, largest) if largest > rtol * scale else (0, 0)
+        where = None  # (found only for a refusal's message)
     if largest > rtol * scale:
-        i, j = where
+        i, j = where or _first_pair_differing_by(K, largest)
         raise ValueError(
             f"The precomputed kernel matrix is not symmetric: K[{i}, {j}] = {K[i, j]:.6g} but K[{j}, {i}] = "
             f"{K[j, i]:.6g} (a kernel is symmetric, K[i, j] = K(x_i, x_j) = K[j, i]; differences up to {rtol:g} "
@@ -198,12 +198,12 @@ def check_symmetric_kernel(K, rtol):
 
 def _first_pair_differing_by(K, difference):
     """The first ``(i, j)``, ``i < j`` in row order, where ``|K[i, j] - K[j, i]|`` is
-    ``difference`` (the largest) of a dense square matrix: row by row (a refusal's message)."""
+    ``difference``, the largest of a dense square matrix (so some pair has it): row by row, for
+    a refusal's message."""
     for i in range(K.shape[0] - 1):
         differences = np.abs(K[i, i + 1:] - K[i + 1:, i])
         if differences.max() == difference:
             return i, i + 1 + int(np.argmax(differences))
-    return 0, 0
 
 
 def check_finite_prediction(values, estimator, model_values, what="decision values"):
