@@ -30,6 +30,7 @@ from .._parallel import map_in_threads, on_all_cores
 from .duplicates import merge_copies
 from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of
 from .face import face_steps
+from .rows import square_block
 
 logger = logging.getLogger("svmkit")
 
@@ -596,7 +597,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
             distinct = _working_set_block(source, cache, block_rows, counts)
         n_ws = ws.shape[0]
         # (one row per variable: one run)
-        K = distinct if local is None else np.ascontiguousarray(distinct[np.ix_(local, local)])
+        K = distinct if local is None else square_block(distinct, local)
         local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
                             np.array([[0, n_ws, 0, 0], [n_ws, 0, 0, 0]]), bool(batch.nu))
         local_work = new_work(local_batch)
