@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
+from sklearn.datasets import load_digits, load_svmlight_file, make_classification
 
 from svmkit import SVC, SVR
 from svmkit._core.kernels import POLYNOMIAL, RBF
 from svmkit._features import SAMPLE_ROWS
 from svmkit._plan import exact_float32_pays
 from svmkit.svm import _decisions
-from svmkit.svm._decisions import support_split
+from svmkit.svm._decisions import PairCoefficients, pair_coefficients, support_split
 from naive import kernel_by_formula
 
 DATA = Path(__file__).parent / "data"
@@ -64,6 +64,42 @@ def _split_of(model, centred=True):
     split = support_split(model.support_vectors_, centred)
     assert split is not None and split.sparse.size > 80  # (of a9a's 123 features)
     return split
+
+
+def _one_vs_one_by_formula(model, X, gamma):
+    """LIBSVM's one-vs-one decision values from the RBF formula and ``dual_coef_`` (the support
+    vectors of class ``a`` with their coefficients against ``b``, those of ``b`` against ``a``),
+    and the sum of the magnitudes of their terms."""
+    K = kernel_by_formula(RBF, gamma, 0.0, 3.0, X, model.support_vectors_)
+    bounds = np.concatenate([[0], np.cumsum(model.n_support_)])
+    n_classes = model.classes_.shape[0]
+    values, scales = [], []
+    for p, (a, b) in enumerate((a, b) for a in range(n_classes) for b in range(a + 1, n_classes)):
+        of_a, of_b = slice(bounds[a], bounds[a + 1]), slice(bounds[b], bounds[b + 1])
+        terms = np.hstack([K[:, of_a] * model.dual_coef_[b - 1, of_a], K[:, of_b] * model.dual_coef_[a, of_b]])
+        values.append(terms.sum(axis=1) + model.intercept_[p])
+        scales.append(np.abs(terms).sum(axis=1) + abs(model.intercept_[p]))
+    return np.column_stack(values), np.column_stack(scales)
+
+
+@pytest.mark.parametrize("data", ["digits", "gaussian"])
+def test_one_vs_one_decisions_of_many_classes_are_the_formula_class_by_class(data):
+    """One-vs-one predictions of many rows and classes multiply the kernel values by each
+    class's coefficients (:class:`PairCoefficients`): the same values as LIBSVM's formula, on
+    digits (pixels mostly 0: the split products) and on Gaussian features (the plain ones)."""
+    if data == "digits":
+        X, y = load_digits(return_X_y=True)
+        gamma = 0.001
+    else:
+        X, y = make_classification(n_samples=2400, n_features=12, n_informative=8, n_classes=5, random_state=3)
+        gamma = 0.1
+    model = SVC(gamma=gamma, decision_function_shape="ovo").fit(X[::2], y[::2])
+    X = np.vstack([X, X[::-1]])  # (enough kernel values for the class-by-class products)
+    assert isinstance(pair_coefficients(model._problem_coef, model.n_support_, model._problem_pairs, X.shape[0]),
+                      PairCoefficients)
+    expected, scale = _one_vs_one_by_formula(model, X[::37], gamma)
+    ours = model.decision_function(X)[::37]
+    assert np.max(np.abs(ours - expected) / scale) < 1e-13
 
 
 @pytest.mark.parametrize("flipped", [False, True])

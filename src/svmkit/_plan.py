@@ -216,6 +216,13 @@ SPARSE_ENTRY_COST = 4.0
 #: over each row of products and BLAS's lower speed on fewer features take smaller savings (ijcnn1:
 #: 9 sparse features of 22, about 0.9 entries a row, predicted more slowly split).
 SPLIT_MIN_SAVING = 0.5
+#: One-vs-one predictions of at least this many classes multiply a block's kernel values by each
+#: class's coefficients in its k - 1 pairs (LIBSVM's ``dual_coef_``) rather than by every pair's,
+#: most of them zero: k / 2 times fewer multiply-adds, for a product per class and a sum per pair ...
+PAIR_PRODUCTS_MIN_CLASSES = 4
+#: ... where the pairs' products would take at least this many multiply-adds (test rows x support
+#: vectors x pairs), some 50 us: the products per class cost a few microseconds each.
+PAIR_PRODUCTS_MIN_WORK = 2**20
 #: Kernel values from which a prediction's blocks are spread over ``n_jobs`` threads (fewer
 #: cost more in thread hand-overs than they save).
 PARALLEL_PREDICT_VALUES = 2**20

@@ -325,6 +325,11 @@ class BaseKernelSVM(BaseEstimator):
         return check_finite_prediction(self._decision_of(X, coef, intercept), self,
                                        "dual_coef_, support_vectors_ and intercept_")
 
+    def _block_coefficients(self, coef, n_rows):
+        """The coefficients that multiply blocks of kernel values in a prediction of ``n_rows``
+        rows (:func:`svmkit.svm._decisions.kernel_decisions`): ``coef`` itself here."""
+        return coef
+
     def _decision_of(self, X, coef, intercept):
         """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k): the linear kernel
         through ``w``; a precomputed kernel from the support vectors' columns; others in blocks
@@ -346,7 +351,7 @@ class BaseKernelSVM(BaseEstimator):
         n_rows, n_sv = X.shape[0], self.support_vectors_.shape[0]
         if n_sv == 0:
             return np.broadcast_to(intercept, (n_rows, coef.shape[1])).copy()
-        out = kernel_decisions(X, self.support_vectors_, model, coef, self.kernel_,
+        out = kernel_decisions(X, self.support_vectors_, model, self._block_coefficients(coef, n_rows), self.kernel_,
                                resolve_n_jobs(getattr(self, "n_jobs", None)))
         out += intercept
         return out

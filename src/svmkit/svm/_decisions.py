@@ -32,7 +32,7 @@ from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads
 from .._plan import (
-    PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES, dense_copy_pays,
+    PAIR_PRODUCTS_MIN_CLASSES, PAIR_PRODUCTS_MIN_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES, dense_copy_pays,
     exact_float32_pays,
 )
 from ..kernels import row_sq_norms
@@ -258,8 +258,88 @@ def _exact_in_float32(X, grid, rows_of=None):
     return X.shape[0] > 0
 
 
+class PairCoefficients:
+    """The coefficients of one-vs-one problems as LIBSVM's ``dual_coef_`` holds them: a support
+    vector of class ``c`` has a coefficient in the ``k - 1`` pairs of ``c`` only, so a block of
+    kernel values times each class's ``(n_c, k - 1)`` coefficients, summed per pair, gives the
+    pairs' decisions with ``k / 2`` times fewer multiply-adds than times the ``(n_SV, n_pairs)``
+    matrix of every pair's coefficients, most of them zero.
+
+    Parameters
+    ----------
+    problem_coef : (n_SV, n_pairs) float array, the coefficient of each support vector in
+        each pair (zero in the pairs of other classes)
+    n_support : int array, the support vectors of each class (they are in class order)
+    pairs : sequence of ``(i, j)`` class indices, one per column of ``problem_coef``
+
+    Examples
+    --------
+    >>> problem_coef = np.array([[1.0, 2.0, 0.0], [-1.0, 0.0, 3.0], [0.0, 0.0, -4.0], [0.0, -2.0, 0.0]])
+    >>> coef = PairCoefficients(problem_coef, np.array([1, 1, 1, 1]), [(0, 1), (0, 3), (1, 2)])
+    >>> values = np.array([[1.0, 10.0, 100.0, 1000.0]])  # (one test row, one support vector per class)
+    >>> coef.products(values, slice(0, 4)), values @ problem_coef
+    (array([[   -9., -1998.,  -370.]]), array([[   -9., -1998.,  -370.]]))
+    >>> coef.products(values[:, 1:3], slice(1, 3))  # (the support vectors 1 and 2 alone)
+    array([[ -10.,    0., -370.]])
+    """
+
+    def __init__(self, problem_coef, n_support, pairs):
+        n_classes = n_support.shape[0]
+        self.n_decisions = len(pairs)
+        self.starts = np.concatenate([[0], np.cumsum(n_support)]).astype(np.int64)
+        # (the pairs of each class, and where each pair's two sums are among the classes' columns)
+        pairs_of = [[p for p, pair in enumerate(pairs) if c in pair] for c in range(n_classes)]
+        width = max(len(of) for of in pairs_of)
+        column = {(c, p): c * width + k for c, of in enumerate(pairs_of) for k, p in enumerate(of)}
+        self.first = np.array([column[i, p] for p, (i, _) in enumerate(pairs)], dtype=np.int64)
+        self.second = np.array([column[j, p] for p, (_, j) in enumerate(pairs)], dtype=np.int64)
+        self.width = width
+        self.blocks = [np.ascontiguousarray(problem_coef[self.starts[c]:self.starts[c + 1]][:, of])
+                       for c, of in enumerate(pairs_of)]
+
+    def products(self, values, part):
+        """``values @ problem_coef[part]``: ``values`` the kernel values of a block of rows with
+        the support vectors ``part`` (a slice with a start and a stop)."""
+        sums = np.zeros((values.shape[0], len(self.blocks) * self.width))
+        for c, block in enumerate(self.blocks):
+            first, last = max(self.starts[c], part.start), min(self.starts[c + 1], part.stop)
+            if first < last:
+                columns = slice(c * self.width, c * self.width + block.shape[1])
+                sums[:, columns] = values[:, first - part.start:last - part.start] @ \
+                    block[first - self.starts[c]:last - self.starts[c]]
+        return sums[:, self.first] + sums[:, self.second]
+
+
+def pair_coefficients(problem_coef, n_support, pairs, n_rows):
+    """:class:`PairCoefficients` of one-vs-one problems where they pay (at least
+    ``PAIR_PRODUCTS_MIN_CLASSES`` classes, ``PAIR_PRODUCTS_MIN_WORK`` multiply-adds of every
+    pair's coefficients), else ``problem_coef`` as it is.
+
+    Examples
+    --------
+    >>> pair_coefficients(np.zeros((3, 1)), np.array([2, 1]), [(0, 1)], 10**6).shape
+    (3, 1)
+    """
+    if n_support.shape[0] < PAIR_PRODUCTS_MIN_CLASSES or n_rows * problem_coef.size < PAIR_PRODUCTS_MIN_WORK:
+        return problem_coef
+    return PairCoefficients(problem_coef, n_support, pairs)
+
+
+def _coefficient_products(values, coef, part):
+    """``values @ coef[part]`` for a coefficient matrix or :class:`PairCoefficients`."""
+    if isinstance(coef, PairCoefficients):
+        return coef.products(values, part)
+    return values @ coef[part]
+
+
+def _n_decisions(coef):
+    """The columns of ``coef``'s products (:func:`_coefficient_products`)."""
+    return coef.n_decisions if isinstance(coef, PairCoefficients) else coef.shape[1]
+
+
 def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
-    """``K(X, SV) @ coef`` (n_rows, k) for a coefficient matrix (n_SV, k), ``support`` the
+    """``K(X, SV) @ coef`` (n_rows, k) for a coefficient matrix (n_SV, k) or
+    :class:`PairCoefficients` (:func:`pair_coefficients`), ``support`` the
     :class:`SupportVectors` of a built-in kernel or None for another kernel (called on blocks
     of ``X`` and ``support_vectors``). Blocks of test rows are spread over ``n_jobs`` threads
     where there are many kernel values; there, support vectors whose features split
@@ -278,6 +358,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
                 support_vectors = rows32
         X_norms = row_sq_norms(X).astype(np.float64, copy=False)
     n_sv, n_features = support_vectors.shape
+    n_decisions = _n_decisions(coef)
     dense_support = not sp.issparse(support_vectors)
     support_step = _support_step(n_features)
     buffers = threading.local()
@@ -295,26 +376,26 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
             rows = rows.toarray()  # (BLAS's dense products, a block at a time)
         if support is not None and dense_support and isinstance(rows, np.ndarray):
             rows = rows.astype(support_vectors.dtype, copy=False)
-        decisions = np.zeros((last - first, coef.shape[1]))
+        decisions = np.zeros((last - first, n_decisions))
         for start in range(0, n_sv, support_step):
             part = slice(start, start + support_step)
             if support is None:
                 values = kernel(rows, support_vectors[part])
             else:
                 values = kernel.from_products(products_of(rows, part), X_norms[first:last], support.sq_norms[part])
-            decisions += values @ coef[part]
+            decisions += _coefficient_products(values, coef, part)
         return decisions
 
     if n_rows * n_sv < PARALLEL_PREDICT_VALUES:
-        out = np.empty((n_rows, coef.shape[1]))
+        out = np.empty((n_rows, n_decisions))
 
         def decide_rows(first, last):
             out[first:last] = block_decisions(first, last)
 
         # (the products, then the decisions)
-        blas_in_equal_parts(decide_rows, n_rows, n_rows * n_sv * (n_features + coef.shape[1]))
+        blas_in_equal_parts(decide_rows, n_rows, n_rows * n_sv * (n_features + n_decisions))
         return out
-    return _in_blocks_on_threads(block_decisions, n_rows, coef.shape[1], min(n_sv, support_step), n_jobs)
+    return _in_blocks_on_threads(block_decisions, n_rows, n_decisions, min(n_sv, support_step), n_jobs)
 
 
 def _in_blocks_on_threads(block_decisions, n_rows, n_decisions, part_size, n_jobs):
@@ -355,15 +436,16 @@ def _split_decisions(X, split, coef, form, n_jobs):
         rows = _centred(X[first:last], split.centre)
         row_norms = row_sq_norms(rows)
         dense_part, sparse_part = rows[:, split.dense].astype(dense_rows.dtype), rows[:, split.sparse]  # (copies)
-        decisions = np.zeros((last - first, coef.shape[1]))
+        decisions = np.zeros((last - first, _n_decisions(coef)))
         for part, sparse_transpose in zip(parts, split.sparse_parts):
             products = _dense_products(buffers, dense_part, dense_rows[part])
             apply_kernel_after_sparse_products(products, sparse_part, sparse_transpose, row_norms,
                                                split.sq_norms[part], *form)
-            decisions += products @ coef[part]
+            decisions += _coefficient_products(products, coef, part)
         return decisions
 
-    return _in_blocks_on_threads(block_decisions, n_rows, coef.shape[1], split.sparse_parts[0].shape[1], n_jobs)
+    return _in_blocks_on_threads(block_decisions, n_rows, _n_decisions(coef), split.sparse_parts[0].shape[1],
+                                 n_jobs)
 
 
 def _dense_products(buffers, rows, part_rows):

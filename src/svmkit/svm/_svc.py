@@ -30,6 +30,7 @@ from .._validation import (
 from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, is_real
 from ._binary import StackedVariables, libsvm_layout, objectives_per_problem
+from ._decisions import pair_coefficients
 from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one, stacked
 from ._probability import MIN_PROB, draw_seed, fold_splits, pairwise_probabilities, sigmoid_predict, sigmoid_train
 from ._separability import NotSeparableError, is_separable
@@ -741,6 +742,12 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """The decision value of every problem at the rows of ``X`` (n_samples, n_problems)."""
         X = self._validate_test_X(X)
         return self._kernel_decision(X, self._problem_coef, self.intercept_)
+
+    def _block_coefficients(self, coef, n_rows):
+        """One-vs-one coefficients class by class where that pays (:func:`pair_coefficients`)."""
+        if self.multiclass != "ovo":
+            return coef
+        return pair_coefficients(coef, self.n_support_, self._problem_pairs, n_rows)
 
     def _decision_coef(self):
         """``_problem_coef``: column ``p`` holds the coefficients of the support vectors in problem ``p``."""
