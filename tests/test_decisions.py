@@ -17,7 +17,7 @@ from svmkit._core.kernels import POLYNOMIAL, RBF
 from svmkit._features import SAMPLE_ROWS
 from svmkit._plan import exact_float32_pays
 from svmkit.svm import _decisions
-from svmkit.svm._decisions import PairCoefficients, pair_coefficients, support_split
+from svmkit.svm._decisions import support_split
 from naive import kernel_by_formula
 
 DATA = Path(__file__).parent / "data"
@@ -95,8 +95,7 @@ def test_one_vs_one_decisions_of_many_classes_are_the_formula_class_by_class(dat
         gamma = 0.1
     model = SVC(gamma=gamma, decision_function_shape="ovo").fit(X[::2], y[::2])
     X = np.vstack([X, X[::-1]])  # (enough kernel values for the class-by-class products)
-    assert isinstance(pair_coefficients(model._problem_coef, model.n_support_, model._problem_pairs, X.shape[0]),
-                      PairCoefficients)
+    assert model._prediction_parts()[1].pays(X.shape[0])
     expected, scale = _one_vs_one_by_formula(model, X[::37], gamma)
     ours = model.decision_function(X)[::37]
     assert np.max(np.abs(ours - expected) / scale) < 1e-13

@@ -291,24 +291,38 @@ class BaseKernelSVM(BaseEstimator):
     def _prediction_model(self):
         """What predictions need beyond the fitted attributes: the linear kernel's weights
         ``w = SV' coef`` (n_features, k), or the support vectors as other built-in kernels'
-        predictions read them (:class:`svmkit.svm._decisions.SupportVectors`). Made at
-        the end of a fit and kept while the support vectors and coefficients are those it was
-        made from; else made anew and not kept (a prediction leaves the estimator as it was)."""
+        predictions read them (:class:`svmkit.svm._decisions.SupportVectors`)."""
+        return self._prediction_parts()[0]
+
+    def _prediction_parts(self):
+        """``(model, by_class)``: :meth:`_prediction_model`'s model and
+        :meth:`_class_coefficients`. Made at the end of a fit and kept while the support vectors
+        and coefficients are those they were made from; else made anew and not kept (a
+        prediction leaves the estimator as it was)."""
         coef = self._decision_coef()
         kept = self.__dict__.get("_kept_prediction")
         if kept is not None and kept[0] is self.support_vectors_ and np.array_equal(kept[1], coef):
             return kept[2]
+        return self._made_prediction_parts(coef)
+
+    def _made_prediction_parts(self, coef):
         if isinstance(self.kernel_, LinearKernel):
-            return np.ascontiguousarray(np.asarray(self.support_vectors_.T @ coef), dtype=np.float64)
-        form = None if self.kernel_ is None else self.kernel_.compiled_form()
-        if form is not None:
-            return SupportVectors(self.support_vectors_, form)
+            model = np.ascontiguousarray(np.asarray(self.support_vectors_.T @ coef), dtype=np.float64)
+        else:
+            form = None if self.kernel_ is None else self.kernel_.compiled_form()
+            model = None if form is None else SupportVectors(self.support_vectors_, form)
+        return model, self._class_coefficients(coef)
+
+    def _class_coefficients(self, coef):
+        """The coefficients ``coef`` class by class where one-vs-one problems have them
+        (:class:`svmkit.svm._decisions.PairCoefficients`), else None."""
         return None
 
     def _keep_prediction_model(self):
-        """Make :meth:`_prediction_model` once, at the end of a fit."""
+        """Make :meth:`_prediction_parts` once, at the end of a fit."""
         self.__dict__.pop("_kept_prediction", None)
-        self._kept_prediction = (self.support_vectors_, self._decision_coef().copy(), self._prediction_model())
+        coef = self._decision_coef()
+        self._kept_prediction = (self.support_vectors_, coef.copy(), self._made_prediction_parts(coef))
 
     @property
     def coef_(self):
@@ -325,16 +339,11 @@ class BaseKernelSVM(BaseEstimator):
         return check_finite_prediction(self._decision_of(X, coef, intercept), self,
                                        "dual_coef_, support_vectors_ and intercept_")
 
-    def _block_coefficients(self, coef, n_rows):
-        """The coefficients that multiply blocks of kernel values in a prediction of ``n_rows``
-        rows (:func:`svmkit.svm._decisions.kernel_decisions`): ``coef`` itself here."""
-        return coef
-
     def _decision_of(self, X, coef, intercept):
         """``K(X, SV) @ coef + intercept`` for a coefficient matrix (n_SV, k): the linear kernel
         through ``w``; a precomputed kernel from the support vectors' columns; others in blocks
         of test rows (:func:`svmkit.svm._decisions.kernel_decisions`)."""
-        model = self._prediction_model()
+        model, by_class = self._prediction_parts()
         if isinstance(self.kernel_, LinearKernel):
             if sp.issparse(X):
                 return np.asarray(X @ model) + intercept
@@ -351,7 +360,9 @@ class BaseKernelSVM(BaseEstimator):
         n_rows, n_sv = X.shape[0], self.support_vectors_.shape[0]
         if n_sv == 0:
             return np.broadcast_to(intercept, (n_rows, coef.shape[1])).copy()
-        out = kernel_decisions(X, self.support_vectors_, model, self._block_coefficients(coef, n_rows), self.kernel_,
+        if by_class is not None and by_class.pays(n_rows):
+            coef = by_class
+        out = kernel_decisions(X, self.support_vectors_, model, coef, self.kernel_,
                                resolve_n_jobs(getattr(self, "n_jobs", None)))
         out += intercept
         return out

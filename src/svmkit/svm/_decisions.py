@@ -32,7 +32,7 @@ from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads
 from .._plan import (
-    PAIR_PRODUCTS_MIN_CLASSES, PAIR_PRODUCTS_MIN_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES, dense_copy_pays,
+    PAIR_PRODUCTS_MIN_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES, dense_copy_pays,
     exact_float32_pays,
 )
 from ..kernels import row_sq_norms
@@ -284,18 +284,25 @@ class PairCoefficients:
     """
 
     def __init__(self, problem_coef, n_support, pairs):
-        n_classes = n_support.shape[0]
-        self.n_decisions = len(pairs)
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        n_classes, n_pairs = n_support.shape[0], pairs.shape[0]
+        self.n_decisions = n_pairs
+        self.size = problem_coef.size
         self.starts = np.concatenate([[0], np.cumsum(n_support)]).astype(np.int64)
-        # (the pairs of each class, and where each pair's two sums are among the classes' columns)
-        pairs_of = [[p for p, pair in enumerate(pairs) if c in pair] for c in range(n_classes)]
-        width = max(len(of) for of in pairs_of)
-        column = {(c, p): c * width + k for c, of in enumerate(pairs_of) for k, p in enumerate(of)}
-        self.first = np.array([column[i, p] for p, (i, _) in enumerate(pairs)], dtype=np.int64)
-        self.second = np.array([column[j, p] for p, (_, j) in enumerate(pairs)], dtype=np.int64)
-        self.width = width
-        self.blocks = [np.ascontiguousarray(problem_coef[self.starts[c]:self.starts[c + 1]][:, of])
-                       for c, of in enumerate(pairs_of)]
+        # in_pair[c, p]: class c is one of pair p's; a class's pairs in order are its columns
+        in_pair = np.zeros((n_classes, n_pairs), dtype=bool)
+        in_pair[pairs[:, 0], np.arange(n_pairs)] = in_pair[pairs[:, 1], np.arange(n_pairs)] = True
+        column = np.cumsum(in_pair, axis=1) - 1
+        self.width = int(in_pair.sum(axis=1).max(initial=0))
+        self.first = pairs[:, 0] * self.width + column[pairs[:, 0], np.arange(n_pairs)]
+        self.second = pairs[:, 1] * self.width + column[pairs[:, 1], np.arange(n_pairs)]
+        self.blocks = [np.ascontiguousarray(problem_coef[self.starts[c]:self.starts[c + 1], in_pair[c]])
+                       for c in range(n_classes)]
+
+    def pays(self, n_rows):
+        """Whether predictions of ``n_rows`` rows take these coefficients: at least
+        ``PAIR_PRODUCTS_MIN_WORK`` multiply-adds of every pair's."""
+        return n_rows * self.size >= PAIR_PRODUCTS_MIN_WORK
 
     def products(self, values, part):
         """``values @ problem_coef[part]``: ``values`` the kernel values of a block of rows with
@@ -308,21 +315,6 @@ class PairCoefficients:
                 sums[:, columns] = values[:, first - part.start:last - part.start] @ \
                     block[first - self.starts[c]:last - self.starts[c]]
         return sums[:, self.first] + sums[:, self.second]
-
-
-def pair_coefficients(problem_coef, n_support, pairs, n_rows):
-    """:class:`PairCoefficients` of one-vs-one problems where they pay (at least
-    ``PAIR_PRODUCTS_MIN_CLASSES`` classes, ``PAIR_PRODUCTS_MIN_WORK`` multiply-adds of every
-    pair's coefficients), else ``problem_coef`` as it is.
-
-    Examples
-    --------
-    >>> pair_coefficients(np.zeros((3, 1)), np.array([2, 1]), [(0, 1)], 10**6).shape
-    (3, 1)
-    """
-    if n_support.shape[0] < PAIR_PRODUCTS_MIN_CLASSES or n_rows * problem_coef.size < PAIR_PRODUCTS_MIN_WORK:
-        return problem_coef
-    return PairCoefficients(problem_coef, n_support, pairs)
 
 
 def _coefficient_products(values, coef, part):
@@ -339,7 +331,7 @@ def _n_decisions(coef):
 
 def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     """``K(X, SV) @ coef`` (n_rows, k) for a coefficient matrix (n_SV, k) or
-    :class:`PairCoefficients` (:func:`pair_coefficients`), ``support`` the
+    :class:`PairCoefficients`, ``support`` the
     :class:`SupportVectors` of a built-in kernel or None for another kernel (called on blocks
     of ``X`` and ``support_vectors``). Blocks of test rows are spread over ``n_jobs`` threads
     where there are many kernel values; there, support vectors whose features split

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._interrupt import unfitted_on_interrupt
 from .._parallel import on_one_blas_thread
+from .._plan import PAIR_PRODUCTS_MIN_CLASSES
 from .._solver import OPTIMAL, KernelRows, PrecomputedRows
 from .._solver.rows import square_block
 from .._validation import (
@@ -30,7 +31,7 @@ from .._validation import (
 from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, is_real
 from ._binary import StackedVariables, libsvm_layout, objectives_per_problem
-from ._decisions import pair_coefficients
+from ._decisions import PairCoefficients
 from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one, stacked
 from ._probability import MIN_PROB, draw_seed, fold_splits, pairwise_probabilities, sigmoid_predict, sigmoid_train
 from ._separability import NotSeparableError, is_separable
@@ -743,11 +744,12 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         X = self._validate_test_X(X)
         return self._kernel_decision(X, self._problem_coef, self.intercept_)
 
-    def _block_coefficients(self, coef, n_rows):
-        """One-vs-one coefficients class by class where that pays (:func:`pair_coefficients`)."""
-        if self.multiclass != "ovo":
-            return coef
-        return pair_coefficients(coef, self.n_support_, self._problem_pairs, n_rows)
+    def _class_coefficients(self, coef):
+        """One-vs-one coefficients class by class (:class:`PairCoefficients`), where there are
+        enough classes for them to pay."""
+        if self.multiclass != "ovo" or self.n_support_.shape[0] < PAIR_PRODUCTS_MIN_CLASSES:
+            return None
+        return PairCoefficients(coef, self.n_support_, self._problem_pairs)
 
     def _decision_coef(self):
         """``_problem_coef``: column ``p`` holds the coefficients of the support vectors in problem ``p``."""
