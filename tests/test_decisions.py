@@ -190,6 +190,25 @@ def test_counts_are_predicted_as_in_float64_whatever_their_size(largest):
     _assert_agrees_with_formula(model, X, POLYNOMIAL, gamma, 1.0, 2.0)
 
 
+@pytest.mark.parametrize("large", [6000, 2**21])
+def test_a_large_count_among_small_ones_is_predicted_as_in_float64(large):
+    """Test rows of small counts with one large one each: 200 features times 6,000 times the
+    support vectors' largest count, 15, pass 2^24, but the rows' sums (about 6,000 + 1,500) do
+    not, so the products are exact in float32 and taken so; with 2^21 the sums pass 2^24 too,
+    and the products are taken in float64."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 16, size=(3000, 200)).astype(np.float64)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 16, size=3000) > 22).astype(np.float64)
+    gamma = 1.0 / (200 * 15**2)
+    model = SVC(kernel="poly", degree=2, gamma=gamma, coef0=1.0, C=1.0).fit(X, y)
+    assert exact_float32_pays(*model.support_vectors_.shape)
+    test = X[:1000].copy()
+    test[np.arange(1000), rng.integers(0, 200, size=1000)] = large
+    grid = model._prediction_model().float32_rows()[1]
+    assert grid == (0, 15.0) and _decisions._exact_in_float32(test, grid) == (large == 6000)
+    _assert_agrees_with_formula(model, test, POLYNOMIAL, gamma, 1.0, 2.0)
+
+
 def test_the_grid_of_many_values_is_the_finest_any_of_them_needs():
     """The first 256 values' grid, checked on all of them, or where a later value is off it,
     the grid read from every value's bits: the grid of all the values either way."""

@@ -252,7 +252,12 @@ def _exact_in_float32(X, grid, rows_of=None):
         if row_grid is None:
             return False
         a = max(a, row_grid[0])
-        longest = max(longest, float(np.max(abs(rows).sum(axis=1))))
+        # (|x|_1 is at most the features times the largest |x_j|; the rows' sums only where that
+        # bound is too large)
+        bound = rows.shape[1] * row_grid[1] * 2.0**-row_grid[0]
+        if bound * 2.0**a * max(grid[1], 1.0) > FLOAT32_EXACT_INTEGERS:
+            bound = float(np.max(abs(rows).sum(axis=1)))
+        longest = max(longest, bound)
         if longest * 2.0**a * max(grid[1], 1.0) > FLOAT32_EXACT_INTEGERS:
             return False
     return X.shape[0] > 0
