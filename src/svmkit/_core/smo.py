@@ -75,6 +75,7 @@ _HAND_OVER = 5  # a sub-problem once shrinking keeps fewer than 1/5 of the varia
 _SLOW_STEPS_PER_VARIABLE = 5  # ... or, after this many steps a variable, fewer than half
 _STEPS_PER_ACTIVE = 4  # most steps of a sub-problem's stretch per variable, before it is shrunk again
 _IN_UP, _IN_LOW = 1, 2  # flags of a variable: it may move up (I_up), down (I_low)
+_COLUMN_SUM_SHARE = 4  # a start's rows summed over all columns where its group has 1/4 of them (vectorised)
 _CHUNK = 256  # variables of a chunk of the passes (a power of two: its place fits in the key's low bits)
 _INDEX_BITS = np.int64(_CHUNK - 1)
 _VALUE_BITS = ~_INDEX_BITS
@@ -207,11 +208,20 @@ def solve_batch(batch, store, work, settings, budget):
                 end += 1
             if not _get_wanted(store, work, since):
                 return used
-            for s in range(cursor[START_AT], end):
-                if alpha[s] != 0:
-                    row = store.K[store.slot[rows[s]]]
-                    for t in range(start, stop):
-                        grad[t] += y[t] * y[s] * alpha[s] * row[rows[t]]
+            if (stop - start) * _COLUMN_SUM_SHARE >= store.K.shape[1]:
+                # (the rows' weighted sum over every column, vectorised, then the group's columns)
+                column_sum = np.zeros(store.K.shape[1])
+                for s in range(cursor[START_AT], end):
+                    if alpha[s] != 0:
+                        _add_weighted(column_sum, store.K[store.slot[rows[s]]], y[s] * alpha[s])
+                for t in range(start, stop):
+                    grad[t] += y[t] * column_sum[rows[t]]
+            else:
+                for s in range(cursor[START_AT], end):
+                    if alpha[s] != 0:
+                        row = store.K[store.slot[rows[s]]]
+                        for t in range(start, stop):
+                            grad[t] += y[t] * y[s] * alpha[s] * row[rows[t]]
             cursor[START_AT] = end
             if end == stop:
                 cursor[STARTED] = STARTED_DONE
@@ -649,12 +659,16 @@ def _commit(batch, store, work, active, sub_alpha, start, stop):
         if change != 0:
             alpha[t] = sub_alpha[a]
             work.flags[t] = _side(y[t], alpha[t], batch.upper[t])
-            row = store.K[store.slot[rows[t]]]
-            weight = y[t] * change
-            for c in range(np.uint64(n_columns)):  # (unsigned: vectorised, see working_set.column_sum)
-                column_sum[c] += weight * row[c]
+            _add_weighted(column_sum, store.K[store.slot[rows[t]]], y[t] * change)
     for t in range(start, stop):
         work.grad[t] += y[t] * column_sum[rows[t]]
+
+
+@inlined_jit
+def _add_weighted(column_sum, row, weight):
+    """``column_sum += weight * row``."""
+    for c in range(np.uint64(row.shape[0])):  # (unsigned: vectorised, see working_set.column_sum)
+        column_sum[c] += weight * row[c]
 
 
 @jit
