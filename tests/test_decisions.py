@@ -218,3 +218,7 @@ def test_the_grid_of_many_values_is_the_finest_any_of_them_needs():
     assert _decisions.float32_grid(on_the_first_grid) == _decisions.dyadic_grid(on_the_first_grid) == (1, 299.0)
     assert _decisions.float32_grid(np.concatenate([np.arange(300.0), [0.1]])) is None
     assert _decisions.float32_grid(np.concatenate([np.arange(300.0), [2.0**25]])) is None
+    # (a first value off every grid float32 holds: none, whatever the others; the grid of all of
+    # them is at least as fine as the first values', and reaches at least as far)
+    off_first = np.concatenate([[0.1], np.arange(300.0)])
+    assert _decisions.float32_grid(off_first) is None and _decisions.dyadic_grid(off_first)[1] > 2.0**24

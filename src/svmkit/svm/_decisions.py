@@ -95,15 +95,17 @@ def float32_grid(values):
     """
     flat = np.asarray(values).ravel()
     grid = dyadic_grid(flat[:_SAMPLE])
-    if grid is not None and flat.shape[0] > _SAMPLE:
+    if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
+        return None  # (all the values need a grid at least as fine, and reach at least as far on it)
+    if flat.shape[0] > _SAMPLE:
         # (the sample's grid, where every value is on it: one multiply and compare a value,
         # against the bits of each that dyadic_grid reads)
         largest = _largest_on_grid(flat, grid[0])
         if largest is None and not np.array_equal(flat.astype(np.float32), flat):
             return None  # (a value that float32 cannot hold: on no grid of at most 2^24 steps)
         grid = dyadic_grid(flat) if largest is None else (grid[0], largest)
-    if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
-        return None
+        if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
+            return None
     return grid
 
 
