@@ -24,6 +24,13 @@ problems for quick checks, only when named in ``--datasets``: heart (heart_scale
 270 x 13, scaled already), iris and wine (standardised) for NuSVC and
 OneClassSVM, diabetes (442 x 10, standardised) for SVR and NuSVR.
 
+Before each case's warm-up, ``--prefault-mb`` (1,024) MB of fresh memory are written once and
+freed (``_common.prefault``, as ``benchmarks/svc.py`` does): on a virtual machine that backs
+memory when it is first touched, a fit that writes pages the process never wrote before pays
+2-3 ms a MB (SVR on friedman1-5000, whose kernel rows take 78 MB: 0.39 s for a first fit, 0.17 s
+for the next; the medians of 5 here, alternated with LIBSVM's fits, were 0.34 s without it and
+0.22 s with it).
+
 ``--baseline PYTHON`` also times the svmkit installed for another interpreter,
 side by side (library ``baseline``, see ``_baseline.py``; its times are the
 worker's own); ``--json PATH`` writes the results for ``benchmarks/report.py``.
@@ -61,6 +68,7 @@ from _common import (  # noqa: E402
     library_versions,
     numeric_gamma,
     ovo_pair_coefficients,
+    prefault,
     shape_text,
     write_json,
 )
@@ -194,9 +202,9 @@ def dual_value(name, model, y, gamma, params):
     return value
 
 
-def compare(name, dataset, X, y, repeats, baseline_classes=None):
-    """Interleaved fits (and predictions) of every library on one dataset; prints the lines
-    and returns the :class:`Case`."""
+def compare(name, dataset, X, y, repeats, baseline_classes=None, prefault_mb=0.0):
+    """Interleaved fits (and predictions) of every library on one dataset, after ``prefault_mb``
+    MB of fresh memory written and freed; prints the lines and returns the :class:`Case`."""
     ours_class, oracle_class, params = ESTIMATORS[name]
     make = {"svmkit": lambda: ours_class(**params)}
     if baseline_classes:
@@ -204,6 +212,7 @@ def compare(name, dataset, X, y, repeats, baseline_classes=None):
     make["sklearn"] = lambda: oracle_class(**params)
     method = PREDICT_METHOD[name]
     models = {key: factory() for key, factory in make.items()}
+    prefault(prefault_mb)
     for key, model in models.items():  # warm-up
         timed_fit(key, model, X, y)
         getattr(model, method)(X)
@@ -259,6 +268,8 @@ def main(argv=None):
     parser.add_argument("--baseline", metavar="PYTHON",
                         help="also time the svmkit installed for this interpreter (another venv), side by side")
     parser.add_argument("--json", help="also write the results to this JSON file (benchmarks/results/)")
+    parser.add_argument("--prefault-mb", type=float, default=1024.0,
+                        help="fresh memory written and freed before each case's warm-up (0: none)")
     args = parser.parse_args(argv)
     datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
     unknown = [name for name in datasets if name not in known]
@@ -284,15 +295,16 @@ def main(argv=None):
     regression = {name: regression_set(name) for name in datasets if name in REGRESSION + SMALL_REGRESSION}
     if not classification and any(name in CLASSIFICATION + SMALL_CLASSIFICATION for name in datasets):
         print(f"no LIBSVM files in {args.data_dir}: NuSVC and OneClassSVM skipped")
-    settings = f"RBF kernel, gamma='scale', tol=1e-3, median of {args.repeats} interleaved fits after a warm-up"
+    settings = (f"RBF kernel, gamma='scale', tol=1e-3, median of {args.repeats} interleaved fits after a warm-up, "
+                f"--prefault-mb {args.prefault_mb:g}")
     print(settings)
     cases = []
     for name in ("NuSVC", "OneClassSVM"):
         for dataset, (X, y) in classification.items():
-            cases.append(compare(name, dataset, X, y, args.repeats, baseline_classes))
+            cases.append(compare(name, dataset, X, y, args.repeats, baseline_classes, args.prefault_mb))
     for name in ("SVR", "NuSVR"):
         for dataset, (X, y) in regression.items():
-            cases.append(compare(name, dataset, X, y, args.repeats, baseline_classes))
+            cases.append(compare(name, dataset, X, y, args.repeats, baseline_classes, args.prefault_mb))
 
     if args.json:
         command = "python benchmarks/svm_family.py " + shlex.join(sys.argv[1:] if argv is None else argv)
