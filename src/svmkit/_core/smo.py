@@ -208,20 +208,7 @@ def solve_batch(batch, store, work, settings, budget):
                 end += 1
             if not _get_wanted(store, work, since):
                 return used
-            if (stop - start) * _COLUMN_SUM_SHARE >= store.K.shape[1]:
-                # (the rows' weighted sum over every column, vectorised, then the group's columns)
-                column_sum = np.zeros(store.K.shape[1])
-                for s in range(cursor[START_AT], end):
-                    if alpha[s] != 0:
-                        _add_weighted(column_sum, store.K[store.slot[rows[s]]], y[s] * alpha[s])
-                for t in range(start, stop):
-                    grad[t] += y[t] * column_sum[rows[t]]
-            else:
-                for s in range(cursor[START_AT], end):
-                    if alpha[s] != 0:
-                        row = store.K[store.slot[rows[s]]]
-                        for t in range(start, stop):
-                            grad[t] += y[t] * y[s] * alpha[s] * row[rows[t]]
+            _add_start_rows(batch, store, work, cursor[START_AT], end, start, stop)
             cursor[START_AT] = end
             if end == stop:
                 cursor[STARTED] = STARTED_DONE
@@ -664,7 +651,29 @@ def _commit(batch, store, work, active, sub_alpha, start, stop):
         work.grad[t] += y[t] * column_sum[rows[t]]
 
 
-@inlined_jit
+@jit
+def _add_start_rows(batch, store, work, first, end, start, stop):
+    """``G_t += sum_s y_t y_s a_s K(s, t)`` for the variables ``t`` of ``start:stop`` and the
+    nonzero multipliers ``s`` of ``first:end`` (their rows stored): where the group holds a
+    ``1 / _COLUMN_SUM_SHARE`` of the store's columns, the rows summed over every column
+    (vectorised), then read at the group's; else added into the group's variables directly."""
+    y, rows, alpha, grad = batch.y, batch.rows, work.alpha, work.grad
+    if (stop - start) * _COLUMN_SUM_SHARE >= store.K.shape[1]:
+        column_sum = np.zeros(store.K.shape[1])
+        for s in range(first, end):
+            if alpha[s] != 0:
+                _add_weighted(column_sum, store.K[store.slot[rows[s]]], y[s] * alpha[s])
+        for t in range(start, stop):
+            grad[t] += y[t] * column_sum[rows[t]]
+    else:
+        for s in range(first, end):
+            if alpha[s] != 0:
+                row = store.K[store.slot[rows[s]]]
+                for t in range(start, stop):
+                    grad[t] += y[t] * y[s] * alpha[s] * row[rows[t]]
+
+
+@jit
 def _add_weighted(column_sum, row, weight):
     """``column_sum += weight * row``."""
     for c in range(np.uint64(row.shape[0])):  # (unsigned: vectorised, see working_set.column_sum)
