@@ -221,7 +221,7 @@ SPLIT_MIN_SAVING = 0.5
 #: most of them zero: k / 2 times fewer multiply-adds, for a product per class and a sum per pair ...
 PAIR_PRODUCTS_MIN_CLASSES = 4
 #: ... where the pairs' products would take at least this many multiply-adds (test rows x support
-#: vectors x pairs), some 50 us: the products per class cost a few microseconds each.
+#: vectors x pairs): fewer leave little to save beside the extra NumPy calls of a product per class.
 PAIR_PRODUCTS_MIN_WORK = 2**20
 #: Kernel values from which a prediction's blocks are spread over ``n_jobs`` threads (fewer
 #: cost more in thread hand-overs than they save).
