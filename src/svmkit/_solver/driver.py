@@ -29,7 +29,7 @@ from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, ga
 from .._parallel import map_in_threads, on_all_cores
 from .duplicates import merge_copies
 from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of
-from .face import face_steps
+from .face import FACE_MAX_FREE, face_steps
 from .rows import square_block
 
 logger = logging.getLogger("svmkit")
@@ -313,8 +313,11 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
         elif face.due() and work.cursor[GROUP] == g and work.cursor[STARTED] == STARTED_DONE:
             alpha = work.alpha[start:stop]
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < compiled.upper[start:stop])))
-            face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
-            work.resume[0], work.resume[1] = 0, -1  # (the multipliers moved: the solver's keys are stale)
+            if 2 <= n_free <= FACE_MAX_FREE:
+                face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
+                work.resume[0], work.resume[1] = 0, -1  # (the multipliers moved: the solver's keys are stale)
+            else:
+                face.skipped()
         if (work.cursor[GROUP] == g and work.cursor[STARTED] == STARTED_DONE
                 and stall.stalled(g, int(work.n_iter[g]), float(work.gap[g]), stop - start)):
             work.status[g] = STALLED
@@ -399,7 +402,7 @@ class _FaceSchedule:
     """When the Gram strategy tries steps on the face (:mod:`svmkit._solver.face`): after
     ``FACE_STEPS_PER_VARIABLE`` SMO steps per variable of a problem at first, then after SMO
     steps whose work is ``FACE_WORK_RATIO`` times a try's, twice as long after a try that took
-    no step."""
+    no step, and a call's steps after a look that found too many free multipliers for a try."""
 
     def __init__(self):
         self.group = None
@@ -418,6 +421,13 @@ class _FaceSchedule:
 
     def due(self):
         return self.to_go <= 0
+
+    def skipped(self):
+        """No try where the free multipliers were too many (or too few) for one: another look
+        after a call's steps, the free multipliers being fewer by then as SMO settles them
+        (a problem whose free multipliers stay too many is solved in calls as long as
+        without tries)."""
+        self.to_go = max(self.spacing, _plan.STEPS_PER_CALL)
 
     def tried(self, taken, n_free, n_variables):
         work = (n_free**3 + n_free * n_variables) / max(n_variables, 1)
