@@ -87,7 +87,9 @@ def _dot_block(A, B):
     elif sp.issparse(B):
         products = np.asarray(B @ A.T).T
     else:
-        products = A @ B.T
+        # (NumPy computes ``A @ A.T`` of one buffer by BLAS's syrk and then copies one triangle
+        # into the other, column by column: a copy of B, n d values, makes it a plain product)
+        products = A @ (B.copy() if np.may_share_memory(A, B) else B).T
     return np.ascontiguousarray(products, dtype=dtype)
 
 

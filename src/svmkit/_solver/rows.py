@@ -271,6 +271,20 @@ class KernelRows:
         if self.form is None:
             return np.asarray(self.kernel(A, A), dtype=np.float64)
         out = np.empty((A.shape[0], A.shape[0]))
+        if not sp.issparse(A):
+            # (straight into the block, as rows are: the products of the rows and their
+            # transposed copy, two buffers, which NumPy multiplies by BLAS's gemm, not by its
+            # syrk and a copy of one triangle; then the compiled kernel on their squared norms)
+            A = np.asarray(A, dtype=np.float64)
+            AT, norms = np.array(A.T, order="C"), row_sq_norms(A)
+
+            def block_rows(first, last):
+                np.matmul(A[first:last], AT, out=out[first:last])
+                if self.form[0] != LINEAR:
+                    apply_kernel(out[first:last], norms[first:last], norms, *self.form)
+
+            blas_in_equal_parts(block_rows, A.shape[0], out.size * self.n_features)
+            return out
 
         def block_rows(first, last):
             out[first:last] = self.kernel(A[first:last], A)
