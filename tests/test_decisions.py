@@ -222,3 +222,46 @@ def test_the_grid_of_many_values_is_the_finest_any_of_them_needs():
     # them is at least as fine as the first values', and reaches at least as far)
     off_first = np.concatenate([[0.1], np.arange(300.0)])
     assert _decisions.float32_grid(off_first) is None and _decisions.dyadic_grid(off_first)[1] > 2.0**24
+
+
+def _crossed_a9a(n_rows):
+    """a9a's first rows with their pairwise conjunctions hashed into 2^20 columns (the feature
+    crosses of sparse categorical data): about 100 nonzeros a row among a million columns, as
+    in bag-of-words text rows."""
+    with bz2.open(DATA / "a9a_21000.bz2") as handle:
+        X, y = load_svmlight_file(handle, n_features=123)
+    X = X[:n_rows].tocsr()
+    rows, columns = [], []
+    for r in range(n_rows):
+        features = X.indices[X.indptr[r]:X.indptr[r + 1]].astype(np.int64)
+        first, second = np.triu_indices(features.shape[0], 1)
+        crossed = np.concatenate([features, (features[first] * 123 + features[second]) * 2654435761 % 2**20])
+        rows.append(np.full(crossed.shape[0], r))
+        columns.append(crossed)
+    rows, columns = np.concatenate(rows), np.concatenate(columns)
+    crossed = sp.csr_matrix((np.ones(rows.shape[0]), (rows, columns)), shape=(n_rows, 2**20))
+    crossed.sum_duplicates()
+    return crossed, y[:n_rows]
+
+
+def test_rows_of_a_million_sparse_features_give_libsvms_model_and_the_formulas_decisions():
+    """Kernel rows of very sparse data are computed by feature (the entries of the row's
+    features only) and predictions take parts of support vectors sized by their nonzeros, not
+    by their million columns: the model is LIBSVM's, and the decisions are the formula's."""
+    from sklearn.svm import SVC as LibsvmSVC
+
+    X, y = _crossed_a9a(1500)
+    assert 2**20 == X.shape[1] and 50 < X.nnz / X.shape[0] < 150
+    X_train, y_train, X_test = X[:1000], y[:1000], X[1000:]
+    ours = SVC(C=1.0, gamma=0.01, tol=1e-6).fit(X_train, y_train)
+    oracle = LibsvmSVC(C=1.0, gamma=0.01, tol=1e-6).fit(X_train, y_train)
+    np.testing.assert_allclose(ours.decision_function(X_test), oracle.decision_function(X_test), atol=1e-4)
+    # (not the same support vectors: LIBSVM splits a multiplier over a9a's copies of one row,
+    # svmkit keeps it on one copy)
+    np.testing.assert_allclose(ours.intercept_, oracle.intercept_, atol=1e-4)
+    # the decisions from the kernel's formula, the squared distances from SciPy's sparse products
+    support_vectors = ours.support_vectors_
+    distances = (np.asarray(X_test.multiply(X_test).sum(axis=1)) + np.asarray(
+        support_vectors.multiply(support_vectors).sum(axis=1)).T - 2.0 * (X_test @ support_vectors.T).toarray())
+    expected = np.exp(-0.01 * np.maximum(distances, 0.0)) @ ours.dual_coef_[0] + ours.intercept_[0]
+    np.testing.assert_allclose(ours.decision_function(X_test), expected, rtol=1e-12, atol=1e-12)

@@ -22,7 +22,9 @@ from .working_set import add_weighted_rows
 #: Kernel codes of the compiled kernels.
 LINEAR, POLYNOMIAL, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
 
-KernelData = namedtuple("KernelData", "code gamma coef0 degree XT sq_norms indptr indices values gram")
+KernelData = namedtuple("KernelData",
+                        "code gamma coef0 degree XT sq_norms indptr indices values column_starts column_rows "
+                        "column_values gram")
 KernelData.__doc__ = """The rows of a kernel's data as compiled code reads them.
 
 code, gamma, coef0, degree : the kernel (``LINEAR`` ... ``PRECOMPUTED``) and its parameters
@@ -30,6 +32,8 @@ XT : 2-D array, dense rows transposed (features by rows); for sparse rows an emp
     ``n_features`` rows; else empty
 sq_norms : 1-D array, the squared norm of every row (empty for ``PRECOMPUTED``)
 indptr, indices, values : CSR arrays of sparse rows (int64, int64, the values' type), or empty
+column_starts, column_rows, column_values : the same sparse rows by feature (CSC arrays: int64,
+    int64, the values' type), or empty
 gram : 2-D float64 array, the Gram matrix for ``PRECOMPUTED``, else empty
 """
 
@@ -138,8 +142,8 @@ def kernel_rows(data, rows, out, places):
     by compiled loops followed by :func:`kernel_of_products`, a tile of columns at a time for
     all the rows (the tile's data stay in the core's cache, whatever the rows). Dense rows are
     read from their transpose, four features at a time, so that each pass runs along
-    contiguous memory and every sum adds its features in order; sparse rows over their
-    nonzeros, the row scattered into a dense scratch row first. ``places`` lets rows go
+    contiguous memory and every sum adds its features in order; sparse rows by feature
+    (:func:`_sparse_kernel_columns`). ``places`` lets rows go
     straight to where a store keeps them.
 
     Examples
@@ -177,49 +181,68 @@ def kernel_columns(data, rows, out, places, first, last):
     >>> out  # row 2's products with rows 1 and 2
     array([[0., 0., 4.]])
     """
+    if data.indptr.shape[0] > 0:
+        _sparse_kernel_columns(data, rows, out, places, first, last)
+        return
     for start in range(first, last, _TILE_COLUMNS):
         _kernel_rows_tile(data, rows, out, places, start, min(start + _TILE_COLUMNS, last))
 
 
 @jit
+def _sparse_kernel_columns(data, rows, out, places, first, last):
+    """:func:`kernel_columns` of sparse data, by feature: each nonzero ``v`` of the row, at
+    feature ``f``, adds ``v x_cf`` to the product with every row ``c`` of the part that has
+    feature ``f`` (the data's columns, CSC), in float64. The products thus cost the entries of
+    the row's features only, not every entry of the data (text rows share few of their
+    features), and each sum adds its nonzero terms in feature order, as a dot product over the
+    row's nonzeros would."""
+    indptr, indices, values = data.indptr, data.indices, data.values
+    starts, column_rows, column_values = data.column_starts, data.column_rows, data.column_values
+    sums = np.zeros(last - first)
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        for p in range(indptr[r], indptr[r + 1]):
+            feature, value = indices[p], values[p]
+            begin, end = starts[feature], starts[feature + 1]
+            if first > 0:  # (the feature's first row in the part)
+                begin += np.searchsorted(column_rows[begin:end], first)
+            for q in range(begin, end):
+                c = column_rows[q]
+                if c >= last:
+                    break
+                sums[c - first] += value * column_values[q]
+        acc = out[places[k], first:last]
+        for c in range(last - first):
+            acc[c] = sums[c]
+            sums[c] = 0.0
+        kernel_of_products(acc, data.sq_norms[r], data.sq_norms[first:last], data.code, data.gamma, data.coef0,
+                           data.degree)
+
+
+@jit
 def _kernel_rows_tile(data, rows, out, places, start, stop):
-    """The columns ``start:stop`` of :func:`kernel_columns`, for every row. (Unsigned column
+    """The columns ``start:stop`` of :func:`kernel_columns` of dense data, for every row. (Unsigned column
     indices: numba then knows them non-negative and leaves out the wrap-around of negative
     indices, which keeps these loops from being vectorised.)"""
     XT = data.XT
     n_features = XT.shape[0]
-    sparse = data.indptr.shape[0] > 0
-    scratch = np.zeros(n_features if sparse else 0, dtype=out.dtype)
-    indptr, indices, values = data.indptr, data.indices, data.values
     for k in range(rows.shape[0]):
         r = rows[k]
-        place = places[k]
-        acc = out[place]
-        if sparse:
-            for p in range(indptr[r], indptr[r + 1]):
-                scratch[indices[p]] = values[p]
+        acc = out[places[k]]
+        for c in range(np.uint64(start), np.uint64(stop)):
+            acc[c] = 0.0
+        f = 0
+        while f + 4 <= n_features:
+            x0, x1, x2, x3 = XT[f, r], XT[f + 1, r], XT[f + 2, r], XT[f + 3, r]
+            c0, c1, c2, c3 = XT[f], XT[f + 1], XT[f + 2], XT[f + 3]
             for c in range(np.uint64(start), np.uint64(stop)):
-                total = 0.0
-                for p in range(indptr[c], indptr[c + 1]):
-                    total += values[p] * scratch[indices[p]]
-                acc[c] = total
-            for p in range(indptr[r], indptr[r + 1]):
-                scratch[indices[p]] = 0.0
-        else:
+                acc[c] = acc[c] + x0 * c0[c] + x1 * c1[c] + x2 * c2[c] + x3 * c3[c]
+            f += 4
+        for f in range(f, n_features):
+            x = XT[f, r]
+            column = XT[f]
             for c in range(np.uint64(start), np.uint64(stop)):
-                acc[c] = 0.0
-            f = 0
-            while f + 4 <= n_features:
-                x0, x1, x2, x3 = XT[f, r], XT[f + 1, r], XT[f + 2, r], XT[f + 3, r]
-                c0, c1, c2, c3 = XT[f], XT[f + 1], XT[f + 2], XT[f + 3]
-                for c in range(np.uint64(start), np.uint64(stop)):
-                    acc[c] = acc[c] + x0 * c0[c] + x1 * c1[c] + x2 * c2[c] + x3 * c3[c]
-                f += 4
-            for f in range(f, n_features):
-                x = XT[f, r]
-                column = XT[f]
-                for c in range(np.uint64(start), np.uint64(stop)):
-                    acc[c] += x * column[c]
+                acc[c] += x * column[c]
         kernel_of_products(acc[start:stop], data.sq_norms[r], data.sq_norms[start:stop], data.code, data.gamma,
                            data.coef0, data.degree)
 
@@ -281,8 +304,9 @@ def dense_kernel_data(X, code, gamma, coef0, degree):
     """
     XT = np.ascontiguousarray(np.asarray(X).T)
     no_index = np.empty(0, dtype=np.int64)
+    no_values = np.empty(0, dtype=XT.dtype)
     return KernelData(int(code), float(gamma), float(coef0), float(degree), XT, squared_norms(XT), no_index,
-                      no_index, np.empty(0, dtype=XT.dtype), np.empty((0, 0)))
+                      no_index, no_values, no_index, no_index, no_values, np.empty((0, 0)))
 
 
 def sparse_kernel_data(X, code, gamma, coef0, degree, dtype=np.float64):
@@ -292,14 +316,18 @@ def sparse_kernel_data(X, code, gamma, coef0, degree, dtype=np.float64):
     indptr = X.indptr.astype(np.int64)
     row_of_value = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
     sq_norms = np.bincount(row_of_value, weights=values.astype(np.float64) ** 2, minlength=X.shape[0])
+    by_feature = X.tocsc()  # (sorted row indices within each feature)
     return KernelData(int(code), float(gamma), float(coef0), float(degree), np.empty((X.shape[1], 0), dtype=dtype),
-                      sq_norms.astype(dtype), indptr, X.indices.astype(np.int64), values, np.empty((0, 0)))
+                      sq_norms.astype(dtype), indptr, X.indices.astype(np.int64), values,
+                      by_feature.indptr.astype(np.int64), by_feature.indices.astype(np.int64),
+                      by_feature.data.astype(dtype, copy=False), np.empty((0, 0)))
 
 
 def precomputed_kernel_data(K):
     """The :class:`KernelData` of a float64 Gram matrix ``K`` (C-ordered, writeable)."""
     no_index = np.empty(0, dtype=np.int64)
-    return KernelData(PRECOMPUTED, 0.0, 0.0, 1.0, np.empty((0, 0)), np.empty(0), no_index, no_index, np.empty(0), K)
+    return KernelData(PRECOMPUTED, 0.0, 0.0, 1.0, np.empty((0, 0)), np.empty(0), no_index, no_index, np.empty(0),
+                      no_index, no_index, np.empty(0), K)
 
 
 def kernel_diagonal(data):

@@ -146,8 +146,17 @@ dense_grid : the :func:`float32_grid` of ``dense_rows`` where exact float32 prod
 
 def _support_step(n_features):
     """Support vectors multiplied a part at a time, each part staying in cache for all of a
-    block's test rows (``PREDICT_SUPPORT_BYTES``)."""
+    block's test rows (``PREDICT_SUPPORT_BYTES``): ``n_features`` float64 values a row."""
     return max(1, PREDICT_SUPPORT_BYTES // (8 * max(n_features, 1)))
+
+
+def _values_per_row(rows):
+    """What a row of dense or CSR ``rows`` holds, in float64 values: its features, or its
+    nonzeros with their column indices (a sparse row's size is its entries', not its width's:
+    a million-feature text row of some hundred words is a few kilobytes)."""
+    if not sp.issparse(rows):
+        return rows.shape[1]
+    return -(-(rows.nnz * (rows.data.itemsize + rows.indices.itemsize)) // (8 * max(rows.shape[0], 1)))
 
 
 def support_split(rows, centred):
@@ -359,7 +368,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     n_sv, n_features = support_vectors.shape
     n_decisions = _n_decisions(coef)
     dense_support = not sp.issparse(support_vectors)
-    support_step = _support_step(n_features)
+    support_step = _support_step(_values_per_row(support_vectors))
     buffers = threading.local()
 
     def products_of(rows, part):
