@@ -13,6 +13,7 @@ from svmkit._core._jit import jit
 from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
     kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data, sparse_kernel_data,
+    sparse_products,
 )
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch, solve_kept,
@@ -65,6 +66,21 @@ def test_kernel_rows_longer_than_a_tile_equal_the_formulas(sparse):
     np.testing.assert_array_equal(in_parts, out)
 
 
+def test_sparse_products_by_feature_equal_the_dot_products():
+    """Test rows (one empty, features the data lack) times sparse data, by feature."""
+    rng = np.random.default_rng(11)
+    data_X = sp.random(30, 200, density=0.05, format="csr", random_state=rng)
+    test = sp.random(6, 200, density=0.05, format="csr", random_state=rng)
+    test[3] = 0.0
+    test.eliminate_zeros()
+    data = sparse_kernel_data(data_X, LINEAR, 1.0, 0.0, 1.0)
+    out = np.full((6, 30), np.nan)
+    sparse_products(test.indptr.astype(np.int64), test.indices.astype(np.int64), test.data, data, out)
+    expected = kernel_by_formula(LINEAR, 1.0, 0.0, 1.0, test.toarray(), data_X.toarray())
+    np.testing.assert_allclose(out, expected, rtol=1e-13, atol=1e-15)
+    assert not out[3].any()
+
+
 @pytest.mark.parametrize("code, gamma, coef0, degree", KERNELS)
 def test_kernel_after_sparse_products_equals_the_formula_of_the_whole_rows(code, gamma, coef0, degree):
     """Rows whose last 10 features hold 0 to 9 nonzeros (four at a time and the rest), against
@@ -93,7 +109,7 @@ def test_kernel_asymmetry_is_the_naive_largest_difference_and_value(n):
 
 
 @pytest.mark.parametrize("function", [apply_kernel, apply_kernel_after_sparse_products, kernel_rows, kernel_columns,
-                                      kernel_asymmetry])
+                                      sparse_products, kernel_asymmetry])
 def test_compiled_kernel_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

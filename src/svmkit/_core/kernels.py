@@ -190,33 +190,62 @@ def kernel_columns(data, rows, out, places, first, last):
 
 @jit
 def _sparse_kernel_columns(data, rows, out, places, first, last):
-    """:func:`kernel_columns` of sparse data, by feature: each nonzero ``v`` of the row, at
-    feature ``f``, adds ``v x_cf`` to the product with every row ``c`` of the part that has
-    feature ``f`` (the data's columns, CSC), in float64. The products thus cost the entries of
-    the row's features only, not every entry of the data (text rows share few of their
-    features), and each sum adds its nonzero terms in feature order, as a dot product over the
-    row's nonzeros would."""
-    indptr, indices, values = data.indptr, data.indices, data.values
-    starts, column_rows, column_values = data.column_starts, data.column_rows, data.column_values
+    """:func:`kernel_columns` of sparse data, by feature (:func:`_add_products_by_feature`),
+    each row's products summed in float64 and then made kernel values."""
     sums = np.zeros(last - first)
     for k in range(rows.shape[0]):
         r = rows[k]
-        for p in range(indptr[r], indptr[r + 1]):
-            feature, value = indices[p], values[p]
-            begin, end = starts[feature], starts[feature + 1]
-            if first > 0:  # (the feature's first row in the part)
-                begin += np.searchsorted(column_rows[begin:end], first)
-            for q in range(begin, end):
-                c = column_rows[q]
-                if c >= last:
-                    break
-                sums[c - first] += value * column_values[q]
+        _add_products_by_feature(data.indptr, data.indices, data.values, r, data, first, last, sums)
         acc = out[places[k], first:last]
         for c in range(last - first):
             acc[c] = sums[c]
             sums[c] = 0.0
         kernel_of_products(acc, data.sq_norms[r], data.sq_norms[first:last], data.code, data.gamma, data.coef0,
                            data.degree)
+
+
+@jit
+def sparse_products(indptr, indices, values, data, out):
+    """``out[i, c] =`` the dot product of CSR row ``i`` (``indptr``, ``indices``, ``values``:
+    int64, int64, float64) with row ``c`` of the sparse ``data`` (a :class:`KernelData`), by
+    feature (:func:`_add_products_by_feature`): test rows against sparse support vectors.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> data = sparse_kernel_data(sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])), LINEAR, 1.0, 0.0, 1.0)
+    >>> out = np.full((1, 2), np.nan)
+    >>> sparse_products(np.array([0, 2]), np.array([0, 2]), np.array([4.0, 5.0]), data, out)
+    >>> out  # ([4, 0, 5] with [1, 0, 2] and with [0, 3, 0])
+    array([[14.,  0.]])
+    """
+    n = out.shape[1]
+    for i in range(out.shape[0]):
+        row = out[i]
+        for c in range(n):
+            row[c] = 0.0
+        _add_products_by_feature(indptr, indices, values, i, data, 0, n, row)
+
+
+@jit
+def _add_products_by_feature(indptr, indices, values, r, data, first, last, sums):
+    """``sums[c - first] +=`` the dot product of CSR row ``r`` (``indptr``, ``indices``,
+    ``values``) with row ``c`` of the sparse ``data``, for the rows ``first <= c < last``: each
+    nonzero ``v`` of the row, at feature ``f``, adds ``v x_cf`` for the rows ``c`` that have
+    feature ``f`` (``data``'s columns, CSC). The products thus cost the entries of the row's
+    features only, not every entry of the data (text rows share few of their features), and
+    each sum adds its nonzero terms in feature order, as a dot product over the nonzeros would."""
+    starts, column_rows, column_values = data.column_starts, data.column_rows, data.column_values
+    for p in range(indptr[r], indptr[r + 1]):
+        feature, value = indices[p], values[p]
+        begin, end = starts[feature], starts[feature + 1]
+        if first > 0:  # (the feature's first row in the part)
+            begin += np.searchsorted(column_rows[begin:end], first)
+        for q in range(begin, end):
+            c = column_rows[q]
+            if c >= last:
+                break
+            sums[c - first] += value * column_values[q]
 
 
 @jit

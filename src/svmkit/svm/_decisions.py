@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import kernels as kernel_module
-from .._core.kernels import RBF, apply_kernel_after_sparse_products
+from .._core.kernels import LINEAR, RBF, apply_kernel_after_sparse_products, sparse_kernel_data, sparse_products
 from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads
@@ -206,7 +206,7 @@ class SupportVectors:
     Attributes
     ----------
     rows : float64 rows, dense (also a dense copy of sparse ones where BLAS's products pay,
-        as the solver's rows of such data) or CSR
+        as the solver's rows of such data) or CSR (multiplied by feature: :meth:`by_feature`)
     sq_norms : 1-D float64 array, the squared norm of every row
 
     Examples
@@ -228,7 +228,9 @@ class SupportVectors:
         self.rows = rows
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
         self.translation_invariant = form is not None and form[0] == RBF
+        self._form = (LINEAR, 1.0, 0.0, 1.0) if form is None else tuple(form)
         self._float32 = None
+        self._by_feature = None
         self._split, self._split_made = None, False  # (plain values: models travel pickled to workers)
 
     def feature_split(self):
@@ -238,6 +240,14 @@ class SupportVectors:
             self._split = None if sp.issparse(self.rows) else support_split(self.rows, self.translation_invariant)
             self._split_made = True
         return self._split
+
+    def by_feature(self):
+        """The :class:`svmkit._core.kernels.KernelData` of sparse rows, whose products with
+        sparse test rows :func:`svmkit._core.kernels.sparse_products` takes by feature (the
+        entries of a test row's features only), made at the first call; None for dense rows."""
+        if self._by_feature is None and sp.issparse(self.rows):
+            self._by_feature = sparse_kernel_data(self.rows, *self._form)
+        return self._by_feature
 
     def float32_rows(self):
         """``(rows in float32, grid)`` where the dense rows lie on a grid that makes products
@@ -368,11 +378,15 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     n_sv, n_features = support_vectors.shape
     n_decisions = _n_decisions(coef)
     dense_support = not sp.issparse(support_vectors)
-    support_step = _support_step(_values_per_row(support_vectors))
+    # (sparse support vectors of a built-in kernel: all of them at once, by feature)
+    by_feature = None if support is None else support.by_feature()
+    support_step = n_sv if by_feature is not None else _support_step(_values_per_row(support_vectors))
     buffers = threading.local()
 
     def products_of(rows, part):
         """The float64 dot products of a block's ``rows`` with a part of the support vectors."""
+        if by_feature is not None and sp.issparse(rows):
+            return _products_by_feature(rows, by_feature)
         if not (dense_support and isinstance(rows, np.ndarray)):
             return kernel_module._dot_block(rows, support_vectors[part])
         return _dense_products(buffers, rows, support_vectors[part])
@@ -466,6 +480,16 @@ def _dense_products(buffers, rows, part_rows):
     widened = _buffer(buffers, "widened", rows.shape[0], part_rows.shape[0], np.float64)
     widened[...] = products
     return widened
+
+
+def _products_by_feature(rows, data):
+    """The float64 products of CSR ``rows`` with the sparse rows of ``data`` (a
+    :class:`svmkit._core.kernels.KernelData`), by feature."""
+    products = np.empty((rows.shape[0], data.sq_norms.shape[0]))
+    notice_compilation(sparse_products)
+    sparse_products(rows.indptr.astype(np.int64), rows.indices.astype(np.int64),
+                    rows.data.astype(np.float64, copy=False), data, products)
+    return products
 
 
 def _centred(rows, centre):
