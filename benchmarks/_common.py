@@ -388,6 +388,29 @@ def load_split(data_dir, train_name, test_name, n_features=None):
     return with_int32_indices(X_train), y_train, with_int32_indices(X_test), y_test
 
 
+def crossed_features(X, n_columns=2**20):
+    """CSR ``X`` of binary features with every pair of a row's features (their conjunction)
+    added, hashed into ``n_columns`` columns (the pair ``(f, g)``, ``f < g``, to column
+    ``(f * d + g) * 2654435761 mod n_columns``, ``d`` the features; the features keep their
+    columns): the feature crosses of sparse categorical data, which make its rows as sparse
+    and as wide as text rows."""
+    X = sp.csr_matrix(X)
+    X.sort_indices()
+    lengths = np.diff(X.indptr)
+    row_of = np.repeat(np.arange(X.shape[0]), lengths)
+    row_end = X.indptr[1:][row_of]
+    features = X.indices.astype(np.int64)
+    rows, columns = [row_of], [features]
+    for offset in range(1, int(lengths.max(initial=1))):
+        first = np.flatnonzero(np.arange(X.nnz) + offset < row_end)
+        rows.append(row_of[first])
+        columns.append((features[first] * X.shape[1] + features[first + offset]) * 2654435761 % n_columns)
+    rows, columns = np.concatenate(rows), np.concatenate(columns)
+    crossed = sp.csr_matrix((np.ones(rows.shape[0]), (rows, columns)), shape=(X.shape[0], n_columns))
+    crossed.sum_duplicates()
+    return with_int32_indices(crossed)
+
+
 def scale_like_svm_scale(X_train, X_test, lower=-1.0, upper=1.0):
     """Map each feature linearly to [lower, upper] with the training split's ranges
     (``svm-scale -l -1 -u 1 -s range`` then ``-r range`` on the test split; constant

@@ -61,6 +61,12 @@ Datasets (LIBSVM files in ``--data-dir``; missing ones are skipped):
 =============  ===================================================  ===========================
 a9a            32561 x 123 sparse 0/1 (CSR), test 16281              RBF C=1 gamma=0.05; linear C=1
 a9a-dense      the same as a dense array                             RBF C=1 gamma=0.05; linear C=1
+a9a-crossed    a9a's first 10,000 training rows and first 5,000 test  RBF C=1 gamma=0.01; linear C=1
+               rows with every pair of a row's features (their con-
+               junctions) hashed into 2^20 columns: real rows made
+               high-dimensional and sparse, as text rows, some 100
+               nonzeros a row (crossed_features); not in the
+               default run
 usps           7291 x 256 dense, 10 classes, test 2007               RBF C=10 gamma='scale' (numeric); linear C=1
 splice         1000 x 60 unscaled, test 2175                         RBF C=1 gamma='scale' (numeric); linear C=1
 svmguide1      3089 x 4 scaled to [-1, 1] (svm-scale), test 4000     RBF C=2 gamma=2; linear C=2
@@ -156,6 +162,7 @@ from _common import (  # noqa: E402
     DEFAULT_DATA_DIR,
     write_json,
     SklearnexDispatch,
+    crossed_features,
     dual_objective,
     fmt,
     library_versions,
@@ -176,7 +183,7 @@ LIBRARIES = ("svmkit", "baseline", "sklearn", "sklearnex")
 ALL_DATASETS = ("a9a", "a9a-dense", "usps", "splice", "svmguide1", "heart", "digits", "cancer", "iris", "wine",
                 "sparse-text", "synthetic")
 KNOWN_DATASETS = ALL_DATASETS + ("many-classes", "wide-linear", "small-shapes", "ijcnn1-like", "mnist-like",
-                                  "w8a-like", "covtype-like")  # only when named
+                                  "w8a-like", "covtype-like", "a9a-crossed")  # only when named
 SPARSE_DENSITY = 0.25  # a LIBSVM file of other data is kept as CSR up to this fraction of nonzero values
 # (rows, features) of LIBSVM's small binary datasets: liver-disorders, sonar, ionosphere, australian,
 # diabetes, german.numer, svmguide3
@@ -260,6 +267,15 @@ def _cases_for(dataset, X_train, y_train, X_test, y_test, settings, kernels):
 def real_cases(name, data_dir, kernels, cache, file_settings=None):
     """The cases of one real dataset (empty when its files are missing). A name that is not
     one of ``KNOWN_DATASETS`` is a LIBSVM file (:func:`file_cases`, with ``file_settings``)."""
+    if name == "a9a-crossed":
+        if "a9a" not in cache:
+            cache["a9a"] = load_split(data_dir, "a9a", "a9a.t", n_features=123)
+        if cache["a9a"] is None:
+            return []
+        X_train, y_train, X_test, y_test = cache["a9a"]
+        X_train, X_test = crossed_features(X_train[:10_000]), crossed_features(X_test[:5_000])
+        return _cases_for(name, X_train, y_train[:10_000], X_test, y_test[:5_000],
+                          [("rbf", 1.0, 0.01), ("linear", 1.0, None)], kernels)
     if name in ("a9a", "a9a-dense"):
         if "a9a" not in cache:
             cache["a9a"] = load_split(data_dir, "a9a", "a9a.t", n_features=123)

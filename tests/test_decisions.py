@@ -227,7 +227,7 @@ def test_the_grid_of_many_values_is_the_finest_any_of_them_needs():
 def _crossed_a9a(n_rows):
     """a9a's first rows with their pairwise conjunctions hashed into 2^20 columns (the feature
     crosses of sparse categorical data): about 100 nonzeros a row among a million columns, as
-    in bag-of-words text rows."""
+    in bag-of-words text rows (the rows of benchmarks/svc.py's ``a9a-crossed``)."""
     with bz2.open(DATA / "a9a_21000.bz2") as handle:
         X, y = load_svmlight_file(handle, n_features=123)
     X = X[:n_rows].tocsr()
