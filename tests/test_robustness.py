@@ -213,6 +213,42 @@ def test_duplicate_csr_entries_are_summed_per_column_as_scikit_learn_reads_them(
                                rtol=1e-9, atol=1e-12)
 
 
+def _inconsistent_csr(which):
+    """Heart-like CSR rows whose arrays SciPy's constructor accepts but do not describe the
+    matrix: a column index beyond its width, a negative one, or row pointers past its values."""
+    X = sp.random(24, 13, density=0.3, format="csr", random_state=np.random.default_rng(5))
+    X = sp.csr_matrix((X.data.copy(), X.indices.copy(), X.indptr.copy()), shape=X.shape)
+    if which == "index beyond the columns":
+        X.indices[3] = 10**6
+    elif which == "negative index":
+        X.indices[3] = -2
+    else:
+        X.indptr[-1] += 50
+    return X
+
+
+@pytest.mark.parametrize("which, message", [
+    ("index beyond the columns", r"X\.indices holds column indices outside \[0, 13\)"),
+    ("negative index", r"X\.indices holds column indices outside \[0, 13\)"),
+    ("row pointers past the values", r"X\.indptr must rise from 0 to the number of values"),
+])
+@pytest.mark.parametrize("make", [
+    lambda: SVC(), lambda: SVR(), lambda: OneClassSVM(), lambda: LinearSVC(), lambda: Perceptron(),
+    lambda: svmkit.LibsvmScaler(), lambda: svmkit.SVCGridSearch(log2_C=(0, 0, 1), log2_gamma=(-3, -3, -1), cv=2),
+])
+def test_a_csr_matrix_whose_arrays_do_not_describe_it_is_refused_by_fit_and_predict(make, which, message):
+    """Compiled code (SciPy's and svmkit's) reads a CSR matrix's arrays without bounds checks: such
+    a matrix crashed the process (SIGSEGV) in fit and predict; now a ValueError names the array."""
+    bad = _inconsistent_csr(which)
+    labels = np.arange(24) % 2
+    with pytest.raises(ValueError, match=message):
+        make().fit(bad, labels)
+    good = sp.random(24, 13, density=0.3, format="csr", random_state=np.random.default_rng(6))
+    fitted = make().fit(good, labels)
+    with pytest.raises(ValueError, match=message):
+        (fitted.transform if hasattr(fitted, "transform") else fitted.predict)(bad)
+
+
 def test_a_huge_feature_index_is_refused_unless_max_features_allows_it():
     text = b"1 2147483647:1\n-1 1:1\n"
     with pytest.raises(LibsvmFormatError, match="line 1: feature index 2147483647 is larger than max_features"):

@@ -115,7 +115,7 @@ STALL_MIN_STEPS = 200_000
 #: computed in single precision or by unsymmetric BLAS products pass.
 PRECOMPUTED_SYMMETRY_RTOL = 1e-6
 #: Sparse data with at most this fraction of nonzeros keep their CSR rows (kernel rows by
-#: compiled loops over the nonzeros); denser ones are made dense for BLAS products, in either
+#: compiled loops, by feature); denser ones are made dense for BLAS products, in either
 #: strategy, and such support vectors dense for predictions (compiled loops over a9a's 11% of
 #: nonzeros and SciPy's sparse-by-sparse products run far below BLAS's speed; docs/performance.md).
 SPARSE_ROWS_DENSITY = 0.08

@@ -28,6 +28,7 @@ N_JOBS = [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), N
 __all__ = [
     "FINITE", "POSITIVE", "NON_NEGATIVE", "N_JOBS",
     "check_parameters", "check_class_weight", "check_finite_bounds", "check_finite_result", "canonical_csr",
+    "csr_structure_problem",
 ]
 
 
@@ -45,10 +46,44 @@ def canonical_csr(X):
     -------
     ndarray or sparse matrix
     """
-    if sp.issparse(X) and not X.has_canonical_format:
+    if not sp.issparse(X):
+        return X
+    problem = csr_structure_problem(X.data, X.indices, X.indptr, X.shape)
+    if problem is not None:
+        part, message = problem
+        raise ValueError(f"X is a sparse matrix whose arrays are inconsistent: X.{part} {message}.")
+    if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
     return X
+
+
+def csr_structure_problem(data, indices, indptr, shape):
+    """What makes the arrays of a CSR matrix of ``shape`` inconsistent, as ``(part, message)``
+    (``part``: ``'indptr'``, ``'indices'``, ``'data'``), or None: row pointers that do not
+    rise from 0 to the number of values, or column indices outside the columns. SciPy's
+    constructor does not look (only ``check_format(full_check=True)`` does), and compiled
+    code, SciPy's and svmkit's, reads the arrays without bounds checks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> csr_structure_problem(np.ones(2), np.array([0, 7]), np.array([0, 1, 2]), (2, 5))
+    ('indices', 'holds column indices outside [0, 5)')
+    >>> csr_structure_problem(np.ones(2), np.array([0, 3]), np.array([0, 1, 2]), (2, 5)) is None
+    True
+    """
+    n_rows, n_columns = shape
+    n_values = indices.shape[0]
+    if indptr.ndim != 1 or indptr.shape[0] != n_rows + 1:
+        return "indptr", f"expected {n_rows + 1} entries (rows + 1), got {indptr.shape[0]}"
+    if data.shape[0] != n_values:
+        return "data", f"has {data.shape[0]} values for {n_values} indices"
+    if indptr[0] != 0 or indptr[-1] != n_values or np.any(np.diff(indptr) < 0):
+        return "indptr", f"must rise from 0 to the number of values ({n_values})"
+    if n_values and (indices.min() < 0 or indices.max() >= n_columns):
+        return "indices", f"holds column indices outside [0, {n_columns})"
+    return None
 
 
 def check_parameters(estimator):

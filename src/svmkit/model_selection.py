@@ -28,6 +28,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from ._interrupt import unfitted_on_interrupt
+from ._validation import canonical_csr
 from .preprocessing import LibsvmScaler
 from .svm import SVC
 
@@ -184,7 +185,7 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"refine_steps must be a positive integer, got {self.refine_steps!r}.")
         if self.progress not in (None, False, True) and not callable(self.progress):
             raise ValueError("progress must be None, a bool or a callable progress(stage, done, total).")
-        X = check_array(X, accept_sparse="csr", dtype=np.float64)
+        X = canonical_csr(check_array(X, accept_sparse="csr", dtype=np.float64))
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         if isinstance(self.cv, numbers.Integral):

@@ -46,7 +46,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import validate_data
+from ._validation import canonical_csr, validate_data
 
 from ._libsvm_ranges import TargetRange, _check_limits, _scale_linearly, read_range, write_range
 
@@ -108,7 +108,7 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self
         """
         _check_limits(self.lower, self.upper, "x")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True))
         if sp.issparse(X):
             self.data_min_ = X.min(axis=0).toarray().ravel()
             self.data_max_ = X.max(axis=0).toarray().ravel()
@@ -129,7 +129,8 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ndarray or CSR matrix of shape (n_samples, n_features)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True, reset=False)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True,
+                                        reset=False))
         low, high = self.data_min_, self.data_max_
         if not sp.issparse(X):
             return _scale_linearly(X, low, high, self.lower, self.upper)

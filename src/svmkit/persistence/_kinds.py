@@ -7,6 +7,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import csr_structure_problem
 from ._errors import _fail
 from ._raw import _describe, _RawCSR, _RawRandomState
 
@@ -193,21 +194,15 @@ class _Matrix(_Kind):
 
 def _checked_csr(raw, where):
     shape = _Shape().check(raw.shape, f"{where} shape")
-    n_rows, n_columns = shape
     data = _Floats(1).check(raw.data, f"{where}.data")
     for name, part in (("indices", raw.indices), ("indptr", raw.indptr)):
         if not isinstance(part, np.ndarray) or part.dtype not in (np.int32, np.int64) or part.ndim != 1:
             _fail(f"{where}.{name}", f"expected a 1-D int32 or int64 array, got {_describe(part)}")
     indices, indptr = raw.indices, raw.indptr
-    if indptr.shape[0] != n_rows + 1:
-        _fail(f"{where}.indptr", f"expected {n_rows + 1} entries (rows + 1), got {indptr.shape[0]}")
+    problem = csr_structure_problem(data, indices, indptr, shape)
+    if problem is not None:
+        _fail(f"{where}.{problem[0]}", problem[1])
     nnz = indices.shape[0]
-    if data.shape[0] != nnz:
-        _fail(f"{where}.data", f"has {data.shape[0]} values for {nnz} indices")
-    if indptr[0] != 0 or indptr[-1] != nnz or np.any(np.diff(indptr) < 0):
-        _fail(f"{where}.indptr", f"must rise from 0 to the number of values ({nnz})")
-    if nnz and (indices.min() < 0 or indices.max() >= n_columns):
-        _fail(f"{where}.indices", f"holds column indices outside [0, {n_columns})")
     starts_row = np.zeros(nnz, dtype=bool)
     starts_row[indptr[:-1][indptr[:-1] < nnz]] = True
     if np.any((np.diff(indices) <= 0) & ~starts_row[1:]):
