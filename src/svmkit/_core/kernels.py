@@ -196,7 +196,7 @@ def _sparse_kernel_columns(data, rows, out, places, first, last):
     for k in range(rows.shape[0]):
         r = rows[k]
         _add_products_by_feature(data.indptr, data.indices, data.values, r, data, first, last, sums)
-        acc = out[places[k], first:last]
+        acc = out[places[k]][first:last]  # (typed as the dense tiles' rows: one compiled kernel_of_products)
         for c in range(last - first):
             acc[c] = sums[c]
             sums[c] = 0.0
@@ -239,8 +239,15 @@ def _add_products_by_feature(indptr, indices, values, r, data, first, last, sums
     for p in range(indptr[r], indptr[r + 1]):
         feature, value = indices[p], values[p]
         begin, end = starts[feature], starts[feature + 1]
-        if first > 0:  # (the feature's first row in the part)
-            begin += np.searchsorted(column_rows[begin:end], first)
+        if first > 0:  # (the feature's first row in the part, by bisection)
+            low, high = begin, end
+            while low < high:
+                middle = (low + high) // 2
+                if column_rows[middle] < first:
+                    low = middle + 1
+                else:
+                    high = middle
+            begin = low
         for q in range(begin, end):
             c = column_rows[q]
             if c >= last:
