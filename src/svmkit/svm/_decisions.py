@@ -228,7 +228,6 @@ class SupportVectors:
         self.rows = rows
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
         self.translation_invariant = form is not None and form[0] == RBF
-        self._form = (LINEAR, 1.0, 0.0, 1.0) if form is None else tuple(form)
         self._float32 = None
         self._by_feature = None
         self._split, self._split_made = None, False  # (plain values: models travel pickled to workers)
@@ -246,7 +245,8 @@ class SupportVectors:
         sparse test rows :func:`svmkit._core.kernels.sparse_products` takes by feature (the
         entries of a test row's features only), made at the first call; None for dense rows."""
         if self._by_feature is None and sp.issparse(self.rows):
-            self._by_feature = sparse_kernel_data(self.rows, *self._form)
+            # (products only, whatever the kernel: kernel_decisions makes them kernel values)
+            self._by_feature = sparse_kernel_data(self.rows, LINEAR, 1.0, 0.0, 1.0)
         return self._by_feature
 
     def float32_rows(self):
