@@ -93,8 +93,10 @@ class _Progress:
         self.n_variables = n_variables
         self.start = time.perf_counter()
         self.last = self.start
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
+        #: Set by the thread that met Ctrl-C; the others stop at their next report (a plain
+        #: flag: one thread writes it, and the others only read it)
+        self.stopped = False
+        self.lock = threading.Lock() if self.wanted else None
 
     @property
     def wanted(self):
@@ -102,7 +104,7 @@ class _Progress:
 
     def report(self, n_iter, gap, active_size, force=False, problem=None):
         """Report progress on ``problem`` (an index into the batch; None: the whole batch)."""
-        if self.stop.is_set():
+        if self.stopped:
             raise KeyboardInterrupt
         if not self.wanted:
             return
@@ -189,7 +191,7 @@ def _solve(batch, source, settings):
         try:
             map_in_threads(solve_one, range(batch.n_groups), plan.threads)
         except KeyboardInterrupt:
-            progress.stop.set()
+            progress.stopped = True
             raise
         bounds_only = np.zeros((batch.n_groups + 1, 4), dtype=np.int64)
         bounds_only[:, 0] = batch.bounds
@@ -322,7 +324,7 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
                 and stall.stalled(g, int(work.n_iter[g]), float(work.gap[g]), stop - start)):
             work.status[g] = STALLED
             work.cursor[GROUP], work.cursor[STARTED] = g + 1, NOT_STARTED
-        if progress.wanted or progress.stop.is_set():
+        if progress.wanted or progress.stopped:
             current = min(work.cursor[GROUP], n_groups - 1)
             progress.report(work.n_iter.sum(), work.gap[current], stop - start,
                             problem=current if problem is None else problem)

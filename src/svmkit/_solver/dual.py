@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
@@ -202,18 +201,33 @@ class SolverCounts:
             for phase, seconds in other.seconds.items():
                 self.seconds[phase] = self.seconds.get(phase, 0.0) + seconds
 
-    @contextlib.contextmanager
     def timed(self, phase):
-        """Add the seconds the block takes to ``phase``."""
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            with self._lock:
-                self.seconds[phase] = self.seconds.get(phase, 0.0) + time.perf_counter() - start
+        """A context that adds the seconds its block takes to ``phase``."""
+        return _PhaseTimer(self, phase)
+
+    def add_seconds(self, phase, seconds):
+        with self._lock:
+            self.seconds[phase] = self.seconds.get(phase, 0.0) + seconds
 
     def __str__(self):
         text = f"kernel rows computed: {self.kernel_rows:,} ({self.kernel_values:,} kernel values)"
         if self.seconds:
             text += "; seconds: " + ", ".join(f"{phase} {value:.3f}" for phase, value in self.seconds.items())
         return text
+
+
+class _PhaseTimer:
+    """:meth:`SolverCounts.timed`'s context (a class: a generator's context costs more, and
+    the solver enters one around every compiled call)."""
+
+    __slots__ = ("counts", "phase", "start")
+
+    def __init__(self, counts, phase):
+        self.counts, self.phase = counts, phase
+
+    def __enter__(self):
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exception):
+        self.counts.add_seconds(self.phase, time.perf_counter() - self.start)
+        return False

@@ -3,7 +3,6 @@ the solver call and chunked kernel evaluation at prediction time."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 import math
 import numbers
 import os
@@ -211,11 +210,13 @@ class BaseKernelSVM(BaseEstimator):
         kernel = kernel_module.make_kernel(self.kernel, degree=self.degree, gamma=gamma or 1.0, coef0=self.coef0)
         return kernel, KernelRows(kernel, X)
 
-    def _solver_settings(self):
+    def _solver_settings(self, names=(), label=""):
+        """The solver's settings from the parameters; ``names`` and ``label`` name the
+        problems and the batch in progress reports."""
         return SolverSettings(
             tol=float(self.tol), max_iter=int(self.max_iter), shrinking=bool(self.shrinking),
             cache_size=float(self.cache_size), n_jobs=resolve_n_jobs(getattr(self, "n_jobs", 1)),
-            verbose=bool(self.verbose), callback=self.callback,
+            verbose=bool(self.verbose), callback=self.callback, problem_names=tuple(names), label=label,
         )
 
     def _solve(self, batch, source, check=None, names=(), label=""):
@@ -225,8 +226,7 @@ class BaseKernelSVM(BaseEstimator):
         (one per problem) and ``label`` (the batch) name them in progress reports."""
         if self.verbose:
             enable_logging()
-        settings = replace(self._solver_settings(), problem_names=tuple(names), label=label)
-        solution = solve(batch, source, settings)
+        solution = solve(batch, source, self._solver_settings(names, label))
         if check is not None:
             check(solution)
         if (solution.status == NOT_FINITE).any():
