@@ -260,17 +260,20 @@ class KernelRows:
 
         blas_in_equal_parts(dense_rows, rows.shape[0], block.size * self.n_features)
 
-    def block(self, rows):
-        """The float64 block ``K(x_rows, x_rows)`` (a working set's); sparse rows made dense for
-        BLAS's products where such a copy pays (:func:`svmkit._plan.dense_copy_pays`, as for the
-        solver's rows: SciPy's sparse-by-sparse products are far slower); a built-in kernel's
-        rows shared out over BLAS's threads (:func:`svmkit._parallel.blas_in_equal_parts`)."""
+    def block(self, rows, out=None):
+        """The float64 block ``K(x_rows, x_rows)`` (a working set's), into ``out`` where given
+        (float64, C-ordered); sparse rows made dense for BLAS's products where such a copy pays
+        (:func:`svmkit._plan.dense_copy_pays`, as for the solver's rows: SciPy's sparse-by-sparse
+        products are far slower); a built-in kernel's rows shared out over BLAS's threads
+        (:func:`svmkit._parallel.blas_in_equal_parts`)."""
         A = self.X[rows]
         if sp.issparse(A) and _plan.dense_copy_pays(self.sparse_density, A.shape[0], self.n_features, np.float64):
             A = A.toarray()
+        if out is None:
+            out = np.empty((A.shape[0], A.shape[0]))
         if self.form is None:
-            return np.asarray(self.kernel(A, A), dtype=np.float64)
-        out = np.empty((A.shape[0], A.shape[0]))
+            out[:] = self.kernel(A, A)
+            return out
         if not sp.issparse(A):
             # (straight into the block, as rows are: the products of the rows and their
             # transposed copy, two buffers, which NumPy multiplies by BLAS's gemm, not by its
@@ -349,10 +352,10 @@ def _runs_of_slots(places):
     return runs, np.flatnonzero(~in_runs)
 
 
-def square_block(K, rows):
+def square_block(K, rows, out=None):
     """``K[np.ix_(rows, rows)]`` of a square matrix, float64: gathered by compiled code, a row
     of ``K`` at a time, its values picked in cache (several times faster than NumPy's fancy
-    indexing of the columns).
+    indexing of the columns); into ``out`` where given (float64, C-ordered).
 
     Examples
     --------
@@ -361,7 +364,8 @@ def square_block(K, rows):
            [2., 0.]])
     """
     rows = np.asarray(rows, dtype=np.int64)
-    out = np.empty((rows.shape[0], rows.shape[0]))
+    if out is None:
+        out = np.empty((rows.shape[0], rows.shape[0]))
     notice_compilation(gather_block)
     gather_block(np.ascontiguousarray(K, dtype=np.float64), rows, rows, out)
     return out
@@ -410,5 +414,5 @@ class PrecomputedRows:
     def subset(self, rows):
         return PrecomputedRows(square_block(self.K, rows))
 
-    def block(self, rows):
-        return square_block(self.K, rows)
+    def block(self, rows, out=None):
+        return square_block(self.K, rows, out)
