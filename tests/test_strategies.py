@@ -146,6 +146,10 @@ def test_plan_of_the_linear_kernel_follows_w_where_its_gram_matrix_would_cost_mo
     assert plan(7291, [2199, 1800], n_features=256, kernel_code=LINEAR, budget_bytes=200 * MB,
                 linear=True).strategy == "gram"
     assert plan(4734, [4734], n_features=123, kernel_code=RBF, budget_bytes=200 * MB).strategy == "gram"
+    # few features and many rows (svmguide1: 3,089 x 4): blocked; fewer rows (heart_scale) keep the Gram matrix
+    assert plan(3089, [3089], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).strategy == "blocked"
+    assert plan(270, [270], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).strategy == "gram"
+    assert plan(3089, [3089], n_features=9, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).strategy == "gram"
     # a problem of a blocked batch whose own Gram matrix fits but costs more: blocked too
     batch = plan(30_000, [30_000, 5000], n_features=123, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True)
     assert for_problem(batch, 30_000, 5000, 5000, 200 * MB, linear=True).strategy == "blocked"
@@ -313,6 +317,24 @@ def test_a_linear_fit_by_working_sets_where_its_gram_matrix_would_fit_reaches_li
     oracle = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
     coef = np.asarray(oracle.dual_coef_.todense()).ravel()
     expected = dual_objective(coef, LinearKernel()(X[oracle.support_], X[oracle.support_]))
+    assert ours.dual_objective_ == pytest.approx(expected, rel=1e-4)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
+
+
+def test_a_linear_fit_of_few_features_and_many_rows_by_working_sets_reaches_libsvm_s_optimum(caplog):
+    """The ink of each of the 8 columns of scikit-learn's digits and of the digits shifted one
+    pixel to the right (3,594 rows of 8 features), digits 5-9 against 0-4, the linear kernel:
+    the blocked strategy (few features, many rows) reaches LIBSVM's optimum and predictions."""
+    digits = load_digits()
+    images = np.concatenate([digits.images, np.roll(digits.images, 1, axis=2)])
+    X = images.sum(axis=1) / 64.0
+    y = np.tile(digits.target >= 5, 2).astype(int)
+    with caplog.at_level("INFO", logger="svmkit"):
+        ours = SVC(kernel="linear", C=1.0, verbose=True).fit(X, y)
+    assert any("pair 1 vs 0: plan: blocked strategy (working sets of 512" in record.getMessage()
+               for record in caplog.records)
+    oracle = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
+    expected = dual_objective(oracle.dual_coef_.ravel(), LinearKernel()(X[oracle.support_], X[oracle.support_]))
     assert ours.dual_objective_ == pytest.approx(expected, rel=1e-4)
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
 

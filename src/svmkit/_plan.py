@@ -80,6 +80,13 @@ WORKING_SET = 1024
 #: SMO mostly leaves alone (usps's one-vs-one pairs, few support vectors), keep their Gram
 #: matrix (docs/performance.md).
 LINEAR_GRAM_MAX_WORK = 2**31
+#: ... and so are those of at most this many features and at least ``LINEAR_FEW_FEATURES_MIN_ROWS``
+#: rows: a round's products through ``w`` then cost a few kernel rows' worth, while the Gram
+#: strategy makes a step per row and computes a row for most of its steps (svmguide1: 1,352
+#: steps, 794 rows; the blocked strategy 7 rounds, docs/performance.md).
+LINEAR_FEW_FEATURES = 8
+#: ... (below it, a round's fixed cost is more than the Gram strategy's whole solve: heart_scale).
+LINEAR_FEW_FEATURES_MIN_ROWS = 2048
 #: The linear kernel's working set in the blocked strategy, smaller than other kernels': a round
 #: costs O(n d) for the gradient (through ``w``) and O(q^2 d) for the set's block, no kernel rows,
 #: and this size balanced them best on a9a (docs/performance.md).
@@ -389,14 +396,21 @@ def gram_pays(n_rows, features, linear):
     """Whether the Gram strategy may solve a problem of ``n_rows`` rows of ``features``
     features (sparse ones counted by their density): always but for the linear kernel, whose
     blocked strategy follows ``w`` and beats a Gram matrix of more than
-    ``LINEAR_GRAM_MAX_WORK`` multiply-adds.
+    ``LINEAR_GRAM_MAX_WORK`` multiply-adds, or of few features (``LINEAR_FEW_FEATURES``) and
+    many rows (``LINEAR_FEW_FEATURES_MIN_ROWS``).
 
     Examples
     --------
     >>> gram_pays(6182, 123, linear=True), gram_pays(1490, 123, linear=True), gram_pays(6182, 123, linear=False)
     (False, True, True)
+    >>> gram_pays(3089, 4, linear=True), gram_pays(270, 4, linear=True)  # (svmguide1, a small set)
+    (False, True)
     """
-    return not linear or n_rows * n_rows * features <= LINEAR_GRAM_MAX_WORK
+    if not linear:
+        return True
+    if features <= LINEAR_FEW_FEATURES and n_rows >= LINEAR_FEW_FEATURES_MIN_ROWS:
+        return False
+    return n_rows * n_rows * features <= LINEAR_GRAM_MAX_WORK
 
 
 def _gram_dtype_where_it_pays(n_rows, budget_bytes, single_precision, features, linear):
