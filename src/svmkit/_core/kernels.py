@@ -163,7 +163,8 @@ def kernel_rows(data, rows, out, places):
             for c in range(out.shape[1]):
                 target[c] = source[c]
         return
-    kernel_columns(data, rows, out, places, 0, out.shape[1])
+    # (int64 bounds, not the literal 0: the signature of rows_into's calls, compiled once for both)
+    kernel_columns(data, rows, out, places, np.int64(0), np.int64(out.shape[1]))
 
 
 @jit
