@@ -19,7 +19,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import kernels as kernel_module
 from .._parallel import blas_in_equal_parts, on_pool_thread, usable_cores
-from .._plan import PRECOMPUTED_SYMMETRY_RTOL
+from .._plan import PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from .._progress import enable_logging
 from .._validation import (
@@ -362,8 +362,9 @@ class BaseKernelSVM(BaseEstimator):
             return np.broadcast_to(intercept, (n_rows, coef.shape[1])).copy()
         if by_class is not None and by_class.pays(n_rows):
             coef = by_class
-        out = kernel_decisions(X, self.support_vectors_, model, coef, self.kernel_,
-                               resolve_n_jobs(getattr(self, "n_jobs", None)))
+        # (the threads are counted only where kernel_decisions spreads its work over them)
+        n_jobs = resolve_n_jobs(getattr(self, "n_jobs", None)) if n_rows * n_sv >= PARALLEL_PREDICT_VALUES else 1
+        out = kernel_decisions(X, self.support_vectors_, model, coef, self.kernel_, n_jobs)
         out += intercept
         return out
 
