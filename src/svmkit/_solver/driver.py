@@ -15,10 +15,12 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, replace
+from types import SimpleNamespace
 
 import numpy as np
 
 from .. import _plan
+from .._buffers import reused_array
 from .._core.kernels import precomputed_kernel_data
 from .._first_use import notice_compilation
 from .._core.smo import (
@@ -565,7 +567,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     best, since_best, steps, status = np.inf, 0, 0, OPTIMAL
     rounds_since_hand_over = 0
     no_data = precomputed_kernel_data(np.empty((0, 0)))
-    buffers = _BlockBuffers()
+    buffers = SimpleNamespace()  # (the rounds' blocks and gradient changes: _buffers.reused_array)
     while True:
         with counts.timed("selection"):
             ws, gap = select_working_set(problem, alpha, grad, kept, q)
@@ -610,8 +612,8 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
             distinct = _working_set_block(source, cache, block_rows, counts, buffers)
         n_ws = ws.shape[0]
         # (one row per variable: one run)
-        K = distinct if local is None else square_block(distinct, local, buffers.square("variables", n_ws,
-                                                                                         np.float64))
+        K = distinct if local is None else square_block(distinct, local,
+                                                        reused_array(buffers, "variables", (n_ws, n_ws), np.float64))
         local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
                             np.array([[0, n_ws, 0, 0], [n_ws, 0, 0, 0]]), bool(batch.nu))
         local_work = new_work(local_batch)
@@ -650,7 +652,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
                     change = source.weighted_columns(block_rows[used], coef[used])
             else:
                 # (the whole rows of the multipliers that moved only: cached, or computed now)
-                change = buffers.vector("change", source.n_rows)
+                change = reused_array(buffers, "change", (source.n_rows,), np.float64)
                 change.fill(0.0)
                 _add_cached_rows(cache, block_rows[used], coef[used], change, counts)
             with counts.timed("gradient"):
@@ -711,48 +713,22 @@ def _data_rows(rows):
 
 def _working_set_block(source, cache, rows, counts, buffers):
     """The float64 kernel block of the data rows ``rows`` with themselves, in ``buffers``
-    (:class:`_BlockBuffers`): read from the cached whole rows where all of them are cached,
-    else computed for these columns only (few multiply-adds next to whole rows, most of which
-    SMO would not use), in the cache's precision so that the block and the rows that update
-    the gradient agree."""
-    block = buffers.square("block", rows.shape[0], np.float64)
+    (:func:`svmkit._buffers.reused_array`): read from the cached whole rows where all of them
+    are cached, else computed for these columns only (few multiply-adds next to whole rows, most
+    of which SMO would not use), in the cache's precision so that the block and the rows that
+    update the gradient agree."""
+    block = reused_array(buffers, "block", (rows.shape[0], rows.shape[0]), np.float64)
     if cache is None:
         return source.block(rows, block)
     slots = cache.cached(rows)
     if np.all(slots >= 0):
         gather_block(cache.buffer, slots, rows, block)
     else:
-        square = buffers.square("rows", rows.shape[0], cache.buffer.dtype)
+        square = reused_array(buffers, "rows", (rows.shape[0], rows.shape[0]), cache.buffer.dtype)
         source.subset(rows).rows_into(np.arange(rows.shape[0]), square, cache.dots)
         block[:] = square
         counts.add(values=square.size)
     return block
-
-
-class _BlockBuffers:
-    """The memory of the blocked strategy's working-set blocks and gradient changes, kept from
-    round to round: an array made anew each round is memory the system maps anew, and every
-    page of it faults on its first write (which took longer than the block's products on small
-    problems)."""
-
-    def __init__(self):
-        self._flat = {}
-
-    def square(self, name, size, dtype):
-        """A C-ordered ``(size, size)`` array of ``dtype`` over the buffer ``name`` (its
-        values those left by the last user)."""
-        flat = self._flat.get(name)
-        if flat is None or flat.dtype != dtype or flat.shape[0] < size * size:
-            flat = self._flat[name] = np.empty(size * size, dtype=dtype)
-        return flat[:size * size].reshape(size, size)
-
-    def vector(self, name, size):
-        """A float64 array of ``size`` values over the buffer ``name`` (its values those left
-        by the last user)."""
-        flat = self._flat.get(name)
-        if flat is None or flat.shape[0] < size:
-            flat = self._flat[name] = np.empty(size)
-        return flat[:size]
 
 
 def _side_flags(y, alpha, upper):

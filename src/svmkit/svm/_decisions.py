@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import kernels as kernel_module
+from .._buffers import reused_array
 from .._core.kernels import LINEAR, RBF, apply_kernel_after_sparse_products, sparse_kernel_data, sparse_products
 from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
@@ -473,11 +474,11 @@ def _split_decisions(X, split, coef, form, n_jobs):
 def _dense_products(buffers, rows, part_rows):
     """The float64 products ``rows @ part_rows.T`` of two dense arrays of one type, in this
     thread's buffers: float32 ones (exact products, :func:`_exact_in_float32`) widened."""
-    products = _buffer(buffers, "products", rows.shape[0], part_rows.shape[0], part_rows.dtype)
+    products = reused_array(buffers, "products", (rows.shape[0], part_rows.shape[0]), part_rows.dtype)
     np.matmul(rows, part_rows.T, out=products)
     if products.dtype == np.float64:
         return products
-    widened = _buffer(buffers, "widened", rows.shape[0], part_rows.shape[0], np.float64)
+    widened = reused_array(buffers, "widened", (rows.shape[0], part_rows.shape[0]), np.float64)
     widened[...] = products
     return widened
 
@@ -495,13 +496,3 @@ def _products_by_feature(rows, data):
 def _centred(rows, centre):
     """Dense float64 ``rows - centre`` (a new array) of dense or CSR rows."""
     return (rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)) - centre
-
-
-def _buffer(buffers, name, n_rows, n_columns, dtype):
-    """A C-ordered (n_rows, n_columns) array of this thread's buffer ``name``, made (or made
-    larger) where it holds fewer values."""
-    held = getattr(buffers, name, None)
-    if held is None or held.size < n_rows * n_columns:
-        held = np.empty(n_rows * n_columns, dtype=dtype)
-        setattr(buffers, name, held)
-    return held[:n_rows * n_columns].reshape(n_rows, n_columns)
