@@ -11,6 +11,7 @@ BLAS's, and ``OMP_NUM_THREADS`` svmkit's own (:func:`usable_cores`).
 
 import contextlib
 import functools
+import numbers
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -49,6 +50,22 @@ def usable_cores():
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     limit = os.environ.get("OMP_NUM_THREADS", "").strip()
     return max(1, min(cores, int(limit))) if limit.isdigit() and int(limit) > 0 else cores
+
+
+def resolve_n_jobs(n_jobs):
+    """Number of worker threads of an estimator's ``n_jobs``: ``None`` or -1 every usable core
+    (:func:`usable_cores`), a positive integer that many.
+
+    Examples
+    --------
+    >>> resolve_n_jobs(3), resolve_n_jobs(None) == usable_cores()
+    (3, True)
+    """
+    if n_jobs is None or n_jobs == -1:
+        return usable_cores()
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs!r}.")
+    return int(n_jobs)
 
 
 _blas_controllers = None

@@ -18,8 +18,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import kernels as kernel_module
-from .._parallel import blas_in_equal_parts, on_pool_thread, usable_cores
-from .._plan import PARALLEL_PREDICT_VALUES, PRECOMPUTED_SYMMETRY_RTOL
+from .._parallel import blas_in_equal_parts, on_pool_thread, resolve_n_jobs
+from .._plan import PRECOMPUTED_SYMMETRY_RTOL
 from .._solver import ITERATION_LIMIT, NOT_FINITE, STALLED, KernelRows, PrecomputedRows, SolverSettings, solve
 from .._progress import enable_logging
 from .._validation import (
@@ -37,16 +37,6 @@ def is_real(value):
 def is_integer(value):
     """``isinstance(value, numbers.Integral)``, Python's int first (see :func:`is_real`)."""
     return type(value) is int or isinstance(value, numbers.Integral)
-
-
-def resolve_n_jobs(n_jobs):
-    """Number of worker threads: ``None`` or -1 every core, a positive integer that many."""
-    cores = usable_cores()
-    if n_jobs is None or n_jobs == -1:
-        return cores
-    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs!r}.")
-    return int(n_jobs)
 
 
 def _is_plain_matrix(X, check_finite=True):
@@ -362,9 +352,7 @@ class BaseKernelSVM(BaseEstimator):
             return np.broadcast_to(intercept, (n_rows, coef.shape[1])).copy()
         if by_class is not None and by_class.pays(n_rows):
             coef = by_class
-        # (the threads are counted only where kernel_decisions spreads its work over them)
-        n_jobs = resolve_n_jobs(getattr(self, "n_jobs", None)) if n_rows * n_sv >= PARALLEL_PREDICT_VALUES else 1
-        out = kernel_decisions(X, self.support_vectors_, model, coef, self.kernel_, n_jobs)
+        out = kernel_decisions(X, self.support_vectors_, model, coef, self.kernel_, getattr(self, "n_jobs", None))
         out += intercept
         return out
 

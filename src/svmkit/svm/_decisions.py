@@ -31,7 +31,7 @@ from .._buffers import reused_array
 from .._core.kernels import LINEAR, RBF, apply_kernel_after_sparse_products, sparse_kernel_data, sparse_products
 from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
-from .._parallel import blas_in_equal_parts, map_in_threads
+from .._parallel import blas_in_equal_parts, map_in_threads, resolve_n_jobs
 from .._plan import (
     PAIR_PRODUCTS_MIN_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES,
     dense_copy_pays, exact_float32_pays,
@@ -361,6 +361,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     :class:`PairCoefficients`, ``support`` the
     :class:`SupportVectors` of a built-in kernel or None for another kernel (called on blocks
     of ``X`` and ``support_vectors``). Blocks of test rows are spread over ``n_jobs`` threads
+    (the estimator's parameter, :func:`svmkit._parallel.resolve_n_jobs`, counted only then)
     where there are many kernel values; there, support vectors whose features split
     (:meth:`SupportVectors.feature_split`) have the split's products.
     """
@@ -425,7 +426,9 @@ def _in_blocks_on_threads(block_decisions, n_rows, n_decisions, part_size, n_job
     """The (n_rows, n_decisions) decisions of ``block_decisions(first, last)`` of blocks of test
     rows, whose kernel values against parts of ``part_size`` support vectors stay within
     ``PREDICT_BLOCK_BYTES``, spread over ``n_jobs`` threads: blocks of equal size, as many as a
-    multiple of the threads, so that no thread is left with a block more than the others."""
+    multiple of the threads, so that no thread is left with a block more than the others
+    (``n_jobs``: the estimator's parameter)."""
+    n_jobs = resolve_n_jobs(n_jobs)
     out = np.empty((n_rows, n_decisions))
     n_blocks = -(-n_rows // max(1, PREDICT_BLOCK_BYTES // (8 * part_size)))
     n_blocks = -(-n_blocks // n_jobs) * n_jobs
