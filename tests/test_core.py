@@ -12,8 +12,8 @@ from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
 from svmkit._core._jit import jit
 from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
-    kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data, sparse_kernel_data,
-    sparse_products,
+    add_sparse_products, kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data,
+    sparse_kernel_data,
 )
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch, solve_kept,
@@ -66,19 +66,24 @@ def test_kernel_rows_longer_than_a_tile_equal_the_formulas(sparse):
     np.testing.assert_array_equal(in_parts, out)
 
 
-def test_sparse_products_by_feature_equal_the_dot_products():
-    """Test rows (one empty, features the data lack) times sparse data, by feature."""
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sparse_products_by_feature_add_the_dot_products(dtype):
+    """Rows of CSR arrays (one empty, features the data lack), some of them twice and out of
+    order, times sparse data, by feature, added to what ``out`` holds (in its type)."""
     rng = np.random.default_rng(11)
     data_X = sp.random(30, 200, density=0.05, format="csr", random_state=rng)
     test = sp.random(6, 200, density=0.05, format="csr", random_state=rng)
     test[3] = 0.0
     test.eliminate_zeros()
     data = sparse_kernel_data(data_X, LINEAR, 1.0, 0.0, 1.0)
-    out = np.full((6, 30), np.nan)
-    sparse_products(test.indptr.astype(np.int64), test.indices.astype(np.int64), test.data, data, out)
-    expected = kernel_by_formula(LINEAR, 1.0, 0.0, 1.0, test.toarray(), data_X.toarray())
-    np.testing.assert_allclose(out, expected, rtol=1e-13, atol=1e-15)
-    assert not out[3].any()
+    rows = np.array([5, 3, 0, 5, 1])
+    start = rng.normal(size=(5, 30)).astype(dtype)
+    out = start.copy()
+    add_sparse_products(test.indptr.astype(np.int64), test.indices.astype(np.int64), test.data, rows, data, out)
+    expected = start + kernel_by_formula(LINEAR, 1.0, 0.0, 1.0, test.toarray()[rows], data_X.toarray())
+    tolerance = 1e-6 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(out, expected, rtol=tolerance, atol=tolerance)
+    np.testing.assert_array_equal(out[1], start[1])  # (the empty row adds nothing)
 
 
 @pytest.mark.parametrize("code, gamma, coef0, degree", KERNELS)
@@ -109,7 +114,7 @@ def test_kernel_asymmetry_is_the_naive_largest_difference_and_value(n):
 
 
 @pytest.mark.parametrize("function", [apply_kernel, apply_kernel_after_sparse_products, kernel_rows, kernel_columns,
-                                      sparse_products, kernel_asymmetry])
+                                      add_sparse_products, kernel_asymmetry])
 def test_compiled_kernel_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0

@@ -5,11 +5,18 @@ BLAS's dense products cost every feature of every row; a sparse feature's produc
 summed over its entries instead (:func:`svmkit._core.kernels.apply_kernel_after_sparse_products`).
 RBF's values depend on ``x - y`` only, so its data may first be moved so that each feature's
 median, the value most rows hold where there is one, is zero; other kernels' may not.
+
+The other way round, the products of sparse rows are taken by feature (the entries of a row's
+features only), and a few features held by many rows can take most of that work: BLAS takes
+theirs on a dense copy of them (:func:`common_features`).
 """
 
 import numpy as np
 
-from ._plan import SPARSE_ENTRY_COST, SPARSE_FEATURE_DENSITY, SPLIT_MIN_SAVING
+from ._plan import (
+    COMMON_FEATURE_DENSITY, COMMON_FEATURES_MIN_SHARE, DENSE_COPY_BYTES, SPARSE_ENTRY_COST, SPARSE_FEATURE_DENSITY,
+    SPLIT_MIN_SAVING,
+)
 
 #: Rows, spread over all, that decide the split (medians and densities): any split gives the
 #: same kernel values, and a sample's densities are within a few hundredths of all rows'.
@@ -73,3 +80,29 @@ def centred_parts(columns, split):
     centre, dense, sparse = split
     parts = [columns[features] - centre[features].astype(columns.dtype)[:, np.newaxis] for features in (dense, sparse)]
     return (*parts, sum(np.einsum("ij,ij->j", part, part) for part in parts))
+
+
+def common_features(column_counts, n_rows, itemsize):
+    """The features of sparse rows whose products BLAS takes on a dense copy of them, the others'
+    taken by feature: those in more than ``COMMON_FEATURE_DENSITY`` of the ``n_rows`` rows
+    (``column_counts``: the rows holding each feature), the most common first as far as
+    ``DENSE_COPY_BYTES`` hold them at ``itemsize`` bytes a value, in feature order; None where
+    they take less than ``COMMON_FEATURES_MIN_SHARE`` of the work by feature (a feature held by
+    ``c`` rows costs ``c^2`` products over all pairs of rows).
+
+    Examples
+    --------
+    >>> counts = np.array([900, 3, 0, 400, 120, 7])  # (rows holding each feature, of 1,000)
+    >>> common_features(counts, 1000, 4)  # (900^2 + 400^2 of the 970,707 products)
+    array([0, 3])
+    >>> common_features(np.array([130, 100, 100, 100, 100, 100]), 1000, 4) is None  # (130^2: 25%)
+    True
+    """
+    counts = np.asarray(column_counts, dtype=np.float64)
+    common = np.flatnonzero(counts > COMMON_FEATURE_DENSITY * n_rows)
+    most = int(DENSE_COPY_BYTES // (itemsize * max(n_rows, 1)))
+    common = common[np.argsort(-counts[common], kind="stable")[:most]]
+    share = float(np.dot(counts[common], counts[common]))
+    if common.size == 0 or share < COMMON_FEATURES_MIN_SHARE * float(np.dot(counts, counts)):
+        return None
+    return np.sort(common)

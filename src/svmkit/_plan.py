@@ -223,6 +223,19 @@ SPARSE_ENTRY_COST = 4.0
 #: over each row of products and BLAS's lower speed on fewer features take smaller savings (ijcnn1:
 #: 9 sparse features of 22, about 0.9 entries a row, predicted more slowly split).
 SPLIT_MIN_SAVING = 0.5
+#: A feature of sparse rows whose products are taken by feature (``SPARSE_ROWS_DENSITY``) that is
+#: in more than this fraction of the rows has its products taken by BLAS on a dense copy of such
+#: features: a product by feature costs about ``BY_FEATURE_VALUE_COST`` of BLAS's float32
+#: multiply-adds, so a feature in a fraction f of n rows costs f^2 n^2 x 74 by feature against
+#: n^2 by BLAS, more from f = 1 / sqrt(74) = 0.12 on.
+COMMON_FEATURE_DENSITY = 0.125
+#: ... measured on a9a's crossed rows: 1.55 ns a product by feature against 0.021 ns a
+#: multiply-add of BLAS's float32 products, one thread each (docs/performance.md).
+BY_FEATURE_VALUE_COST = 74
+#: ... where such features take at least this fraction of the work by feature: the dense copy and
+#: a second pass over every row of products (the other features' products added) cost more than
+#: smaller savings.
+COMMON_FEATURES_MIN_SHARE = 0.5
 #: One-vs-one predictions of at least this many classes multiply a block's kernel values by each
 #: class's coefficients in its k - 1 pairs (LIBSVM's ``dual_coef_``) rather than by every pair's,
 #: most of them zero: k / 2 times fewer multiply-adds, for a product per class and a sum per pair ...

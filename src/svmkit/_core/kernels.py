@@ -206,26 +206,30 @@ def _sparse_kernel_columns(data, rows, out, places, first, last):
 
 
 @jit
-def sparse_products(indptr, indices, values, data, out):
-    """``out[i, c] =`` the dot product of CSR row ``i`` (``indptr``, ``indices``, ``values``:
-    int64, int64, float64) with row ``c`` of the sparse ``data`` (a :class:`KernelData`), by
-    feature (:func:`_add_products_by_feature`): test rows against sparse support vectors.
+def add_sparse_products(indptr, indices, values, rows, data, out):
+    """``out[k, c] +=`` the dot product of CSR row ``rows[k]`` (``indptr``, ``indices``,
+    ``values``: int64, int64, float64) with row ``c`` of the sparse ``data`` (a
+    :class:`KernelData`), by feature (:func:`_add_products_by_feature`), each sum in float64:
+    test rows against sparse support vectors, and the features of training rows that BLAS does
+    not take (:meth:`svmkit._solver.rows.KernelRows.common_split`).
 
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
     >>> data = sparse_kernel_data(sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])), LINEAR, 1.0, 0.0, 1.0)
-    >>> out = np.full((1, 2), np.nan)
-    >>> sparse_products(np.array([0, 2]), np.array([0, 2]), np.array([4.0, 5.0]), data, out)
-    >>> out  # ([4, 0, 5] with [1, 0, 2] and with [0, 3, 0])
-    array([[14.,  0.]])
+    >>> out = np.array([[0.5, 0.5]])
+    >>> add_sparse_products(np.array([0, 0, 2]), np.array([0, 2]), np.array([4.0, 5.0]), np.array([1]), data, out)
+    >>> out  # 0.5 + ([4, 0, 5] with [1, 0, 2] and with [0, 3, 0])
+    array([[14.5,  0.5]])
     """
     n = out.shape[1]
-    for i in range(out.shape[0]):
-        row = out[i]
+    sums = np.zeros(n)
+    for k in range(out.shape[0]):
+        _add_products_by_feature(indptr, indices, values, rows[k], data, 0, n, sums)
+        row = out[k]
         for c in range(n):
-            row[c] = 0.0
-        _add_products_by_feature(indptr, indices, values, i, data, 0, n, row)
+            row[c] += sums[c]
+            sums[c] = 0.0
 
 
 @jit

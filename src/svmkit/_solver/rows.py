@@ -15,6 +15,7 @@ subset of the rows (a problem's own), and for the linear kernel the change of ``
 from __future__ import annotations
 
 import threading
+from collections import namedtuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,14 +24,27 @@ from .. import _plan
 from .._parallel import blas_in_equal_parts, in_equal_parts
 from ..kernels import row_sq_norms
 from .._core.kernels import (
-    LINEAR, PRECOMPUTED, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
-    kernel_diagonal, kernel_columns, precomputed_kernel_data, sparse_kernel_data,
+    LINEAR, PRECOMPUTED, RBF, SIGMOID, add_sparse_products, apply_kernel, apply_kernel_after_sparse_products,
+    dense_kernel_data, kernel_diagonal, kernel_columns, precomputed_kernel_data, sparse_kernel_data,
 )
 from .._core.working_set import gather_block
 from .._first_use import notice_compilation
-from .._features import centred_parts, split_features
+from .._features import centred_parts, common_features, split_features
 
 _BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
+
+CommonSplit = namedtuple("CommonSplit", "common rest sq_norms rest_products")
+CommonSplit.__doc__ = """Sparse rows whose products BLAS takes for a few common features and
+compiled loops by feature for the others (:meth:`KernelRows.common_split`).
+
+common : 2-D array, the common features of every row, dense and transposed (features by rows,
+    C-ordered), for BLAS's products
+rest : :class:`svmkit._core.kernels.KernelData` of the rows without those features (products
+    only, by feature: :func:`svmkit._core.kernels.add_sparse_products`)
+sq_norms : 1-D array, the squared norm of every whole row, in ``common``'s type
+rest_products : float, the products by feature of the other features a kernel value takes on
+    average
+"""
 
 
 class KernelRows:
@@ -168,6 +182,32 @@ class KernelRows:
             self._data[key] = split
         return self._data[key]
 
+    def common_split(self, dtype):
+        """For sparse rows whose products are taken by feature, a :class:`CommonSplit` in
+        ``dtype`` where a few features held by many rows take most of that work
+        (:func:`svmkit._features.common_features`); else None. Made once."""
+        key = ("common", np.dtype(dtype))
+        with self._making:
+            if key not in self._data:
+                split = None
+                if self._X is not None and sp.issparse(self.X) and self.form is not None:
+                    X = self.X
+                    counts = np.bincount(X.indices, minlength=X.shape[1])
+                    common = common_features(counts, X.shape[0], np.dtype(dtype).itemsize)
+                    if common is not None:
+                        in_common = np.zeros(X.shape[1], dtype=bool)
+                        in_common[common] = True
+                        rest = X.copy()
+                        rest.data[in_common[rest.indices]] = 0.0
+                        rest.eliminate_zeros()
+                        rest_counts = np.where(in_common, 0, counts).astype(np.float64)
+                        split = CommonSplit(np.ascontiguousarray(X[:, common].T.toarray(), dtype=dtype),
+                                            sparse_kernel_data(rest, LINEAR, 1.0, 0.0, 1.0),
+                                            np.asarray(row_sq_norms(X), dtype=dtype),
+                                            float(np.dot(rest_counts, rest_counts)) / max(X.shape[0], 1) ** 2)
+                self._data[key] = split
+            return self._data[key]
+
     def diagonal(self):
         """``k(x, x)`` of every row (float64), as the compiled rows compute it; made once (the
         plan's :meth:`value_bound` of a Python kernel reads it before the solver does)."""
@@ -206,12 +246,13 @@ class KernelRows:
         """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
         (``places`` None: ``out[k]``), in ``out``'s type: by compiled loops (``dots``:
         ``'loops'``, ``'sparse'``; the columns shared out over the cores), by BLAS products
-        and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``), or by the kernel object
+        and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``; ``'sparse'`` where a few
+        common features are BLAS's, :meth:`common_split`), or by the kernel object
         (``'python'``); the last two straight into runs of consecutive places, the other rows
         through a block of at most ``SCATTERED_ROWS_BYTES``."""
         if places is None:
             places = np.arange(rows.shape[0])
-        if self.form is not None and dots != "blas":
+        if self.form is not None and dots != "blas" and (dots != "sparse" or self.common_split(out.dtype) is None):
             data = self.compiled(out.dtype)
             # (a part of the columns of every row on each core: equal work however few the rows)
             in_equal_parts(lambda first, last: kernel_columns(data, rows, out, places, first, last), out.shape[1],
@@ -219,23 +260,39 @@ class KernelRows:
             return
         runs, scattered = _runs_of_slots(places)
         for start, stop in runs:
-            self._rows_into_block(rows[start:stop], out[places[start]:places[start] + stop - start])
+            self._rows_into_block(rows[start:stop], out[places[start]:places[start] + stop - start], dots)
         if scattered.size:
             step = max(1, _plan.SCATTERED_ROWS_BYTES // (out.shape[1] * out.itemsize))
             block = np.empty((min(step, scattered.shape[0]), out.shape[1]), dtype=out.dtype)
             for start in range(0, scattered.shape[0], step):
                 part = scattered[start:start + step]
-                self._rows_into_block(rows[part], block[:part.shape[0]])
+                self._rows_into_block(rows[part], block[:part.shape[0]], dots)
                 out[places[part]] = block[:part.shape[0]]
 
-    def _rows_into_block(self, rows, block):
-        """``block[k] =`` the kernel row ``rows[k]``: BLAS products and the compiled kernel, the
-        rows shared out over BLAS's threads (:func:`svmkit._parallel.blas_in_equal_parts`), or
-        the kernel object."""
+    def _rows_into_block(self, rows, block, dots):
+        """``block[k] =`` the kernel row ``rows[k]``: BLAS products (of the common features
+        and then those of the others by feature, where ``dots`` is ``'sparse'``) and the
+        compiled kernel, the rows shared out over BLAS's threads
+        (:func:`svmkit._parallel.blas_in_equal_parts`), or the kernel object."""
         if self.form is None:
             step = max(1, _BLOCK_VALUES // max(self.n_rows, 1))
             for start in range(0, rows.shape[0], step):
                 block[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
+            return
+        if dots == "sparse":
+            common, rest, norms, rest_products = self.common_split(block.dtype)
+            notice_compilation(add_sparse_products)
+
+            def common_rows(first, last):
+                part, out = rows[first:last], block[first:last]
+                np.matmul(common[:, part].T, common, out=out)
+                add_sparse_products(rest.indptr, rest.indices, rest.values, part, rest, out)
+                if self.form[0] != LINEAR:
+                    apply_kernel(out, norms[part], norms, *self.form)
+
+            # (the work in BLAS's multiply-adds: the common features', and those by feature)
+            blas_in_equal_parts(common_rows, rows.shape[0],
+                                block.size * (common.shape[0] + _plan.BY_FEATURE_VALUE_COST * rest_products))
             return
         split = self.split_transposed(block.dtype)
         if split is not None:

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from .. import kernels as kernel_module
 from .._buffers import reused_array
-from .._core.kernels import LINEAR, RBF, apply_kernel_after_sparse_products, sparse_kernel_data, sparse_products
+from .._core.kernels import LINEAR, RBF, add_sparse_products, apply_kernel_after_sparse_products, sparse_kernel_data
 from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads, resolve_n_jobs
@@ -243,7 +243,7 @@ class SupportVectors:
 
     def by_feature(self):
         """The :class:`svmkit._core.kernels.KernelData` of sparse rows, whose products with
-        sparse test rows :func:`svmkit._core.kernels.sparse_products` takes by feature (the
+        sparse test rows :func:`svmkit._core.kernels.add_sparse_products` takes by feature (the
         entries of a test row's features only), made at the first call; None for dense rows."""
         if self._by_feature is None and sp.issparse(self.rows):
             # (products only, whatever the kernel: kernel_decisions makes them kernel values)
@@ -489,10 +489,10 @@ def _dense_products(buffers, rows, part_rows):
 def _products_by_feature(rows, data):
     """The float64 products of CSR ``rows`` with the sparse rows of ``data`` (a
     :class:`svmkit._core.kernels.KernelData`), by feature."""
-    products = np.empty((rows.shape[0], data.sq_norms.shape[0]))
-    notice_compilation(sparse_products)
-    sparse_products(rows.indptr.astype(np.int64), rows.indices.astype(np.int64),
-                    rows.data.astype(np.float64, copy=False), data, products)
+    products = np.zeros((rows.shape[0], data.sq_norms.shape[0]))
+    notice_compilation(add_sparse_products)
+    add_sparse_products(rows.indptr.astype(np.int64), rows.indices.astype(np.int64),
+                        rows.data.astype(np.float64, copy=False), np.arange(rows.shape[0]), data, products)
     return products
 
 
