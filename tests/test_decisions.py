@@ -265,3 +265,28 @@ def test_rows_of_a_million_sparse_features_give_libsvms_model_and_the_formulas_d
         support_vectors.multiply(support_vectors).sum(axis=1)).T - 2.0 * (X_test @ support_vectors.T).toarray())
     expected = np.exp(-0.01 * np.maximum(distances, 0.0)) @ ours.dual_coef_[0] + ours.intercept_[0]
     np.testing.assert_allclose(ours.decision_function(X_test), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_a_blocked_fit_of_sparse_rows_with_common_features_gives_libsvms_model(caplog):
+    """The blocked strategy (a cache of 1 MB) on very sparse rows whose common features (a9a's,
+    held by many rows) take most of the products by feature: its kernel rows are BLAS's products
+    of those features and compiled loops' of the others, and the model is LIBSVM's and that of
+    the Gram strategy (the default cache), whose rows are all compiled loops'."""
+    import logging
+
+    from sklearn.svm import SVC as LibsvmSVC
+    from svmkit.kernels import RBFKernel
+    from svmkit._solver.rows import KernelRows
+
+    X, y = _crossed_a9a(3000)
+    X_train, y_train, X_test = X[:2500], y[:2500], X[2500:]
+    assert KernelRows(RBFKernel(gamma=0.01), X_train).common_split(np.float32) is not None
+    with caplog.at_level(logging.INFO, logger="svmkit"):
+        blocked = SVC(C=1.0, gamma=0.01, tol=1e-6, cache_size=1, verbose=True).fit(X_train, y_train)
+    assert any(": plan: blocked strategy" in record.message and "rows by common" in record.message
+               for record in caplog.records)
+    gram = SVC(C=1.0, gamma=0.01, tol=1e-6).fit(X_train, y_train)
+    oracle = LibsvmSVC(C=1.0, gamma=0.01, tol=1e-6).fit(X_train, y_train)
+    np.testing.assert_allclose(blocked.decision_function(X_test), oracle.decision_function(X_test), atol=1e-4)
+    np.testing.assert_allclose(blocked.decision_function(X_test), gram.decision_function(X_test), atol=1e-4)
+    np.testing.assert_allclose(blocked.dual_objective_, gram.dual_objective_, rtol=1e-7)

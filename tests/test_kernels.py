@@ -219,6 +219,43 @@ def test_blas_rows_of_sparse_data_split_the_features_and_are_the_kernel_s_values
     assert KernelRows(kernel, X).split_transposed(dtype) is None
 
 
+@pytest.mark.parametrize("kernel", [K.RBFKernel(gamma=0.3), K.LinearKernel(),
+                                    K.PolynomialKernel(degree=2, gamma=0.5, coef0=1.0)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rows_of_common_and_other_features_are_the_kernel_s_values(kernel, dtype):
+    """Very sparse rows, whose products are taken by feature, where three features are held by
+    90%, 50% and 20% of the rows beside 2,000 rare ones: BLAS multiplies a dense copy of the
+    three, compiled code adds the rare ones' products by feature; the kernel's values, in
+    every place asked (runs of places and scattered ones), and in the blocks of working sets.
+    Without the common features, or on fewer rows, the rows stay with compiled loops alone."""
+    from svmkit._solver.rows import KernelRows
+
+    generator = np.random.default_rng(9)
+    n = 2500  # (at least COMMON_FEATURES_MIN_ROWS)
+    rare = sp.random(n, 2000, density=0.003, format="csr", random_state=9,
+                     data_rvs=lambda size: generator.normal(size=size))
+    common = (generator.random((n, 3)) < [0.9, 0.5, 0.2]) * generator.normal(size=(n, 3))
+    X = sp.hstack([sp.csr_matrix(common), rare]).tocsr()
+    source = KernelRows(kernel, X)
+    split = source.common_split(dtype)
+    assert split.common.shape == (3, n) and split.common.dtype == dtype
+    assert split.rest.values.shape[0] == rare.nnz  # (the common features' entries left out)
+    rows = np.arange(60)[::-1]  # (rows 59 ... 0: the first 40 to a run of places, the rest scattered)
+    places = np.concatenate([np.arange(40), 40 + np.arange(20)[::-1] * 2])
+    out = np.full((80, n), np.nan, dtype=dtype)
+    source.rows_into(rows, out, "common", places)
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    expected = kernel(X[rows].toarray(), X.toarray())
+    np.testing.assert_allclose(out[places], expected, rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(source.block(rows), expected[:, rows], rtol=1e-12, atol=1e-12)
+    without = KernelRows(kernel, rare)
+    assert without.common_features() is None and without.common_split(dtype) is None
+    assert KernelRows(kernel, X[:2000]).common_features() is None  # (fewer rows than COMMON_FEATURES_MIN_ROWS)
+    out = np.empty((60, n), dtype=dtype)
+    without.rows_into(rows, out, "common")
+    np.testing.assert_allclose(out, kernel(rare[rows].toarray(), rare.toarray()), rtol=tolerance, atol=tolerance)
+
+
 @pytest.mark.parametrize("kernel", [K.LinearKernel(), K.PolynomialKernel(gamma=0.1, coef0=1.0, degree=2)])
 def test_the_diagonal_made_a_block_of_rows_at_a_time_is_that_of_all_rows(kernel):
     """Where no float64 data for compiled code are made (a float32 Gram matrix), the diagonal

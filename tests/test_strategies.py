@@ -158,6 +158,14 @@ def test_plan_of_the_linear_kernel_follows_w_where_its_gram_matrix_would_cost_mo
 
 def test_plan_of_precomputed_and_python_kernels_and_step_limits():
     assert plan(300, [300], n_features=0, kernel_code=PRECOMPUTED, budget_bytes=200 * MB).dots == "precomputed"
+    # very sparse rows by feature, and where a few features held by many rows take most of that
+    # work, those by BLAS: rows as SMO asks for them in blocks of the strongest violators'
+    text = dict(n_features=2**20, kernel_code=RBF, sparse_density=1e-4, budget_bytes=200 * MB)
+    assert (plan(2000, [2000], **text).dots, plan(2000, [2000], **text).prefetch) == ("sparse", 1)
+    common = plan(2000, [2000], **text, common_features=True)
+    assert (common.strategy, common.dots, common.prefetch, common.rows_upfront) == ("gram", "common", 64, False)
+    assert plan(10_000, [10_000], **text, common_features=True).strategy == "blocked"
+    assert plan(10_000, [10_000], **text, common_features=True).dots == "common"
     assert plan(300, [300], n_features=5, kernel_code=None, budget_bytes=200 * MB).dots == "python"
     assert plan(300, [300], n_features=5, kernel_code=RBF, budget_bytes=200 * MB, max_iter=7).max_steps == 7
     assert plan(10**6, [10**6], n_features=5, kernel_code=RBF, budget_bytes=200 * MB).max_steps == 2 * 10**8

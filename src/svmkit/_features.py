@@ -14,8 +14,8 @@ theirs on a dense copy of them (:func:`common_features`).
 import numpy as np
 
 from ._plan import (
-    COMMON_FEATURE_DENSITY, COMMON_FEATURES_MIN_SHARE, DENSE_COPY_BYTES, SPARSE_ENTRY_COST, SPARSE_FEATURE_DENSITY,
-    SPLIT_MIN_SAVING,
+    COMMON_FEATURE_DENSITY, COMMON_FEATURES_MIN_ROWS, COMMON_FEATURES_MIN_SHARE, DENSE_COPY_BYTES, SPARSE_ENTRY_COST,
+    SPARSE_FEATURE_DENSITY, SPLIT_MIN_SAVING,
 )
 
 #: Rows, spread over all, that decide the split (medians and densities): any split gives the
@@ -88,16 +88,19 @@ def common_features(column_counts, n_rows, itemsize):
     (``column_counts``: the rows holding each feature), the most common first as far as
     ``DENSE_COPY_BYTES`` hold them at ``itemsize`` bytes a value, in feature order; None where
     they take less than ``COMMON_FEATURES_MIN_SHARE`` of the work by feature (a feature held by
-    ``c`` rows costs ``c^2`` products over all pairs of rows).
+    ``c`` rows costs ``c^2`` products over all pairs of rows), or the rows are fewer than
+    ``COMMON_FEATURES_MIN_ROWS``.
 
     Examples
     --------
-    >>> counts = np.array([900, 3, 0, 400, 120, 7])  # (rows holding each feature, of 1,000)
-    >>> common_features(counts, 1000, 4)  # (900^2 + 400^2 of the 970,707 products)
+    >>> counts = np.array([9000, 30, 0, 4000, 1200, 70])  # (rows holding each feature, of 10,000)
+    >>> common_features(counts, 10_000, 4)  # (9000^2 + 4000^2 of the 98,445,800 products)
     array([0, 3])
-    >>> common_features(np.array([130, 100, 100, 100, 100, 100]), 1000, 4) is None  # (130^2: 25%)
+    >>> common_features(np.array([1300, 1000, 1000, 1000, 1000, 1000]), 10_000, 4) is None  # (1300^2: 25%)
     True
     """
+    if n_rows < COMMON_FEATURES_MIN_ROWS:
+        return None
     counts = np.asarray(column_counts, dtype=np.float64)
     common = np.flatnonzero(counts > COMMON_FEATURE_DENSITY * n_rows)
     most = int(DENSE_COPY_BYTES // (itemsize * max(n_rows, 1)))

@@ -54,12 +54,14 @@ SHARED_ROWS_MIN_FRACTION = 0.95
 #: many small BLAS products, far below the speed of one large one on every core (BLAS: SMO's
 #: rows as it asks cost more than all of them at once even where a tenth of the rows are
 #: support vectors, up to some 2^32; docs/performance.md).
-ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "blas": 2**32}
+ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "common": 2**20, "blas": 2**32}
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
 #: for and those of the strongest violators, which SMO may ask for next. BLAS blocks of 64 rows
 #: run near peak; a row by compiled loops costs as much alone as with others, and the
-#: violators' rows are mostly never read, so loops compute the one asked for (as LIBSVM).
-PREFETCH_ROWS = {"blas": 64, "python": 64, "loops": 1, "sparse": 1, "precomputed": 1}
+#: violators' rows are mostly never read, so loops compute the one asked for (as LIBSVM). Rows
+#: of common features by BLAS (``COMMON_FEATURE_DENSITY``) as BLAS's (a9a's crossed rows, 4,000
+#: of them, RBF: 205 ms with 64 rows, 251 ms with 16, 265 ms by loops alone).
+PREFETCH_ROWS = {"blas": 64, "python": 64, "common": 64, "loops": 1, "sparse": 1, "precomputed": 1}
 #: The problems of a batch on stores of their own rows (one-vs-one pairs) compute their rows by
 #: compiled loops, one as SMO asks for it (as LIBSVM), where its first problems used fewer than
 #: this fraction of the BLAS rows they computed: with few support vectors most of the rows of the
@@ -234,8 +236,12 @@ COMMON_FEATURE_DENSITY = 0.125
 BY_FEATURE_VALUE_COST = 74
 #: ... where such features take at least this fraction of the work by feature: the dense copy and
 #: a second pass over every row of products (the other features' products added) cost more than
-#: smaller savings.
+#: smaller savings ...
 COMMON_FEATURES_MIN_SHARE = 0.5
+#: ... and the rows are at least this many: the copies and the rows computed from Python cost
+#: more than they save on fewer (a9a's crossed rows, 1,000 of them, RBF: 35 ms against 25 ms by
+#: compiled loops alone; 4,000: 205 against 265 ms).
+COMMON_FEATURES_MIN_ROWS = 2048
 #: One-vs-one predictions of at least this many classes multiply a block's kernel values by each
 #: class's coefficients in its k - 1 pairs (LIBSVM's ``dual_coef_``) rather than by every pair's,
 #: most of them zero: k / 2 times fewer multiply-adds, for a product per class and a sum per pair ...
@@ -261,10 +267,11 @@ class Plan:
     gram_dtype : numpy dtype
         Type of the stored kernel values (Gram strategy) or cached rows (blocked: float32
         for the built-in kernels).
-    dots : {'loops', 'blas', 'sparse', 'precomputed', 'python'}
+    dots : {'loops', 'blas', 'sparse', 'common', 'precomputed', 'python'}
         How kernel rows are computed: compiled loops, BLAS products, compiled loops over
-        sparse rows' nonzeros, copies from a precomputed Gram matrix, or the kernel object
-        in Python (kernels without a compiled form).
+        sparse rows' nonzeros, BLAS products of the features many sparse rows hold and
+        compiled loops' of the others (``COMMON_FEATURE_DENSITY``), copies from a precomputed
+        Gram matrix, or the kernel object in Python (kernels without a compiled form).
     working_set : int
         Blocked strategy: variables per working set.
     cache_rows : int
@@ -323,7 +330,7 @@ class Plan:
 
 
 def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, budget_bytes, n_jobs=1,
-         max_iter=-1, linear=False, value_bound=1.0):
+         max_iter=-1, linear=False, value_bound=1.0, common_features=False):
     """The :class:`Plan` of a batch of duals.
 
     Parameters
@@ -350,6 +357,9 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     value_bound : float
         The largest magnitude a kernel value can have (float32 stores only up to
         ``FLOAT32_VALUE_LIMIT``).
+    common_features : bool
+        Whether a few features of sparse data take most of their products by feature
+        (:func:`svmkit._features.common_features`): BLAS takes those where the rows stay sparse.
 
     Examples
     --------
@@ -378,10 +388,13 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
         dots = "python"
     elif sparse_density is not None:
         # (sparse rows dense enough are made dense for BLAS, whichever the strategy)
-        dots = "blas" if dense_copy_pays(sparse_density, n_data, n_features, row_dtype) else "sparse"
+        if dense_copy_pays(sparse_density, n_data, n_features, row_dtype):
+            dots = "blas"
+        else:
+            dots = "common" if common_features else "sparse"
     else:
         dots = "loops" if n_features <= LOOP_ROWS_MAX_FEATURES else "blas"
-    features = n_features * (sparse_density if dots == "sparse" else 1.0)
+    features = n_features * (sparse_density if dots in ("sparse", "common") else 1.0)
     shared_dtype = _gram_dtype_where_it_pays(n_data, budget_bytes, single, features, linear)
     if shared_dtype is not None:
         upfront = n_data * n_data * max(n_features, 1) <= ROWS_UPFRONT_MAX_WORK.get(dots, 0)

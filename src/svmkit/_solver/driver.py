@@ -156,6 +156,7 @@ def _solve(batch, source, settings):
         source.n_rows, batch.rows_per_group(), n_features=source.n_features, kernel_code=source.kernel_code,
         sparse_density=source.sparse_density, budget_bytes=settings.cache_size * 2**20,
         n_jobs=settings.n_jobs, max_iter=settings.max_iter, linear=source.is_linear, value_bound=source.value_bound(),
+        common_features=source.common_features() is not None,
     )
     runs = batch.runs()
     if plan.strategy == "gram" and plan.shared_rows and runs is None:
@@ -723,6 +724,9 @@ def _working_set_block(source, cache, rows, counts, buffers):
     slots = cache.cached(rows)
     if np.all(slots >= 0):
         gather_block(cache.buffer, slots, rows, block)
+    elif cache.dots == "common":  # (from the common features of all the rows, not a split of these)
+        source.block(rows, block, precision=cache.buffer.dtype)
+        counts.add(values=block.size)
     else:
         square = reused_array(buffers, "rows", (rows.shape[0], rows.shape[0]), cache.buffer.dtype)
         source.subset(rows).rows_into(np.arange(rows.shape[0]), square, cache.dots)

@@ -182,29 +182,38 @@ class KernelRows:
             self._data[key] = split
         return self._data[key]
 
+    def common_features(self):
+        """For sparse rows of a compiled kernel, the few features held by many rows that take
+        most of their products by feature (:func:`svmkit._features.common_features`, as many
+        as a float64 copy may hold), else None; found once."""
+        with self._making:
+            if "common_features" not in self._data:
+                found = None
+                if self._X is not None and sp.issparse(self.X) and self.form is not None:
+                    found = common_features(np.bincount(self.X.indices, minlength=self.n_features), self.n_rows, 8)
+                self._data["common_features"] = found
+            return self._data["common_features"]
+
     def common_split(self, dtype):
-        """For sparse rows whose products are taken by feature, a :class:`CommonSplit` in
-        ``dtype`` where a few features held by many rows take most of that work
-        (:func:`svmkit._features.common_features`); else None. Made once."""
+        """For sparse rows whose :meth:`common_features` there are, a :class:`CommonSplit` in
+        ``dtype``; else None. Made once."""
         key = ("common", np.dtype(dtype))
+        common = self.common_features()
         with self._making:
             if key not in self._data:
                 split = None
-                if self._X is not None and sp.issparse(self.X) and self.form is not None:
+                if common is not None:
                     X = self.X
-                    counts = np.bincount(X.indices, minlength=X.shape[1])
-                    common = common_features(counts, X.shape[0], np.dtype(dtype).itemsize)
-                    if common is not None:
-                        in_common = np.zeros(X.shape[1], dtype=bool)
-                        in_common[common] = True
-                        rest = X.copy()
-                        rest.data[in_common[rest.indices]] = 0.0
-                        rest.eliminate_zeros()
-                        rest_counts = np.where(in_common, 0, counts).astype(np.float64)
-                        split = CommonSplit(np.ascontiguousarray(X[:, common].T.toarray(), dtype=dtype),
-                                            sparse_kernel_data(rest, LINEAR, 1.0, 0.0, 1.0),
-                                            np.asarray(row_sq_norms(X), dtype=dtype),
-                                            float(np.dot(rest_counts, rest_counts)) / max(X.shape[0], 1) ** 2)
+                    in_common = np.zeros(X.shape[1], dtype=bool)
+                    in_common[common] = True
+                    rest = X.copy()
+                    rest.data[in_common[rest.indices]] = 0.0
+                    rest.eliminate_zeros()
+                    rest = sparse_kernel_data(rest, LINEAR, 1.0, 0.0, 1.0)
+                    rest_counts = np.diff(rest.column_starts).astype(np.float64)  # (rows holding each feature)
+                    split = CommonSplit(np.ascontiguousarray(X[:, common].T.toarray(), dtype=dtype), rest,
+                                        np.asarray(row_sq_norms(X), dtype=dtype),
+                                        float(np.dot(rest_counts, rest_counts)) / max(X.shape[0], 1) ** 2)
                 self._data[key] = split
             return self._data[key]
 
@@ -246,13 +255,14 @@ class KernelRows:
         """``out[places[k]] =`` the kernel row ``rows[k]`` over every row of the data
         (``places`` None: ``out[k]``), in ``out``'s type: by compiled loops (``dots``:
         ``'loops'``, ``'sparse'``; the columns shared out over the cores), by BLAS products
-        and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``; ``'sparse'`` where a few
-        common features are BLAS's, :meth:`common_split`), or by the kernel object
+        and :func:`svmkit._core.kernels.apply_kernel` (``'blas'``; ``'common'``: those of the
+        :meth:`common_split`'s features, the others' by feature, or compiled loops where the
+        rows have no such features), or by the kernel object
         (``'python'``); the last two straight into runs of consecutive places, the other rows
         through a block of at most ``SCATTERED_ROWS_BYTES``."""
         if places is None:
             places = np.arange(rows.shape[0])
-        if self.form is not None and dots != "blas" and (dots != "sparse" or self.common_split(out.dtype) is None):
+        if self.form is not None and dots != "blas" and (dots != "common" or self.common_split(out.dtype) is None):
             data = self.compiled(out.dtype)
             # (a part of the columns of every row on each core: equal work however few the rows)
             in_equal_parts(lambda first, last: kernel_columns(data, rows, out, places, first, last), out.shape[1],
@@ -271,7 +281,7 @@ class KernelRows:
 
     def _rows_into_block(self, rows, block, dots):
         """``block[k] =`` the kernel row ``rows[k]``: BLAS products (of the common features
-        and then those of the others by feature, where ``dots`` is ``'sparse'``) and the
+        and then those of the others by feature, where ``dots`` is ``'common'``) and the
         compiled kernel, the rows shared out over BLAS's threads
         (:func:`svmkit._parallel.blas_in_equal_parts`), or the kernel object."""
         if self.form is None:
@@ -279,7 +289,7 @@ class KernelRows:
             for start in range(0, rows.shape[0], step):
                 block[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
             return
-        if dots == "sparse":
+        if dots == "common":
             common, rest, norms, rest_products = self.common_split(block.dtype)
             notice_compilation(add_sparse_products)
 
@@ -317,15 +327,19 @@ class KernelRows:
 
         blas_in_equal_parts(dense_rows, rows.shape[0], block.size * self.n_features)
 
-    def block(self, rows, out=None):
+    def block(self, rows, out=None, precision=np.float64):
         """The float64 block ``K(x_rows, x_rows)`` (a working set's), into ``out`` where given
         (float64, C-ordered); sparse rows made dense for BLAS's products where such a copy pays
         (:func:`svmkit._plan.dense_copy_pays`, as for the solver's rows: SciPy's sparse-by-sparse
-        products are far slower); a built-in kernel's rows shared out over BLAS's threads
+        products are far slower), else where they have :meth:`common_features`, BLAS's
+        products of those (in ``precision``: a row cache's type) and compiled loops' of the
+        others; a built-in kernel's rows shared out over BLAS's threads
         (:func:`svmkit._parallel.blas_in_equal_parts`)."""
         A = self.X[rows]
         if sp.issparse(A) and _plan.dense_copy_pays(self.sparse_density, A.shape[0], self.n_features, np.float64):
             A = A.toarray()
+        elif sp.issparse(A) and self.form is not None and self.common_features() is not None:
+            return self._common_block(rows, out, precision)
         if out is None:
             out = np.empty((A.shape[0], A.shape[0]))
         if self.form is None:
@@ -350,6 +364,29 @@ class KernelRows:
             out[first:last] = self.kernel(A[first:last], A)
 
         blas_in_equal_parts(block_rows, A.shape[0], out.size * self.n_features)
+        return out
+
+    def _common_block(self, rows, out, precision):
+        """:meth:`block` of sparse rows by their :meth:`common_split` in ``precision``: BLAS's
+        products of the common features (of a copy of the rows' columns, so that BLAS multiplies
+        two buffers, not one by its own transpose), then those of the others by feature, over the
+        features these rows hold only (numbered anew: by-feature data of all the columns take a
+        pass over them), then the kernel."""
+        common, rest, norms, _ = self.common_split(precision)
+        if out is None:
+            out = np.empty((rows.shape[0], rows.shape[0]))
+        part = common[:, rows]
+        out[:] = np.ascontiguousarray(part.T) @ part
+        others = sp.csr_matrix((rest.values, rest.indices, rest.indptr), shape=(self.n_rows, self.n_features))[rows]
+        held, features = np.unique(others.indices, return_inverse=True)
+        others = sp.csr_matrix((others.data, features, others.indptr), shape=(rows.shape[0], held.size))
+        others = sparse_kernel_data(others, LINEAR, 1.0, 0.0, 1.0)
+        notice_compilation(add_sparse_products)
+        add_sparse_products(others.indptr, others.indices, others.values, np.arange(rows.shape[0]), others, out)
+        if self.form[0] != LINEAR:
+            apply_kernel(out, norms[rows].astype(np.float64), norms[rows].astype(np.float64), *self.form)
+        if np.dtype(precision) != np.float64:
+            out[:] = out.astype(precision)  # (rounded as the cached rows are)
         return out
 
     def weighted_columns(self, rows, coef):
@@ -446,6 +483,9 @@ class PrecomputedRows:
     def __init__(self, K):
         self.K = K
 
+    def common_features(self):
+        return None
+
     @property
     def n_rows(self):
         return self.K.shape[0]
@@ -471,5 +511,5 @@ class PrecomputedRows:
     def subset(self, rows):
         return PrecomputedRows(square_block(self.K, rows))
 
-    def block(self, rows, out=None):
+    def block(self, rows, out=None, precision=np.float64):
         return square_block(self.K, rows, out)
