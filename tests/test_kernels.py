@@ -223,9 +223,9 @@ def test_blas_rows_of_sparse_data_split_the_features_and_are_the_kernel_s_values
                                     K.PolynomialKernel(degree=2, gamma=0.5, coef0=1.0)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_rows_of_common_and_other_features_are_the_kernel_s_values(kernel, dtype):
-    """Very sparse rows, whose products are taken by feature, where three features are held by
-    90%, 50% and 20% of the rows beside 2,000 rare ones: BLAS multiplies a dense copy of the
-    three, compiled code adds the rare ones' products by feature; the kernel's values, in
+    """Very sparse rows, whose products are taken by feature, where six features are held by 90%
+    to 20% of the rows beside 2,000 rare ones: BLAS multiplies a dense copy of the six, compiled
+    code adds the rare ones' products by feature; the kernel's values, in
     every place asked (runs of places and scattered ones), and in the blocks of working sets.
     Without the common features, or on fewer rows, the rows stay with compiled loops alone."""
     from svmkit._solver.rows import KernelRows
@@ -234,11 +234,12 @@ def test_rows_of_common_and_other_features_are_the_kernel_s_values(kernel, dtype
     n = 2500  # (at least COMMON_FEATURES_MIN_ROWS)
     rare = sp.random(n, 2000, density=0.003, format="csr", random_state=9,
                      data_rvs=lambda size: generator.normal(size=size))
-    common = (generator.random((n, 3)) < [0.9, 0.5, 0.2]) * generator.normal(size=(n, 3))
+    held = [0.9, 0.9, 0.8, 0.5, 0.5, 0.2]  # (2.8 products a value saved, 207 against 2 x 54: common_features)
+    common = (generator.random((n, 6)) < held) * generator.normal(size=(n, 6))
     X = sp.hstack([sp.csr_matrix(common), rare]).tocsr()
     source = KernelRows(kernel, X)
     split = source.common_split(dtype)
-    assert split.common.shape == (3, n) and split.common.dtype == dtype
+    assert split.common.shape == (6, n) and split.common.dtype == dtype
     assert split.rest.values.shape[0] == rare.nnz  # (the common features' entries left out)
     rows = np.arange(60)[::-1]  # (rows 59 ... 0: the first 40 to a run of places, the rest scattered)
     places = np.concatenate([np.arange(40), 40 + np.arange(20)[::-1] * 2])

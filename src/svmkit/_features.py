@@ -14,8 +14,8 @@ theirs on a dense copy of them (:func:`common_features`).
 import numpy as np
 
 from ._plan import (
-    COMMON_FEATURE_DENSITY, COMMON_FEATURES_MIN_ROWS, COMMON_FEATURES_MIN_SHARE, DENSE_COPY_BYTES, SPARSE_ENTRY_COST,
-    SPARSE_FEATURE_DENSITY, SPLIT_MIN_SAVING,
+    BY_FEATURE_VALUE_COST, COMMON_FEATURE_DENSITY, COMMON_FEATURES_MIN_ROWS, COMMON_SPLIT_MIN_GAIN,
+    COMMON_SPLIT_PASS_COST, DENSE_COPY_BYTES, SPARSE_ENTRY_COST, SPARSE_FEATURE_DENSITY, SPLIT_MIN_SAVING,
 )
 
 #: Rows, spread over all, that decide the split (medians and densities): any split gives the
@@ -86,17 +86,18 @@ def common_features(column_counts, n_rows, itemsize):
     """The features of sparse rows whose products BLAS takes on a dense copy of them, the others'
     taken by feature: those in more than ``COMMON_FEATURE_DENSITY`` of the ``n_rows`` rows
     (``column_counts``: the rows holding each feature), the most common first as far as
-    ``DENSE_COPY_BYTES`` hold them at ``itemsize`` bytes a value, in feature order; None where
-    they take less than ``COMMON_FEATURES_MIN_SHARE`` of the work by feature (a feature held by
-    ``c`` rows costs ``c^2`` products over all pairs of rows), or the rows are fewer than
-    ``COMMON_FEATURES_MIN_ROWS``.
+    ``DENSE_COPY_BYTES`` hold them at ``itemsize`` bytes a value, in feature order. None where
+    the products by feature they save (a feature held by ``c`` rows makes ``c^2`` of them over all
+    pairs of rows, ``BY_FEATURE_VALUE_COST`` each) come to less than ``COMMON_SPLIT_MIN_GAIN``
+    times what they cost instead (BLAS's products, a multiply-add a feature and a value, and
+    ``COMMON_SPLIT_PASS_COST`` a value), or the rows are fewer than ``COMMON_FEATURES_MIN_ROWS``.
 
     Examples
     --------
-    >>> counts = np.array([9000, 30, 0, 4000, 1200, 70])  # (rows holding each feature, of 10,000)
-    >>> common_features(counts, 10_000, 4)  # (9000^2 + 4000^2 of the 98,445,800 products)
-    array([0, 3])
-    >>> common_features(np.array([1300, 1000, 1000, 1000, 1000, 1000]), 10_000, 4) is None  # (1300^2: 25%)
+    >>> counts = np.array([9000, 30, 0, 8000, 1300, 70])  # (rows holding each feature, of 10,000)
+    >>> common_features(counts, 10_000, 4)  # (1.47 products a value saved: 109 against 2 x 51)
+    array([0, 3, 4])
+    >>> common_features(np.array([5000, 1000, 1000]), 10_000, 4) is None  # (0.25 a value: 19 against 2 x 49)
     True
     """
     if n_rows < COMMON_FEATURES_MIN_ROWS:
@@ -105,7 +106,7 @@ def common_features(column_counts, n_rows, itemsize):
     common = np.flatnonzero(counts > COMMON_FEATURE_DENSITY * n_rows)
     most = int(DENSE_COPY_BYTES // (itemsize * max(n_rows, 1)))
     common = common[np.argsort(-counts[common], kind="stable")[:most]]
-    share = float(np.dot(counts[common], counts[common]))
-    if common.size == 0 or share < COMMON_FEATURES_MIN_SHARE * float(np.dot(counts, counts)):
+    saved = BY_FEATURE_VALUE_COST * float(np.dot(counts[common], counts[common])) / float(n_rows) ** 2
+    if common.size == 0 or saved < COMMON_SPLIT_MIN_GAIN * (common.size + COMMON_SPLIT_PASS_COST):
         return None
     return np.sort(common)

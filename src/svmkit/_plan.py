@@ -234,10 +234,15 @@ COMMON_FEATURE_DENSITY = 0.125
 #: ... measured on a9a's crossed rows: 1.55 ns a product by feature against 0.021 ns a
 #: multiply-add of BLAS's float32 products, one thread each (docs/performance.md).
 BY_FEATURE_VALUE_COST = 74
-#: ... where such features take at least this fraction of the work by feature: the dense copy and
-#: a second pass over every row of products (the other features' products added) cost more than
-#: smaller savings ...
-COMMON_FEATURES_MIN_SHARE = 0.5
+#: ... where the products by feature they save (``BY_FEATURE_VALUE_COST`` each) come to at least
+#: this many times what BLAS's products of them and a second pass over every row of products
+#: (the other features' products added in, ``COMMON_SPLIT_PASS_COST``) cost: the dense copies
+#: cost besides, and the fits of w8a's shape (49,749 x 300, 12 binary features a row, 17 of them
+#: common, 0.85 products a kernel value saved: 63 against 65) took 6.9-7.1 s split against
+#: 5.3-5.9 s; a9a's crossed rows save 21.7 products a value, 1,600 against 262.
+COMMON_SPLIT_MIN_GAIN = 2.0
+#: ... that pass costs about 1 ns a value, some 48 of BLAS's float32 multiply-adds.
+COMMON_SPLIT_PASS_COST = 48
 #: ... and the rows are at least this many: the copies and the rows computed from Python cost
 #: more than they save on fewer (a9a's crossed rows, 1,000 of them, RBF: 35 ms against 25 ms by
 #: compiled loops alone; 4,000: 205 against 265 ms).
