@@ -290,3 +290,26 @@ def test_a_blocked_fit_of_sparse_rows_with_common_features_gives_libsvms_model(c
     np.testing.assert_allclose(blocked.decision_function(X_test), oracle.decision_function(X_test), atol=1e-4)
     np.testing.assert_allclose(blocked.decision_function(X_test), gram.decision_function(X_test), atol=1e-4)
     np.testing.assert_allclose(blocked.dual_objective_, gram.dual_objective_, rtol=1e-7)
+
+
+def test_one_vs_one_problems_on_their_own_sparse_rows_with_and_without_common_features_give_libsvms_model(caplog):
+    """Four classes of very sparse rows with common features, each one-vs-one problem on a store
+    of its own rows (a cache too small for one of all rows): the pairs of at least
+    COMMON_FEATURES_MIN_ROWS rows take BLAS's products of their common features, the smaller
+    ones compiled loops by feature; each pair's model is LIBSVM's."""
+    import logging
+
+    from sklearn.svm import SVC as LibsvmSVC
+
+    X, y = _crossed_a9a(3300)
+    labels = 2 * (y > 0) + (X[:, 0].toarray().ravel() > 0)  # (a9a's class and its first feature)
+    X_train, labels_train, X_test = X[:3000], labels[:3000], X[3000:]
+    sizes = np.bincount(labels_train.astype(int))
+    pair_sizes = [sizes[a] + sizes[b] for a in range(4) for b in range(a + 1, 4)]
+    assert min(pair_sizes) < 2048 <= max(pair_sizes)
+    with caplog.at_level(logging.INFO, logger="svmkit"):
+        ours = SVC(C=1.0, gamma=0.01, tol=1e-6, cache_size=30, decision_function_shape="ovo", verbose=True)
+        ours.fit(X_train, labels_train)
+    assert any("rows per problem), rows by common" in record.message for record in caplog.records)
+    oracle = LibsvmSVC(C=1.0, gamma=0.01, tol=1e-6, decision_function_shape="ovo").fit(X_train, labels_train)
+    np.testing.assert_allclose(ours.decision_function(X_test), oracle.decision_function(X_test), atol=1e-4)

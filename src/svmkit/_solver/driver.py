@@ -235,6 +235,8 @@ class _GramStore:
         n = source.n_rows
         self.source = source
         self.dots = "loops" if loops and plan.dots == "blas" else plan.dots
+        if self.dots == "common" and source.common_features() is None:
+            self.dots = "sparse"  # (a problem's own rows without the batch's common features: compiled loops)
         self.prefetch = plan.prefetch if self.dots == plan.dots else _plan.PREFETCH_ROWS[self.dots]
         self.counts = counts
         # (rows, places, the times the places were taken) of each BLAS call, where a judge counts them
