@@ -484,6 +484,7 @@ class PrecomputedRows:
         self.K = K
 
     def common_features(self):
+        """None: a Gram matrix has no features (:meth:`KernelRows.common_features`)."""
         return None
 
     @property
