@@ -59,8 +59,8 @@ ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "common": 2**20, "blas
 #: for and those of the strongest violators, which SMO may ask for next. BLAS blocks of 64 rows
 #: run near peak; a row by compiled loops costs as much alone as with others, and the
 #: violators' rows are mostly never read, so loops compute the one asked for (as LIBSVM). Rows
-#: of common features by BLAS (``COMMON_FEATURE_DENSITY``) as BLAS's (a9a's crossed rows, 4,000
-#: of them, RBF: 205 ms with 64 rows, 251 ms with 16, 265 ms by loops alone).
+#: of common features by BLAS (``COMMON_FEATURE_DENSITY``) as BLAS's: fewer at a time were
+#: slower on a9a's crossed rows (docs/performance.md).
 PREFETCH_ROWS = {"blas": 64, "python": 64, "common": 64, "loops": 1, "sparse": 1, "precomputed": 1}
 #: The problems of a batch on stores of their own rows (one-vs-one pairs) compute their rows by
 #: compiled loops, one as SMO asks for it (as LIBSVM), where its first problems used fewer than
@@ -231,21 +231,19 @@ SPLIT_MIN_SAVING = 0.5
 #: multiply-adds, so a feature in a fraction f of n rows costs f^2 n^2 x 74 by feature against
 #: n^2 by BLAS, more from f = 1 / sqrt(74) = 0.12 on.
 COMMON_FEATURE_DENSITY = 0.125
-#: ... measured on a9a's crossed rows: 1.55 ns a product by feature against 0.021 ns a
-#: multiply-add of BLAS's float32 products, one thread each (docs/performance.md).
+#: ... as measured on a9a's crossed rows, one thread each (docs/performance.md).
 BY_FEATURE_VALUE_COST = 74
 #: ... where the products by feature they save (``BY_FEATURE_VALUE_COST`` each) come to at least
 #: this many times what BLAS's products of them and a second pass over every row of products
 #: (the other features' products added in, ``COMMON_SPLIT_PASS_COST``) cost: the dense copies
-#: cost besides, and the fits of w8a's shape (49,749 x 300, 12 binary features a row, 17 of them
-#: common, 0.85 products a kernel value saved: 63 against 65) took 6.9-7.1 s split against
-#: 5.3-5.9 s; a9a's crossed rows save 21.7 products a value, 1,600 against 262.
+#: cost besides, and rows of w8a's shape (12 binary features a row, 17 of 300 common, a saving of
+#: 63 against 65) were computed more slowly split (docs/performance.md).
 COMMON_SPLIT_MIN_GAIN = 2.0
 #: ... that pass costs about 1 ns a value, some 48 of BLAS's float32 multiply-adds.
 COMMON_SPLIT_PASS_COST = 48
 #: ... and the rows are at least this many: the copies and the rows computed from Python cost
-#: more than they save on fewer (a9a's crossed rows, 1,000 of them, RBF: 35 ms against 25 ms by
-#: compiled loops alone; 4,000: 205 against 265 ms).
+#: more than they save on fewer (a9a's crossed rows: 1,000 slower split, 4,000 faster;
+#: docs/performance.md).
 COMMON_FEATURES_MIN_ROWS = 2048
 #: One-vs-one predictions of at least this many classes multiply a block's kernel values by each
 #: class's coefficients in its k - 1 pairs (LIBSVM's ``dual_coef_``) rather than by every pair's,
