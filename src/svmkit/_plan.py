@@ -239,7 +239,7 @@ BY_FEATURE_VALUE_COST = 74
 #: cost besides, and rows of w8a's shape (12 binary features a row, 17 of 300 common, a saving of
 #: 63 against 65) were computed more slowly split (docs/performance.md).
 COMMON_SPLIT_MIN_GAIN = 2.0
-#: ... that pass costs about 1 ns a value, some 48 of BLAS's float32 multiply-adds.
+#: ... that pass, in BLAS's float32 multiply-adds a value (docs/performance.md).
 COMMON_SPLIT_PASS_COST = 48
 #: ... and the rows are at least this many: the copies and the rows computed from Python cost
 #: more than they save on fewer (a9a's crossed rows: 1,000 slower split, 4,000 faster;
