@@ -204,16 +204,18 @@ class KernelRows:
                 split = None
                 if common is not None:
                     X = self.X
-                    in_common = np.zeros(X.shape[1], dtype=bool)
-                    in_common[common] = True
-                    rest = X.copy()
-                    rest.data[in_common[rest.indices]] = 0.0
-                    rest.eliminate_zeros()
-                    rest = sparse_kernel_data(rest, LINEAR, 1.0, 0.0, 1.0)
-                    rest_counts = np.diff(rest.column_starts).astype(np.float64)  # (rows holding each feature)
+                    if "common_rest" not in self._data:  # (the other features: one copy for every type)
+                        in_common = np.zeros(X.shape[1], dtype=bool)
+                        in_common[common] = True
+                        rest = X.copy()
+                        rest.data[in_common[rest.indices]] = 0.0
+                        rest.eliminate_zeros()
+                        rest = sparse_kernel_data(rest, LINEAR, 1.0, 0.0, 1.0)
+                        rest_counts = np.diff(rest.column_starts).astype(np.float64)  # (rows holding each feature)
+                        self._data["common_rest"] = (rest, float(np.dot(rest_counts, rest_counts)) / X.shape[0] ** 2)
+                    rest, rest_products = self._data["common_rest"]
                     split = CommonSplit(np.ascontiguousarray(X[:, common].T.toarray(), dtype=dtype), rest,
-                                        np.asarray(row_sq_norms(X), dtype=dtype),
-                                        float(np.dot(rest_counts, rest_counts)) / max(X.shape[0], 1) ** 2)
+                                        self._sq_norms().astype(dtype), rest_products)
                 self._data[key] = split
             return self._data[key]
 
@@ -384,7 +386,8 @@ class KernelRows:
         notice_compilation(add_sparse_products)
         add_sparse_products(others.indptr, others.indices, others.values, np.arange(rows.shape[0]), others, out)
         if self.form[0] != LINEAR:
-            apply_kernel(out, norms[rows].astype(np.float64), norms[rows].astype(np.float64), *self.form)
+            block_norms = norms[rows].astype(np.float64)
+            apply_kernel(out, block_norms, block_norms, *self.form)
         if np.dtype(precision) != np.float64:
             out[:] = out.astype(precision)  # (rounded as the cached rows are)
         return out
@@ -512,5 +515,5 @@ class PrecomputedRows:
     def subset(self, rows):
         return PrecomputedRows(square_block(self.K, rows))
 
-    def block(self, rows, out=None, precision=np.float64):
+    def block(self, rows, out=None):
         return square_block(self.K, rows, out)
