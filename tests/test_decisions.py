@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_digits, load_svmlight_file, make_classification
+from sklearn.datasets import load_breast_cancer, load_digits, load_svmlight_file, make_classification
 
 from svmkit import SVC, SVR
 from svmkit._core.kernels import POLYNOMIAL, RBF
@@ -99,6 +99,26 @@ def test_one_vs_one_decisions_of_many_classes_are_the_formula_class_by_class(dat
     expected, scale = _one_vs_one_by_formula(model, X[::37], gamma)
     ours = model.decision_function(X)[::37]
     assert np.max(np.abs(ours - expected) / scale) < 1e-13
+
+
+@pytest.mark.parametrize("kernel, code", [("rbf", RBF), ("poly", POLYNOMIAL)])
+def test_few_rows_against_few_support_vectors_are_the_formula_and_the_rows_of_a_large_prediction(kernel, code):
+    """A prediction of a few rows against a few support vectors (one block, without the
+    set-up of larger ones) gives the formula's decision values, and those the same rows get
+    among many (blocks over threads, parts of the support vectors)."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    model = SVC(kernel=kernel, gamma=0.05, coef0=1.0, degree=3).fit(X[::2], y[::2])
+    few = X[1::2][:40]
+    assert few.shape[0] * model.support_vectors_.shape[0] < _decisions.PARALLEL_PREDICT_VALUES
+    expected, scale = _decisions_by_formula(model, few, code, 0.05, 1.0, 3.0)
+    ours = model.decision_function(few)
+    assert np.max(np.abs(ours - expected) / scale) < 1e-13
+    many = np.vstack([few] * 400)  # (past PARALLEL_PREDICT_VALUES: blocks on threads)
+    assert many.shape[0] * model.support_vectors_.shape[0] >= _decisions.PARALLEL_PREDICT_VALUES
+    among_many = model.decision_function(many)
+    assert np.max(np.abs(among_many[-40:] - ours) / scale) < 1e-13
+    assert np.array_equal(model.predict(few), np.where(ours > 0, model.classes_[1], model.classes_[0]))
 
 
 @pytest.mark.parametrize("flipped", [False, True])

@@ -28,15 +28,17 @@ import scipy.sparse as sp
 
 from .. import kernels as kernel_module
 from .._buffers import reused_array
-from .._core.kernels import LINEAR, RBF, add_sparse_products, apply_kernel_after_sparse_products, sparse_kernel_data
+from .._core.kernels import (
+    LINEAR, RBF, add_sparse_products, apply_kernel, apply_kernel_after_sparse_products, sparse_kernel_data,
+)
 from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads, resolve_n_jobs
 from .._plan import (
-    PAIR_PRODUCTS_MIN_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES, PREDICT_SUPPORT_BYTES,
-    dense_copy_pays, exact_float32_pays,
+    BLAS_UNTHREADED_WORK, PAIR_PRODUCTS_MIN_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
+    PREDICT_SUPPORT_BYTES, dense_copy_pays, exact_float32_pays,
 )
-from ..kernels import row_sq_norms
+from ..kernels import apply_kernel_on_cores, row_sq_norms
 
 #: float32's significand holds every integer up to 2^24 exactly, and no odd one above it.
 FLOAT32_EXACT_INTEGERS = 2.0**24
@@ -366,6 +368,11 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     (:meth:`SupportVectors.feature_split`) have the split's products.
     """
     n_rows = X.shape[0]
+    if support is not None and isinstance(X, np.ndarray) and isinstance(support.rows, np.ndarray):
+        n_sv, n_features = support.rows.shape
+        if n_rows * n_sv < PARALLEL_PREDICT_VALUES and _support_step(n_features) >= n_sv and \
+                not exact_float32_pays(n_sv, n_features):
+            return _whole_support_decisions(X, support, coef, kernel)
     if support is not None and n_rows * support.rows.shape[0] >= PARALLEL_PREDICT_VALUES:
         split = support.feature_split()
         if split is not None:
@@ -420,6 +427,34 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         blas_in_equal_parts(decide_rows, n_rows, n_rows * n_sv * (n_features + n_decisions))
         return out
     return _in_blocks_on_threads(block_decisions, n_rows, n_decisions, min(n_sv, support_step), n_jobs)
+
+
+def _whole_support_decisions(X, support, coef, kernel):
+    """:func:`kernel_decisions` of dense rows ``X`` against dense support vectors few enough to
+    be one part (:func:`_support_step`) in float64, and kernel values few enough for one
+    block: the same blocks and products, without the set-up that larger predictions pay for
+    (thread buffers, float32 and sparse products), which is most of a small prediction's time."""
+    n_rows, (n_sv, n_features) = X.shape[0], support.rows.shape
+    n_decisions = _n_decisions(coef)
+    form = kernel.compiled_form()
+    X_norms = row_sq_norms(X) if form[0] == RBF else np.empty(0)  # (only RBF's values read them)
+    notice_compilation(apply_kernel)
+
+    def decisions(first, last):
+        products = np.matmul(X[first:last], support.rows.T)
+        apply_kernel_on_cores(products, X_norms[first:last], support.sq_norms, form)
+        return _coefficient_products(products, coef, slice(0, n_sv))
+
+    multiply_adds = n_rows * n_sv * (n_features + n_decisions)
+    if multiply_adds < BLAS_UNTHREADED_WORK:
+        return decisions(0, n_rows)  # (what blas_in_equal_parts does, without the copy)
+    out = np.empty((n_rows, n_decisions))
+
+    def decide_rows(first, last):
+        out[first:last] = decisions(first, last)
+
+    blas_in_equal_parts(decide_rows, n_rows, multiply_adds)
+    return out
 
 
 def _in_blocks_on_threads(block_decisions, n_rows, n_decisions, part_size, n_jobs):
