@@ -121,26 +121,36 @@ def single_threaded_blas():
 
 
 def on_one_blas_thread(method):
-    """Decorate a method (a kernel machine's fit) so that BLAS runs on one thread
+    """Decorate a method ``fit(X, ...)`` (a kernel machine's) so that BLAS runs on one thread
     in it (:func:`single_threaded_blas`): its large products are shared out over svmkit's
     threads (:func:`blas_in_equal_parts`), and BLAS's own threads, which OpenBLAS keeps
     spinning for about 0.1 s after each call that woke them, stay asleep instead of taking a
-    core from the solver's loops or the prediction that follows a fit.
+    core from the solver's loops or the prediction that follows a fit. Where ``X`` is so small
+    that no product of its rows reaches :data:`svmkit._plan.BLAS_UNTHREADED_WORK` (``n^2 d``
+    multiply-adds), BLAS is left as it is: it then takes one thread by itself, and setting
+    the count costs more than such a fit's products.
 
     Examples
     --------
+    >>> import numpy as np
     >>> class Model:
     ...     @on_one_blas_thread
-    ...     def fit(self):
+    ...     def fit(self, X):
     ...         return blas_thread_count()  # (the count as the user left it)
-    >>> Model().fit() == blas_thread_count()
+    >>> Model().fit(np.zeros((1000, 10))) == Model().fit(np.zeros((10, 10))) == blas_thread_count()
     True
     """
 
+    from ._plan import BLAS_UNTHREADED_WORK
+
     @functools.wraps(method)
-    def on_one_thread(self, *args, **kwargs):
+    def on_one_thread(self, X=None, *args, **kwargs):
+        shape = getattr(X, "shape", ())
+        if len(shape) == 2 and shape[0] * shape[0] * shape[1] < BLAS_UNTHREADED_WORK:
+            # (no product of such data reaches the size at which BLAS wakes its threads: as it is)
+            return method(self, X, *args, **kwargs)
         with single_threaded_blas():
-            return method(self, *args, **kwargs)
+            return method(self, X, *args, **kwargs)
 
     return on_one_thread
 
