@@ -9,6 +9,7 @@ import os
 from numbers import Integral
 import sys
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -209,14 +210,19 @@ class BaseKernelSVM(BaseEstimator):
             verbose=bool(self.verbose), callback=self.callback, problem_names=tuple(names), label=label,
         )
 
-    def _solve(self, batch, source, check=None, names=(), label=""):
+    def _solve(self, batch, source, check=None, names=(), label="", settings=None):
         """The solution of the duals of ``batch`` on the rows of ``source``; a warning for each
         problem stopped above ``tol``, an error where one met values that are not finite.
         ``check``, where given, is called with the solution first (it may raise). ``names``
-        (one per problem) and ``label`` (the batch) name them in progress reports."""
+        (one per problem) and ``label`` (the batch) name them in progress reports. ``settings``:
+        the fit's :meth:`_solver_settings`, where it has made them already."""
         if self.verbose:
             enable_logging()
-        solution = solve(batch, source, self._solver_settings(names, label))
+        if settings is None:
+            settings = self._solver_settings(names, label)
+        elif names or label:
+            settings = replace(settings, problem_names=tuple(names), label=label)
+        solution = solve(batch, source, settings)
         if check is not None:
             check(solution)
         if (solution.status == NOT_FINITE).any():

@@ -408,11 +408,14 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         order = np.argsort(y_index, kind="stable") if by_class else np.arange(y_index.shape[0])
         X_rows = _rows_of(X, order, self._precomputed) if by_class else X
         self.kernel_, source = self._row_source(X_rows)
-        names = [self._pair_name(problem) for problem in problems]
-        label = f"{len(problems)} {'one-vs-one pairs' if by_class else 'one-vs-rest problems'}" \
-            if len(problems) > 1 else names[0]
+        names, label = (), ""
+        if self.verbose or self.callback is not None:  # (what progress reports call them)
+            names = [self._pair_name(problem) for problem in problems]
+            label = f"{len(problems)} {'one-vs-one pairs' if by_class else 'one-vs-rest problems'}" \
+                if len(problems) > 1 else names[0]
+        settings = self._solver_settings()
         variables = self._fit_problems(X_rows, source, self._problem_data(y_index[order], upper[order], problems),
-                                       problems, names, label)
+                                       problems, names, label, settings)
         variables = variables._replace(indices=order[variables.indices])
         self._problem_pairs = problems
         self._variables = variables
@@ -421,7 +424,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         self._set_libsvm_attributes(X, y_index, variables)
         # R is a fit of its own (a smallest enclosing ball): made when first asked for
         vars(self).pop("_radius", None)
-        self._radius_inputs = (X, self._solver_settings())
+        self._radius_inputs = (X, settings)
         if self.probability:
             self._fit_probability(source, X_rows, y_index[order], upper[order])
         else:
@@ -473,9 +476,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             return against_the_rest(y_index, [positive for positive, _ in problems], upper)
         return one_vs_one(_class_starts(y_index, self.classes_.shape[0]), problems, upper)
 
-    def _fit_problems(self, X, source, problem_data, problems, names=(), label=""):
+    def _fit_problems(self, X, source, problem_data, problems, names=(), label="", settings=None):
         """Solve the problems (SMO, or the QP library) and return their
-        :class:`StackedVariables`; ``names`` and ``label`` name them in progress reports."""
+        :class:`StackedVariables`; ``names`` and ``label`` name them in progress reports,
+        ``settings`` are the fit's solver settings (None: made here)."""
         undecided = []
         if self._is_hard_margin():
             for k in range(problem_data.bounds.shape[0] - 1):
@@ -492,7 +496,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 self._warn_unless_optimal(int(solution.status[k]), float(solution.gap[k]))
         else:
             solution = self._solve(batch, source, lambda solution: self._check_undecided(solution, undecided),
-                                   names, label)
+                                   names, label, settings)
         return self._read(batch, solution, problems)
 
     def _check_undecided(self, solution, undecided):
@@ -559,10 +563,12 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 fold_upper[weighted[held]] = 0.0
                 folds.append(problem._replace(upper=fold_upper))
         if folds:
-            names = [f"{self._pair_name(pair)}, fold {f + 1}/{len(helds)}"
-                     for pair, (_, _, helds, _) in zip(combinations(range(self.classes_.shape[0]), 2), pairs)
-                     for f in range(len(helds))]
-            label = f"probability fit: {len(folds)} folds of {len(pairs)} pair{'s' if len(pairs) > 1 else ''}"
+            names, label = (), ""
+            if self.verbose or self.callback is not None:  # (what progress reports call them)
+                names = [f"{self._pair_name(pair)}, fold {f + 1}/{len(helds)}"
+                         for pair, (_, _, helds, _) in zip(combinations(range(self.classes_.shape[0]), 2), pairs)
+                         for f in range(len(helds))]
+                label = f"probability fit: {len(folds)} folds of {len(pairs)} pair{'s' if len(pairs) > 1 else ''}"
             variables = self._fit_problems(X, source, stacked(folds), None, names, label)
         fold = 0
         prob_a, prob_b = [], []
