@@ -127,8 +127,9 @@ def on_one_blas_thread(method):
     spinning for about 0.1 s after each call that woke them, stay asleep instead of taking a
     core from the solver's loops or the prediction that follows a fit. Where ``X`` is so small
     that no product of its rows reaches :data:`svmkit._plan.BLAS_UNTHREADED_WORK` (``n^2 d``
-    multiply-adds), BLAS is left as it is: it then takes one thread by itself, and setting
-    the count costs more than such a fit's products.
+    multiply-adds) and no product with a vector :data:`svmkit._plan.BLAS_UNTHREADED_VALUES`
+    (``n d``), BLAS is left as it is: it then takes one thread by itself, and setting the
+    count costs more than such a fit's products.
 
     Examples
     --------
@@ -141,12 +142,13 @@ def on_one_blas_thread(method):
     True
     """
 
-    from ._plan import BLAS_UNTHREADED_WORK
+    from ._plan import BLAS_UNTHREADED_VALUES, BLAS_UNTHREADED_WORK
 
     @functools.wraps(method)
     def on_one_thread(self, X=None, *args, **kwargs):
         shape = getattr(X, "shape", ())
-        if len(shape) == 2 and shape[0] * shape[0] * shape[1] < BLAS_UNTHREADED_WORK:
+        if len(shape) == 2 and shape[0] * shape[0] * shape[1] < BLAS_UNTHREADED_WORK and \
+                shape[0] * shape[1] < BLAS_UNTHREADED_VALUES:
             # (no product of such data reaches the size at which BLAS wakes its threads: as it is)
             return method(self, X, *args, **kwargs)
         with single_threaded_blas():

@@ -181,6 +181,9 @@ ONE_THREAD_BLAS_WORK = 2**23
 #: ... and below this many BLAS's thread count is left as it is: OpenBLAS takes one thread for
 #: such products by itself, and setting the count costs more than a product this small.
 BLAS_UNTHREADED_WORK = 2**18
+#: ... and a matrix of fewer values than this times a vector runs on one thread (OpenBLAS
+#: threads its matrix-vector products from 2,304 x 4 values).
+BLAS_UNTHREADED_VALUES = 2**13
 #: Test rows per block of kernel values at prediction (a block per thread at least): a block
 #: of kernel values stays within the shared cache while the passes over it (products, kernel,
 #: coefficients) read it again, and blocks are few enough that their Python work is small
