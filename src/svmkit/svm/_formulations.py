@@ -59,12 +59,11 @@ def against_the_rest(y_index, positives, upper):
     """
     n, k = y_index.shape[0], len(positives)
     bounds = np.arange(k + 1, dtype=np.int64) * n
-    rows = np.tile(np.arange(n), k)
-    labels = np.where(y_index[rows] == np.repeat(np.asarray(positives), n), 1.0, -1.0)
+    labels = np.where(y_index == np.asarray(positives)[:, np.newaxis], 1.0, -1.0).ravel()  # (problem by problem)
     runs = np.zeros((k + 1, 4), dtype=np.int64)
     runs[:, 0] = bounds
     runs[:-1, 1] = bounds[1:]
-    return Problems(rows, labels, np.tile(upper, k), bounds, runs)
+    return Problems(np.arange(k * n) % n, labels, np.concatenate((upper,) * k), bounds, runs)
 
 
 def stacked(problem_list):
