@@ -113,6 +113,20 @@ def test_overflowing_parameters_weights_and_data_raise_a_value_error_naming_them
         make().fit(*fit_args)
 
 
+def test_bounds_whose_sum_rounds_past_float64_are_refused():
+    """C times 11 unit weights is finite as a product but their sum, rounded, is not: the
+    bounds' overflow check still sees it."""
+    rows = np.flatnonzero(y == 0)[:5].tolist() + np.flatnonzero(y == 1)[:6].tolist()
+    with pytest.raises(ValueError, match=r"C \* class_weight \* sample_weight overflows"):
+        SVC(C=1.6342664862384688e307).fit(X[rows], y[rows])
+
+
+@pytest.mark.parametrize("estimator", [SVC, SVR, OneClassSVM])
+def test_a_fit_without_its_data_names_the_missing_argument(estimator):
+    with pytest.raises(TypeError, match=r"missing (1|2) required positional arguments?: 'X'"):
+        estimator().fit()
+
+
 @pytest.mark.parametrize("estimator", [SVC, NuSVC, SVR, NuSVR, OneClassSVM])
 @pytest.mark.parametrize(
     "params",

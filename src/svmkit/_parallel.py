@@ -145,14 +145,14 @@ def on_one_blas_thread(method):
     from ._plan import BLAS_UNTHREADED_VALUES, BLAS_UNTHREADED_WORK
 
     @functools.wraps(method)
-    def on_one_thread(self, X=None, *args, **kwargs):
-        shape = getattr(X, "shape", ())
+    def on_one_thread(self, *args, **kwargs):
+        shape = getattr(args[0] if args else kwargs.get("X"), "shape", ())
         if len(shape) == 2 and shape[0] * shape[0] * shape[1] < BLAS_UNTHREADED_WORK and \
                 shape[0] * shape[1] < BLAS_UNTHREADED_VALUES:
             # (no product of such data reaches the size at which BLAS wakes its threads: as it is)
-            return method(self, X, *args, **kwargs)
+            return method(self, *args, **kwargs)
         with single_threaded_blas():
-            return method(self, X, *args, **kwargs)
+            return method(self, *args, **kwargs)
 
     return on_one_thread
 
