@@ -65,17 +65,19 @@ def face_steps(batch, store, work, start, stop, eps):
     Q = 0.5 * (Q + Q.T)
     a_start = work.alpha[free].copy()
     face = _Face(Q, work.grad[free].copy(), a_start.copy(), y_free, u_free, bool(batch.nu), eps)
-    with single_threaded_blas():  # (small matrices: LAPACK's threads cost more than they save)
+    # (small matrices: BLAS's and LAPACK's threads cost more than they save, and a fit of small
+    # data does not set their count: svmkit._parallel.on_one_blas_thread)
+    with single_threaded_blas():
         taken = face.run(FACE_MAX_STEPS)
-    if taken:
-        change = face.alpha - a_start
-        work.alpha[free] = face.alpha
-        in_up = np.where(y_free > 0, face.alpha < u_free, face.alpha > 0)
-        in_low = np.where(y_free > 0, face.alpha > 0, face.alpha < u_free)
-        work.flags[free] = in_up.astype(np.int8) + 2 * in_low.astype(np.int8)
-        # G_t += sum_s Q_ts change_s over the variables start:stop
-        column_change = (y_free * change) @ store.K[slots]
-        work.grad[start:stop] += batch.y[start:stop] * column_change[batch.rows[start:stop]]
+        if taken:
+            change = face.alpha - a_start
+            work.alpha[free] = face.alpha
+            in_up = np.where(y_free > 0, face.alpha < u_free, face.alpha > 0)
+            in_low = np.where(y_free > 0, face.alpha > 0, face.alpha < u_free)
+            work.flags[free] = in_up.astype(np.int8) + 2 * in_low.astype(np.int8)
+            # G_t += sum_s Q_ts change_s over the variables start:stop
+            column_change = (y_free * change) @ store.K[slots]
+            work.grad[start:stop] += batch.y[start:stop] * column_change[batch.rows[start:stop]]
     return taken
 
 
