@@ -448,8 +448,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         """
         if math.isinf(self.C):
             return np.where(weights > 0, np.inf, 0.0)
-        if math.isfinite(self.C * float(weights.max(initial=0.0)) * weights.shape[0]):
-            return self.C * weights  # (neither a product nor their sum can overflow)
+        if math.isfinite(2.0 * self.C * float(weights.max(initial=0.0)) * weights.shape[0]):
+            return self.C * weights  # (neither a product nor their sum, however rounded, can overflow)
         with np.errstate(over="ignore"):
             upper = self.C * weights
         check_finite_bounds(upper, "C * class_weight * sample_weight")
