@@ -368,7 +368,8 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     (:meth:`SupportVectors.feature_split`) have the split's products.
     """
     n_rows = X.shape[0]
-    if support is not None and isinstance(X, np.ndarray) and isinstance(support.rows, np.ndarray):
+    if support is not None and isinstance(X, np.ndarray) and isinstance(support.rows, np.ndarray) and \
+            support.rows.dtype == np.float64:
         n_sv, n_features = support.rows.shape
         if n_rows * n_sv < PARALLEL_PREDICT_VALUES and _support_step(n_features) >= n_sv and \
                 not exact_float32_pays(n_sv, n_features):
