@@ -210,6 +210,11 @@ class BaseKernelSVM(BaseEstimator):
             verbose=bool(self.verbose), callback=self.callback, problem_names=tuple(names), label=label,
         )
 
+    def _reports_progress(self):
+        """Whether the solver reports progress (verbose logs, a callback): only then are the
+        problems' names for the reports worth making."""
+        return bool(self.verbose or self.callback is not None)
+
     def _solve(self, batch, source, check=None, names=(), label="", settings=None):
         """The solution of the duals of ``batch`` on the rows of ``source``; a warning for each
         problem stopped above ``tol``, an error where one met values that are not finite.

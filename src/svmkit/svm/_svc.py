@@ -409,7 +409,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         X_rows = _rows_of(X, order, self._precomputed) if by_class else X
         self.kernel_, source = self._row_source(X_rows)
         names, label = (), ""
-        if self.verbose or self.callback is not None:  # (what progress reports call them)
+        if self._reports_progress():
             names = [self._pair_name(problem) for problem in problems]
             label = f"{len(problems)} {'one-vs-one pairs' if by_class else 'one-vs-rest problems'}" \
                 if len(problems) > 1 else names[0]
@@ -566,7 +566,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
                 folds.append(problem._replace(upper=fold_upper))
         if folds:
             names, label = (), ""
-            if self.verbose or self.callback is not None:  # (what progress reports call them)
+            if self._reports_progress():
                 names = [f"{self._pair_name(pair)}, fold {f + 1}/{len(helds)}"
                          for pair, (_, _, helds, _) in zip(combinations(range(self.classes_.shape[0]), 2), pairs)
                          for f in range(len(helds))]
