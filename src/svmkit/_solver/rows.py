@@ -33,7 +33,7 @@ from .._features import centred_parts, common_features, split_features
 
 _BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
 
-CommonSplit = namedtuple("CommonSplit", "common rest sq_norms rest_products")
+CommonSplit = namedtuple("CommonSplit", "common rest sq_norms rest_products in_common")
 CommonSplit.__doc__ = """Sparse rows whose products BLAS takes for a few common features and
 compiled loops by feature for the others (:meth:`KernelRows.common_split`).
 
@@ -44,6 +44,7 @@ rest : :class:`svmkit._core.kernels.KernelData` of the rows without those featur
 sq_norms : 1-D array, the squared norm of every whole row, in ``common``'s type
 rest_products : float, the products by feature of the other features a kernel value takes on
     average
+in_common : 1-D bool array, whether each feature is one of the common ones
 """
 
 
@@ -207,15 +208,13 @@ class KernelRows:
                     if "common_rest" not in self._data:  # (the other features: one copy for every type)
                         in_common = np.zeros(X.shape[1], dtype=bool)
                         in_common[common] = True
-                        rest = X.copy()
-                        rest.data[in_common[rest.indices]] = 0.0
-                        rest.eliminate_zeros()
-                        rest = sparse_kernel_data(rest, LINEAR, 1.0, 0.0, 1.0)
+                        rest = sparse_kernel_data(_without_features(X, in_common), LINEAR, 1.0, 0.0, 1.0)
                         rest_counts = np.diff(rest.column_starts).astype(np.float64)  # (rows holding each feature)
-                        self._data["common_rest"] = (rest, float(np.dot(rest_counts, rest_counts)) / X.shape[0] ** 2)
-                    rest, rest_products = self._data["common_rest"]
+                        self._data["common_rest"] = (rest, float(np.dot(rest_counts, rest_counts)) / X.shape[0] ** 2,
+                                                     in_common)
+                    rest, rest_products, in_common = self._data["common_rest"]
                     split = CommonSplit(np.ascontiguousarray(X[:, common].T.toarray(), dtype=dtype), rest,
-                                        self._sq_norms().astype(dtype), rest_products)
+                                        self._sq_norms().astype(dtype), rest_products, in_common)
                 self._data[key] = split
             return self._data[key]
 
@@ -292,7 +291,7 @@ class KernelRows:
                 block[start:start + step] = self.kernel(self.X[rows[start:start + step]], self.X)
             return
         if dots == "common":
-            common, rest, norms, rest_products = self.common_split(block.dtype)
+            common, rest, norms, rest_products, _ = self.common_split(block.dtype)
             notice_compilation(add_sparse_products)
 
             def common_rows(first, last):
@@ -374,12 +373,12 @@ class KernelRows:
         two buffers, not one by its own transpose), then those of the others by feature, over the
         features these rows hold only (numbered anew: by-feature data of all the columns take a
         pass over them), then the kernel."""
-        common, rest, norms, _ = self.common_split(precision)
+        common, _, norms, _, in_common = self.common_split(precision)
         if out is None:
             out = np.empty((rows.shape[0], rows.shape[0]))
         part = common[:, rows]
         out[:] = np.ascontiguousarray(part.T) @ part
-        others = sp.csr_matrix((rest.values, rest.indices, rest.indptr), shape=(self.n_rows, self.n_features))[rows]
+        others = _without_features(self.X[rows], in_common)  # (these rows' entries only)
         held, features = np.unique(others.indices, return_inverse=True)
         others = sp.csr_matrix((others.data, features, others.indptr), shape=(rows.shape[0], held.size))
         others = sparse_kernel_data(others, LINEAR, 1.0, 0.0, 1.0)
@@ -410,6 +409,22 @@ def _columns(XT, rows):
     bounds = np.concatenate(([0], run_starts, [rows.shape[0]]))
     return np.concatenate([XT[:, rows[first]:rows[last - 1] + 1] for first, last in zip(bounds[:-1], bounds[1:])],
                           axis=1)
+
+
+def _without_features(X, features):
+    """A copy of CSR rows ``X`` without the entries of the ``features`` (a bool per feature).
+
+    Examples
+    --------
+    >>> rows = _without_features(sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]])), np.array([False, True]))
+    >>> rows.toarray()
+    array([[1., 0.],
+           [0., 0.]])
+    """
+    rest = X.copy()
+    rest.data[features[rest.indices]] = 0.0
+    rest.eliminate_zeros()
+    return rest
 
 
 def _transposed(X, dtype):
