@@ -458,14 +458,19 @@ def _f64(values):
 
 def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
     """Problem ``g`` by the Gram strategy on a store of its own rows, gathered once in the
-    order of its variables (so that they are runs), BLAS rows or loops as the batch's ``judge``
+    order of its variables (so that they are runs; else a row for each variable), BLAS rows or loops as the batch's ``judge``
     (:class:`_BlasRowsJudge`) says. Returns ``(alpha, grad, steps, status, gap)``."""
     part = batch.group(g)
     rows, first_place = np.unique(batch.rows[part], return_index=True)
     in_order = rows[np.argsort(first_place, kind="stable")]
     position = np.empty(source.n_rows, dtype=np.int64)
     position[in_order] = np.arange(in_order.shape[0])
-    compiled = _group_batch(batch, g, position[batch.rows[part]])
+    variable_rows = position[batch.rows[part]]
+    if runs_of(variable_rows) is None:
+        # (epsilon-SVR's variables that shrinking kept, some rows with both multipliers and some
+        # with one: no order of the rows makes both halves runs; a row for each variable does)
+        in_order, variable_rows = batch.rows[part], np.arange(part.stop - part.start)
+    compiled = _group_batch(batch, g, variable_rows)
     n_rows = in_order.shape[0]
     budget = settings.cache_size * 2**20 / max(plan.threads, 1)
     dtype = _plan.gram_dtype(n_rows, budget, plan.single_precision)
