@@ -264,9 +264,9 @@ def test_missing_rows_are_asked_for_and_the_solution_is_that_of_all_rows_stored(
 @pytest.mark.parametrize("nu", [False, True])
 def test_a_store_of_fewer_rows_than_the_problem_reaches_the_naive_optimum(capacity, nu):
     """Rows computed by the solver into a store of ``capacity`` of the 40 rows (the least
-    recently used make room, the start point's rows in chunks; with room for all, each row
-    computed where SMO meets it): the optimum of the naive solver, each row's values those of
-    the kernel matrix wherever it is stored."""
+    recently used make room, the start point's rows in chunks; with room for all, none
+    leaves): the optimum of the naive solver, each row's values those of the kernel matrix
+    wherever it is stored."""
     K = kernel_by_formula(RBF, 0.4, 0.0, 1.0, X, X)
     y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
     Q = y[:, None] * y[None, :] * K

@@ -50,7 +50,7 @@ SHARED_ROWS_MIN_FRACTION = 0.95
 #: The Gram strategy computes every row of one store of all the rows in one call before SMO
 #: starts where that is at most this many multiply-adds (rows x rows x features), by the way
 #: its rows are computed: below it SMO reads most rows anyway, and each row computed while SMO
-#: waits costs a call of its own besides the row itself (loops), or is one of
+#: waits costs the solver a return and a restart besides the row itself (loops), or is one of
 #: many small BLAS products, far below the speed of one large one on every core (BLAS: SMO's
 #: rows as it asks cost more than all of them at once even where a tenth of the rows are
 #: support vectors, up to some 2^32; docs/performance.md).

@@ -32,11 +32,10 @@ two-variable update clipped to the box. Two things make it fast:
 
 The store of kernel rows is a cache of ``capacity`` whole rows: all rows of a problem where
 they fit, else the least recently used ones make room (LIBSVM's ``Cache``). Where it lacks a
-row, a store that computes its rows (``store.compute``: compiled kernels,
-:func:`svmkit._core.kernels.kernel_rows`) and has a place never taken computes it there and
-SMO goes on; else the solver lists the rows it wants (that one first, then those of the
-strongest violators) in ``work.wanted``, gives them places (``work.places``), and computes
-them or returns for the caller to compute them (BLAS products, kernels computed in Python). Rows needed at once
+row, the solver lists the rows it wants (that one first, then those of the strongest
+violators) in ``work.wanted``, gives them places (``work.places``), and computes them
+(``store.compute``: compiled kernels, :func:`svmkit._core.kernels.kernel_rows`) or returns for
+the caller to compute them (BLAS products, kernels computed in Python). Rows needed at once
 (a sub-problem's, a chunk of the start point's) are kept from being evicted by each other.
 A call also returns after ``budget`` steps. Its position is kept in ``work``: the caller
 reports progress, lets Ctrl-C through and tries steps on the face of the free multipliers
@@ -350,7 +349,7 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
                 return -1, gap, steps, -1, True
         for i in (i_pos, i_neg):
             if i >= 0:
-                if slot[rows[i]] < 0 and not _computed_in_free_place(store, rows[i]):
+                if slot[rows[i]] < 0:
                     return -1, gap, steps, rows[i], False
                 _use(store, slot[rows[i]])
         # a sign without a first variable: the other's row stands in (its gains are -inf)
@@ -368,7 +367,7 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
         j = _winner(gains, first, np.int64(-1)) if resume[1] < 0 else resume[1]
         if j < 0:
             return OPTIMAL, gap, steps, -1, False
-        if slot[rows[j]] < 0 and not _computed_in_free_place(store, rows[j]):
+        if slot[rows[j]] < 0:
             resume[1] = j
             return -1, gap, steps, rows[j], False
         resume[1] = -1
@@ -698,22 +697,6 @@ def _get_wanted(store, work, since):
     kernel_rows(store.data, work.wanted[:count], store.K, work.places[:count])
     store.clock[COMPUTED] += count
     work.cursor[N_WANTED] = 0
-    return True
-
-
-@jit
-def _computed_in_free_place(store, r):
-    """Where the store computes its rows and has a place never taken, compute row ``r`` into
-    it and return True (as :func:`_get_wanted` would, with no row leaving the store): SMO goes
-    on without returning for it, which costs more than a thin row itself. Else False."""
-    if not store.compute or store.clock[TAKEN] >= store.K.shape[0]:
-        return False
-    place = _take_place(store, store.clock[TICK])
-    store.slot[r] = place
-    store.owner[place] = r
-    # (the row and its place as views of the store's own arrays: nothing allocated)
-    kernel_rows(store.data, store.owner[place:place + 1], store.K, store.slot[r:r + 1])
-    store.clock[COMPUTED] += 1
     return True
 
 
