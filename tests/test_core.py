@@ -10,6 +10,7 @@ from naive import (
 )
 from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
 from svmkit._core._jit import jit
+from svmkit._core.blocked import ROUND_LEFT, linear_round
 from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
     add_sparse_products, kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data,
@@ -120,11 +121,49 @@ def test_compiled_kernel_docstring_examples(function):
     assert tries > 0 and failures == 0
 
 
-@pytest.mark.parametrize("function", [solve_batch, solve_kept])
+@pytest.mark.parametrize("function", [solve_batch, solve_kept, linear_round])
 def test_compiled_solver_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0
 
+
+
+@pytest.mark.parametrize("block_type", [np.float64, np.float32])
+@pytest.mark.parametrize("two_per_row", [False, True])
+def test_a_linear_round_is_the_naive_optimum_of_its_block(block_type, two_per_row):
+    """One round from a working set of 24 of the 80 variables (a row each, or epsilon-SVR's two
+    variables on each of 40 rows): the other multipliers unchanged, the set's the naive optimum
+    of the block with them fixed (its kernel values in ``block_type``), the gradient ``Q a + p``
+    of the linear kernel's values, and the returned change that of the dual objective."""
+    n_rows = 40 if two_per_row else 80
+    data = np.random.default_rng(3).normal(size=(n_rows, 6))
+    rows = np.tile(np.arange(40), 2) if two_per_row else np.arange(80)
+    y = np.where(np.arange(80) < 40, 1.0, -1.0) if two_per_row else np.where(data[:, 0] + data[:, 1] > 0, 1.0, -1.0)
+    p = np.full(80, -1.0) if not two_per_row else np.concatenate([np.full(40, 0.3), np.full(40, 0.3)]) - \
+        np.concatenate([data[:, 2], -data[:, 2]])
+    upper = np.full(80, 0.5)
+    K = kernel_by_formula(LINEAR, 1.0, 0.0, 1.0, data, data)[np.ix_(rows, rows)]
+    Q = y[:, None] * y[None, :] * K
+    alpha = np.zeros(80)
+    alpha[[1, 50]] = 0.25  # (a feasible start off zero: y'a = 0 in both cases)
+    grad = Q @ alpha + p
+    ws = np.array([1, 50] + list(range(2, 24)), dtype=np.int64)
+    batch = Batch(y, p, upper, rows, np.array([[0, 80, 0, 0], [80, 0, 0, 0]]), False)
+    start_alpha, start_objective = alpha.copy(), 0.5 * alpha @ Q @ alpha + p @ alpha
+    steps, change = linear_round(batch, data, data.astype(block_type), ws, alpha, grad, 1e-9, 10**6,
+                                 precomputed_kernel_data(np.empty((0, 0))))
+    assert steps != ROUND_LEFT and steps >= 1
+    rest = np.setdiff1d(np.arange(80), ws)
+    np.testing.assert_array_equal(alpha[rest], start_alpha[rest])
+    block = np.ix_(ws, ws)
+    block_p = p[ws] + Q[np.ix_(ws, rest)] @ alpha[rest]
+    expected, _ = dual_by_projected_gradient(Q[block], block_p, y[ws], upper[ws], start_alpha[ws])
+    tolerance = 1e-6 if block_type == np.float64 else 1e-4
+    np.testing.assert_allclose(alpha[ws], expected, atol=tolerance)
+    np.testing.assert_allclose(grad, Q @ alpha + p, atol=1e-12)
+    # (the change from the block's own gradient: as exact as its kernel values)
+    exact = 0.5 * alpha @ Q @ alpha + p @ alpha - start_objective
+    assert change == (pytest.approx(exact, abs=1e-12) if block_type == np.float64 else pytest.approx(exact, rel=1e-6))
 
 def test_precomputed_rows_are_copies_of_the_matrix():
     K = X @ X.T

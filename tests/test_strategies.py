@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer, load_digits, load_svmlight_file, make_classification
+from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as LibsvmSVC
 from sklearn.svm import SVR as LibsvmSVR
@@ -141,11 +142,17 @@ def test_plan_of_the_linear_kernel_follows_w_where_its_gram_matrix_would_cost_mo
     p = plan(4734, [4734], n_features=123, kernel_code=LINEAR, sparse_density=0.11, budget_bytes=200 * MB,
              linear=True)
     assert (p.strategy, p.working_set, p.cache_rows, p.dots) == ("blocked", 512, 0, "blas")
-    # a one-vs-one pair of usps's largest classes (2,199 rows of 256 features: 1.2 G) keeps its Gram matrix,
-    # as do the RBF kernel's problems of that size
-    assert plan(7291, [2199, 1800], n_features=256, kernel_code=LINEAR, budget_bytes=200 * MB,
-                linear=True).strategy == "gram"
+    # one-vs-one pairs of usps's largest classes (2,199 rows of 256 features: 1.2 G) too, on threads, their
+    # dense rows in working sets near 3 sqrt(n); splice (1,000 x 60: 60 M) keeps its Gram matrix, as do the
+    # RBF kernel's problems of these sizes
+    pairs = plan(7291, [2199, 1800], n_features=256, kernel_code=LINEAR, budget_bytes=200 * MB, n_jobs=2,
+                 linear=True)
+    assert (pairs.strategy, pairs.working_set, pairs.threads) == ("blocked", 128, 2)
+    assert plan(1000, [1000], n_features=60, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).strategy == "gram"
     assert plan(4734, [4734], n_features=123, kernel_code=RBF, budget_bytes=200 * MB).strategy == "gram"
+    assert plan(7291, [2199, 1800], n_features=256, kernel_code=RBF, budget_bytes=200 * MB).strategy == "gram"
+    assert [plan(n, [n], n_features=22, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).working_set
+            for n in (14_000, 49_990)] == [256, 512]  # (ijcnn1's dense rows)
     # few features and many rows (svmguide1: 3,089 x 4): blocked; fewer rows (heart_scale) keep the Gram matrix
     assert plan(3089, [3089], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).strategy == "blocked"
     assert plan(270, [270], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).strategy == "gram"
@@ -153,7 +160,7 @@ def test_plan_of_the_linear_kernel_follows_w_where_its_gram_matrix_would_cost_mo
     # a problem of a blocked batch whose own Gram matrix fits but costs more: blocked too
     batch = plan(30_000, [30_000, 5000], n_features=123, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True)
     assert for_problem(batch, 30_000, 5000, 5000, 200 * MB, linear=True).strategy == "blocked"
-    assert for_problem(batch, 30_000, 2000, 2000, 200 * MB, linear=True).strategy == "gram"
+    assert for_problem(batch, 30_000, 1000, 1000, 200 * MB, linear=True).strategy == "gram"
 
 
 def test_plan_of_precomputed_and_python_kernels_and_step_limits():
@@ -339,13 +346,46 @@ def test_a_linear_fit_of_few_features_and_many_rows_by_working_sets_reaches_libs
     y = np.tile(digits.target >= 5, 2).astype(int)
     with caplog.at_level("INFO", logger="svmkit"):
         ours = SVC(kernel="linear", C=1.0, verbose=True).fit(X, y)
-    assert any("pair 1 vs 0: plan: blocked strategy (working sets of 512" in record.getMessage()
+    assert any("pair 1 vs 0: plan: blocked strategy (working sets of 128" in record.getMessage()
                for record in caplog.records)
     oracle = LibsvmSVC(kernel="linear", C=1.0).fit(X, y)
     expected = dual_objective(oracle.dual_coef_.ravel(), LinearKernel()(X[oracle.support_], X[oracle.support_]))
     assert ours.dual_objective_ == pytest.approx(expected, rel=1e-4)
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
 
+
+
+@pytest.mark.parametrize("formulation", ["nu-svc", "one-class", "epsilon-svr"])
+def test_linear_rounds_on_dense_rows_reach_libsvm_s_solution_and_that_of_sparse_rows(formulation, caplog):
+    """a9a's first 3,000 rows made dense (123 features: a Gram matrix of 1.1 G multiply-adds),
+    the linear kernel: the blocked strategy, each round compiled whole, with shrinking's
+    sub-problems (epsilon-SVR's: some rows with both multipliers kept, some with one), reaches
+    LIBSVM's solution and that of the same rows as CSR (rounds of NumPy and compiled steps)."""
+    from sklearn import svm as libsvm
+
+    with bz2.open(DATA / "a9a_21000.bz2") as handle:
+        X_sparse, y = load_svmlight_file(handle, n_features=123)
+    X_sparse, y = X_sparse[:3000], y[:3000]
+    X = X_sparse.toarray()
+    ours, oracle, args = {
+        "nu-svc": (NuSVC(kernel="linear", nu=0.4, tol=1e-4), libsvm.NuSVC(kernel="linear", nu=0.4, tol=1e-4), (y,)),
+        "one-class": (OneClassSVM(kernel="linear", nu=0.2, tol=1e-4),
+                      libsvm.OneClassSVM(kernel="linear", nu=0.2, tol=1e-4), ()),
+        "epsilon-svr": (SVR(kernel="linear", C=0.1, epsilon=0.5, tol=1e-4),
+                        libsvm.SVR(kernel="linear", C=0.1, epsilon=0.5, tol=1e-4), (y,)),
+    }[formulation]
+    with caplog.at_level("INFO", logger="svmkit"):
+        dense = ours.set_params(verbose=True).fit(X, *args)
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("plan: blocked strategy (working sets of 128" in message for message in messages)
+    assert any(message.startswith("shrunk to ") for message in messages)
+    sparse = clone(ours).set_params(verbose=False).fit(X_sparse, *args)
+    oracle.fit(X, *args)
+    value = (lambda model, Z: model.predict(Z)) if formulation == "epsilon-svr" else (
+        lambda model, Z: model.decision_function(Z))
+    assert dense.dual_objective_ == pytest.approx(sparse.dual_objective_, rel=1e-6)
+    np.testing.assert_allclose(value(dense, X), value(sparse, X_sparse), atol=2e-3)
+    np.testing.assert_allclose(value(dense, X), value(oracle, X), atol=2e-3)
 
 @pytest.mark.parametrize("shrinking", [True, False])
 def test_the_blocked_strategy_of_every_formulation_reaches_the_gram_strategy_s_solution(shrinking, caplog):

@@ -78,10 +78,10 @@ WORKING_SET = 1024
 #: rows x features, sparse features counted by their density) are solved by the blocked
 #: strategy even where the Gram matrix fits: its rounds follow the change of ``w``, O(n d)
 #: each, where on such a problem the Gram strategy computes most rows (the variables that
-#: a9a's shrinking keeps: 93% of their rows), and problems of fewer multiply-adds, whose rows
-#: SMO mostly leaves alone (usps's one-vs-one pairs, few support vectors), keep their Gram
-#: matrix (docs/performance.md).
-LINEAR_GRAM_MAX_WORK = 2**31
+#: a9a's shrinking keeps: 93% of their rows) or rows of many features one at a time (usps's
+#: one-vs-one pairs, 1.2 G each); problems of fewer, whose rounds would zig-zag (splice, 60 M;
+#: digits' pairs), keep their Gram matrix (docs/performance.md).
+LINEAR_GRAM_MAX_WORK = 2**28
 #: ... and so are those of at most this many features and at least ``LINEAR_FEW_FEATURES_MIN_ROWS``
 #: rows: a round's products through ``w`` then cost a few kernel rows' worth, while the Gram
 #: strategy makes a step per row and computes a row for most of its steps (svmguide1: 1,352
@@ -91,8 +91,12 @@ LINEAR_FEW_FEATURES = 8
 LINEAR_FEW_FEATURES_MIN_ROWS = 2048
 #: The linear kernel's working set in the blocked strategy, smaller than other kernels': a round
 #: costs O(n d) for the gradient (through ``w``) and O(q^2 d) for the set's block, no kernel rows,
-#: and this size balanced them best on a9a (docs/performance.md).
+#: and this size balanced them best on a9a's sparse rows (docs/performance.md) ...
 LINEAR_WORKING_SET = 512
+#: ... while dense rows, whose rounds are compiled whole, take the power of two nearest 3 sqrt(n)
+#: for n rows, within these bounds: usps's one-vs-one pairs of some 1,800 rows 128, ijcnn1's
+#: first 14,000 rows 256, all its 49,990 512 (docs/performance.md).
+LINEAR_DENSE_WORKING_SET_BOUNDS = (128, 1024)
 #: A problem of a blocked batch on at most this fraction of the data's rows (a one-vs-one pair
 #: of many classes) is solved on a copy of its own rows: its kernel rows are then that much
 #: shorter, and the copy takes at most this fraction of the data's memory.
@@ -302,6 +306,9 @@ class Plan:
     gram_dots : str
         Blocked strategy: how the Gram strategy would compute rows of these data, which the
         problems that :func:`for_problem` gives it take.
+    dense_rows : bool
+        Blocked strategy: whether the data's rows are dense (the linear kernel's rounds are
+        then compiled whole, and take smaller working sets).
     """
 
     strategy: str
@@ -318,6 +325,7 @@ class Plan:
     rows_upfront: bool = False
     features: float = 0.0
     gram_dots: str = ""
+    dense_rows: bool = True
 
     def __str__(self):
         where = ("one store of rows for all problems" if self.shared_rows else "rows per problem")
@@ -408,20 +416,31 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
                     rows_upfront=upfront)
     own_dtypes = [_gram_dtype_where_it_pays(rows, budget_bytes, single, features, linear) for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
-        values = sum(rows * rows for rows in group_rows)
-        threads = max(1, min(n_jobs, len(group_rows))) if values >= PARALLEL_BATCH_VALUES else 1
-        # the problems solved at once share the budget
-        while threads > 1 and sum(sorted(rows * rows for rows in group_rows)[-threads:]) * 8 > budget_bytes:
-            threads -= 1
         widest = np.float64 if all(d == np.float64 for d in own_dtypes) else np.float32
-        return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots], threads, max_steps, single)
+        return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots],
+                    _batch_threads(group_rows, n_jobs, budget_bytes), max_steps, single)
     shared_rows = rows_in_budget(n_data, budget_bytes, row_dtype)
     if (dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data
             and gram_pays(n_data, features, linear)):
         return Plan("gram", True, row_dtype, dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps, single)
-    working_set, cache_rows = _blocked_sizes(n_data, n_variables, budget_bytes, row_dtype, linear)
-    return Plan("blocked", False, row_dtype, "blas" if dots == "loops" else dots, working_set, cache_rows, 0, 1,
-                max_steps, single, features=features, gram_dots=dots)
+    working_set, cache_rows = _blocked_sizes(n_data, largest, n_variables, budget_bytes, row_dtype, linear,
+                                             sparse_density is None)
+    # (the linear kernel's problems, which need no row cache, on threads where there are many)
+    threads = _batch_threads(group_rows, n_jobs, budget_bytes) if linear else 1
+    return Plan("blocked", False, row_dtype, "blas" if dots == "loops" else dots, working_set, cache_rows, 0, threads,
+                max_steps, single, features=features, gram_dots=dots, dense_rows=sparse_density is None)
+
+
+def _batch_threads(group_rows, n_jobs, budget_bytes):
+    """Threads for the problems of a batch (of ``group_rows`` rows each) solved on rows of
+    their own: up to ``n_jobs`` where they hold ``PARALLEL_BATCH_VALUES`` Gram values in all,
+    as many as the budget holds the float64 Gram matrices of the largest problems solved at
+    once (their own, or that of their shrunk variables)."""
+    values = sum(rows * rows for rows in group_rows)
+    threads = max(1, min(n_jobs, len(group_rows))) if values >= PARALLEL_BATCH_VALUES else 1
+    while threads > 1 and sum(sorted(rows * rows for rows in group_rows)[-threads:]) * 8 > budget_bytes:
+        threads -= 1
+    return threads
 
 
 def gram_pays(n_rows, features, linear):
@@ -433,7 +452,7 @@ def gram_pays(n_rows, features, linear):
 
     Examples
     --------
-    >>> gram_pays(6182, 123, linear=True), gram_pays(1490, 123, linear=True), gram_pays(6182, 123, linear=False)
+    >>> gram_pays(2199, 256, linear=True), gram_pays(1000, 60, linear=True), gram_pays(2199, 256, linear=False)
     (False, True, True)
     >>> gram_pays(3089, 4, linear=True), gram_pays(270, 4, linear=True)  # (svmguide1, a small set)
     (False, True)
@@ -477,12 +496,22 @@ def dense_copy_pays(density, n_rows, n_features, dtype):
     return density > SPARSE_ROWS_DENSITY and n_rows * n_features * np.dtype(dtype).itemsize <= DENSE_COPY_BYTES
 
 
-def _blocked_sizes(n_rows, n_variables, budget_bytes, dtype, linear):
+def _blocked_sizes(n_rows, problem_rows, n_variables, budget_bytes, dtype, linear, dense):
     """The blocked strategy's working set and cached rows (of ``n_rows`` values) for a problem
-    of ``n_variables`` variables: the budget holds the cached rows (at least one) and a working
-    set's float64 block; the rows of a round's moved multipliers pass through the cache a part
-    at a time where it holds fewer."""
-    working_set = LINEAR_WORKING_SET if linear else WORKING_SET
+    of ``problem_rows`` rows and ``n_variables`` variables: the budget holds the cached rows (at
+    least one) and a working set's float64 block; the rows of a round's moved multipliers pass
+    through the cache a part at a time where it holds fewer.
+
+    Examples
+    --------
+    >>> [_blocked_sizes(n, n, n, 200 * 2**20, np.float32, True, True)[0] for n in (1800, 14_000, 49_990)]
+    [128, 256, 512]
+    """
+    if linear and dense:
+        low, high = LINEAR_DENSE_WORKING_SET_BOUNDS
+        working_set = int(np.clip(2 ** round(np.log2(3 * np.sqrt(max(problem_rows, 1)))), low, high))
+    else:
+        working_set = LINEAR_WORKING_SET if linear else WORKING_SET
     working_set = int(min(working_set, 2 ** int(np.floor(np.log2(max(n_variables // 2, 2))))))
     cache_rows = 0 if linear else max(1, rows_in_budget(n_rows, budget_bytes - 8 * working_set**2, dtype))
     return working_set, cache_rows
@@ -510,8 +539,8 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
         return replace(plan, strategy="gram", shared_rows=False, gram_dtype=own_dtype, dots=plan.gram_dots,
                        working_set=0, cache_rows=0, prefetch=PREFETCH_ROWS[plan.gram_dots])
     own = n_rows <= OWN_ROWS_MAX_FRACTION * n_data
-    working_set, cache_rows = _blocked_sizes(n_rows if own else n_data, n_variables, budget_bytes, plan.gram_dtype,
-                                             linear)
+    working_set, cache_rows = _blocked_sizes(n_rows if own else n_data, n_rows, n_variables, budget_bytes,
+                                             plan.gram_dtype, linear, plan.dense_rows)
     return replace(plan, working_set=working_set, cache_rows=cache_rows, own_rows=own)
 
 

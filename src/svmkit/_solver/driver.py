@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _plan
 from .._buffers import reused_array
+from .._core.blocked import ROUND_LEFT, linear_round
 from .._core.kernels import precomputed_kernel_data
 from .._first_use import notice_compilation
 from .._core.smo import (
@@ -42,6 +43,7 @@ PROGRESS_INTERVAL_S = 1.0
 #: between them, at most (where SMO zig-zags).
 _LOCAL_FACE_TRIES = 10
 _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}  # (precision of kernel values)
+_NO_DATA = precomputed_kernel_data(np.empty((0, 0)))  # (the stores of blocks: no data to compute rows from)
 
 
 @dataclass
@@ -563,6 +565,10 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     problem = Batch(y, p, upper, rows, np.array([[0, m, 0, 0], [m, 0, 0, 0]], dtype=np.int64), bool(batch.nu))
     alpha = np.array(batch.alpha0[part], dtype=np.float64)
     cache = None if source.is_linear else _RowCache(source, plan.cache_rows, plan.dots, plan.gram_dtype)
+    # the linear kernel's rounds on dense rows compiled whole (the rows, and those of the blocks)
+    linear_rows = None
+    if cache is None and (dense := source.dense_rows(np.float64)) is not None:
+        linear_rows = (dense, source.dense_rows(plan.gram_dtype))
     if batch.grad0 is None:
         grad = p.copy()
         with counts.timed("gradient"):
@@ -574,7 +580,6 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     objective = 0.5 * alpha @ (grad + p)
     best, since_best, steps, status = np.inf, 0, 0, OPTIMAL
     rounds_since_hand_over = 0
-    no_data = precomputed_kernel_data(np.empty((0, 0)))
     buffers = SimpleNamespace()  # (the rounds' blocks and gradient changes: _buffers.reused_array)
     while True:
         with counts.timed("selection"):
@@ -615,62 +620,83 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
                     gap = select_working_set(problem, alpha, grad, kept, q)[1]
                     break
                 continue
-        block_rows, local = _data_rows(rows[ws])
-        with counts.timed("rows"):
-            distinct = _working_set_block(source, cache, block_rows, counts, buffers)
-        n_ws = ws.shape[0]
-        # (one row per variable: one run)
-        K = distinct if local is None else square_block(distinct, local,
-                                                        reused_array(buffers, "variables", (n_ws, n_ws), np.float64))
-        local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws),
-                            np.array([[0, n_ws, 0, 0], [n_ws, 0, 0, 0]]), bool(batch.nu))
-        local_work = new_work(local_batch)
-        local_work.alpha[:] = alpha[ws]  # (resume[0] = 0: the solver makes its keys first)
-        local_work.grad[:] = grad[ws]
-        local_work.qd[:] = np.diagonal(K)
-        local_work.flags[:] = _side_flags(y[ws], alpha[ws], upper[ws])
-        local_work.cursor[STARTED] = STARTED_DONE
-        store = full_row_store(K, np.ascontiguousarray(np.diagonal(K)), no_data)
-        local_settings = Settings(max(settings.tol, 0.1 * gap), min(max(20 * n_ws, 1000), plan.max_steps - steps),
-                                  False, 1)
-        for _ in range(_LOCAL_FACE_TRIES):
+        local = (max(settings.tol, 0.1 * gap), min(max(20 * ws.shape[0], 1000), plan.max_steps - steps))
+        taken = ROUND_LEFT
+        if linear_rows is not None:
             with counts.timed("smo"):
-                solve_batch(local_batch, store, local_work, local_settings, 2**62)
-            steps += max(int(local_work.n_iter[0]), 1)
-            if local_work.status[0] != ITERATION_LIMIT or steps >= plan.max_steps:
-                break
-            # SMO zig-zags on the block: steps on the face of its free multipliers, then SMO again
-            if face_steps(local_batch, store, local_work, 0, n_ws, _EPS[plan.gram_dtype]) == 0:
-                break
-            local_work.cursor[GROUP], local_work.cursor[STARTED], local_work.n_iter[0] = 0, STARTED_DONE, 0
-            local_work.resume[0], local_work.resume[1] = 0, -1
-        delta = local_work.alpha - alpha[ws]
-        moved = np.flatnonzero(delta)
-        if moved.size:
-            objective += float(delta[moved] @ (0.5 * (local_work.grad[moved] + grad[ws][moved])))
-            if local is None:
-                coef = y[ws] * delta
-            else:
-                coef = np.zeros(block_rows.shape[0])
-                np.add.at(coef, local[moved], y[ws][moved] * delta[moved])
-            alpha[ws] = local_work.alpha
-            used = np.flatnonzero(coef)
-            if cache is None:
-                with counts.timed("gradient"):
-                    change = source.weighted_columns(block_rows[used], coef[used])
-            else:
-                # (the whole rows of the multipliers that moved only: cached, or computed now)
-                change = reused_array(buffers, "change", (source.n_rows,), np.float64)
-                change.fill(0.0)
-                _add_cached_rows(cache, block_rows[used], coef[used], change, counts)
-            with counts.timed("gradient"):
-                add_by_rows(grad, y, rows, change)
+                taken, change = linear_round(problem, *linear_rows, ws, alpha, grad, *local, _NO_DATA)
+        if taken == ROUND_LEFT:
+            taken, change = _round(problem, ws, alpha, grad, source, cache, plan, counts, buffers, *local,
+                                   plan.max_steps - steps)
+        steps += taken
+        objective += change
         new = ws[kept.shape[0]:]
         kept = new[:q // 2] if m > q else np.empty(0, dtype=np.int64)
     progress.report(steps, gap, m, problem=g)
     if cache is not None:
         counts.add(cache.rows_computed, cache.rows_computed * source.n_rows)
     return alpha, grad, steps, status, gap
+
+
+def _round(problem, ws, alpha, grad, source, cache, plan, counts, buffers, tol, max_steps, steps_left):
+    """A round of :func:`_blocked_group` from its working set ``ws``: the block of its data
+    rows, SMO on it to ``tol`` in at most ``max_steps`` steps (and where SMO zig-zags, steps on
+    the face of its free multipliers, within ``steps_left`` in all), the moves written into
+    ``alpha`` and the kernel columns of the multipliers that moved added to every gradient
+    ``grad`` (through ``cache``, or the linear kernel's ``w``). Returns ``(steps, change)``,
+    the steps made and the change of the dual objective."""
+    y, p, upper, rows = problem.y, problem.p, problem.upper, problem.rows
+    block_rows, local = _data_rows(rows[ws])
+    with counts.timed("rows"):
+        distinct = _working_set_block(source, cache, block_rows, counts, buffers, plan.gram_dtype)
+    n_ws = ws.shape[0]
+    # (one row per variable: one run)
+    K = distinct if local is None else square_block(distinct, local,
+                                                    reused_array(buffers, "variables", (n_ws, n_ws), np.float64))
+    local_batch = Batch(y[ws], p[ws], upper[ws], np.arange(n_ws), np.array([[0, n_ws, 0, 0], [n_ws, 0, 0, 0]]),
+                        problem.nu)
+    local_work = new_work(local_batch)
+    local_work.alpha[:] = alpha[ws]  # (resume[0] = 0: the solver makes its keys first)
+    local_work.grad[:] = grad[ws]
+    local_work.qd[:] = np.diagonal(K)
+    local_work.flags[:] = _side_flags(y[ws], alpha[ws], upper[ws])
+    local_work.cursor[STARTED] = STARTED_DONE
+    store = full_row_store(K, np.ascontiguousarray(np.diagonal(K)), _NO_DATA)
+    local_settings = Settings(tol, max_steps, False, 1)
+    steps, change = 0, 0.0
+    for _ in range(_LOCAL_FACE_TRIES):
+        with counts.timed("smo"):
+            solve_batch(local_batch, store, local_work, local_settings, 2**62)
+        steps += max(int(local_work.n_iter[0]), 1)
+        if local_work.status[0] != ITERATION_LIMIT or steps >= steps_left:
+            break
+        # SMO zig-zags on the block: steps on the face of its free multipliers, then SMO again
+        if face_steps(local_batch, store, local_work, 0, n_ws, _EPS[plan.gram_dtype]) == 0:
+            break
+        local_work.cursor[GROUP], local_work.cursor[STARTED], local_work.n_iter[0] = 0, STARTED_DONE, 0
+        local_work.resume[0], local_work.resume[1] = 0, -1
+    delta = local_work.alpha - alpha[ws]
+    moved = np.flatnonzero(delta)
+    if moved.size:
+        change = float(delta[moved] @ (0.5 * (local_work.grad[moved] + grad[ws][moved])))
+        if local is None:
+            coef = y[ws] * delta
+        else:
+            coef = np.zeros(block_rows.shape[0])
+            np.add.at(coef, local[moved], y[ws][moved] * delta[moved])
+        alpha[ws] = local_work.alpha
+        used = np.flatnonzero(coef)
+        if cache is None:
+            with counts.timed("gradient"):
+                column_change = source.weighted_columns(block_rows[used], coef[used])
+        else:
+            # (the whole rows of the multipliers that moved only: cached, or computed now)
+            column_change = reused_array(buffers, "change", (source.n_rows,), np.float64)
+            column_change.fill(0.0)
+            _add_cached_rows(cache, block_rows[used], coef[used], column_change, counts)
+        with counts.timed("gradient"):
+            add_by_rows(grad, y, rows, column_change)
+    return steps, change
 
 
 def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, counts, max_steps):
@@ -719,7 +745,7 @@ def _data_rows(rows):
     return distinct, local
 
 
-def _working_set_block(source, cache, rows, counts, buffers):
+def _working_set_block(source, cache, rows, counts, buffers, precision=np.float64):
     """The float64 kernel block of the data rows ``rows`` with themselves, in ``buffers``
     (:func:`svmkit._buffers.reused_array`): read from the cached whole rows where all of them
     are cached, else computed for these columns only (few multiply-adds next to whole rows, most
@@ -727,7 +753,7 @@ def _working_set_block(source, cache, rows, counts, buffers):
     update the gradient agree."""
     block = reused_array(buffers, "block", (rows.shape[0], rows.shape[0]), np.float64)
     if cache is None:
-        return source.block(rows, block)
+        return source.block(rows, block, precision=precision)
     slots = cache.cached(rows)
     if np.all(slots >= 0):
         gather_block(cache.buffer, slots, rows, block)

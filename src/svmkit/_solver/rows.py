@@ -149,6 +149,18 @@ class KernelRows:
                     self._data[key] = dense_kernel_data(_transposed(self.X, key).T, code, gamma, coef0, degree)
             return self._data[key]
 
+    def dense_rows(self, dtype):
+        """The rows as a C-ordered array in ``dtype`` (the rows themselves in float64, else a
+        copy made once), or None for sparse rows."""
+        if sp.issparse(self.X):
+            return None
+        if np.dtype(dtype) == self.X.dtype:
+            return self.X
+        key = ("rows", np.dtype(dtype))
+        if key not in self._data:
+            self._data[key] = self.X.astype(dtype)
+        return self._data[key]
+
     def transposed(self, dtype):
         """The rows transposed (features by rows), dense, C-ordered, in ``dtype``, and their
         squared norms, for BLAS products; made once (for dense rows, those of :meth:`compiled`).
@@ -350,11 +362,14 @@ class KernelRows:
             # (straight into the block, as rows are: the products of the rows and their
             # transposed copy, two buffers, which NumPy multiplies by BLAS's gemm, not by its
             # syrk and a copy of one triangle; then the compiled kernel on their squared norms)
-            A = np.asarray(A, dtype=np.float64)
+            A = np.asarray(A, dtype=precision)
             AT, norms = np.array(A.T, order="C"), row_sq_norms(A)
+            products = out if A.dtype == out.dtype else np.empty(out.shape, dtype=A.dtype)
 
             def block_rows(first, last):
-                np.matmul(A[first:last], AT, out=out[first:last])
+                np.matmul(A[first:last], AT, out=products[first:last])
+                if products is not out:
+                    out[first:last] = products[first:last]
                 if self.form[0] != LINEAR:
                     apply_kernel(out[first:last], norms[first:last], norms, *self.form)
 
