@@ -153,6 +153,9 @@ def test_plan_of_the_linear_kernel_follows_w_where_its_gram_matrix_would_cost_mo
     assert plan(7291, [2199, 1800], n_features=256, kernel_code=RBF, budget_bytes=200 * MB).strategy == "gram"
     assert [plan(n, [n], n_features=22, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).working_set
             for n in (14_000, 49_990)] == [256, 512]  # (ijcnn1's dense rows)
+    # sparse rows, whose rounds are not compiled whole, keep the Gram matrix up to 2^31 (a9a's 3,000: 1.1 G)
+    assert [plan(3000, [3000], n_features=123, kernel_code=LINEAR, sparse_density=density, budget_bytes=200 * MB,
+                 linear=True).strategy for density in (None, 0.11)] == ["blocked", "gram"]
     # few features and many rows (svmguide1: 3,089 x 4): blocked; fewer rows (heart_scale) keep the Gram matrix
     assert plan(3089, [3089], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).strategy == "blocked"
     assert plan(270, [270], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, linear=True).strategy == "gram"
@@ -360,7 +363,8 @@ def test_linear_rounds_on_dense_rows_reach_libsvm_s_solution_and_that_of_sparse_
     """a9a's first 3,000 rows made dense (123 features: a Gram matrix of 1.1 G multiply-adds),
     the linear kernel: the blocked strategy, each round compiled whole, with shrinking's
     sub-problems (epsilon-SVR's: some rows with both multipliers kept, some with one), reaches
-    LIBSVM's solution and that of the same rows as CSR (rounds of NumPy and compiled steps)."""
+    LIBSVM's solution and that of the same rows as CSR (the Gram strategy: sparse rows take
+    working sets from ``LINEAR_GRAM_MAX_WORK``)."""
     from sklearn import svm as libsvm
 
     with bz2.open(DATA / "a9a_21000.bz2") as handle:

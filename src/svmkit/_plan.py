@@ -78,10 +78,15 @@ WORKING_SET = 1024
 #: rows x features, sparse features counted by their density) are solved by the blocked
 #: strategy even where the Gram matrix fits: its rounds follow the change of ``w``, O(n d)
 #: each, where on such a problem the Gram strategy computes most rows (the variables that
-#: a9a's shrinking keeps: 93% of their rows) or rows of many features one at a time (usps's
-#: one-vs-one pairs, 1.2 G each); problems of fewer, whose rounds would zig-zag (splice, 60 M;
-#: digits' pairs), keep their Gram matrix (docs/performance.md).
-LINEAR_GRAM_MAX_WORK = 2**28
+#: a9a's shrinking keeps: 93% of their rows), and problems of fewer, whose rows SMO mostly
+#: leaves alone, keep their Gram matrix (docs/performance.md) ...
+LINEAR_GRAM_MAX_WORK = 2**31
+#: ... and on dense rows, whose rounds are compiled whole, from this many: usps's one-vs-one
+#: pairs (1.2 G each, rows of many features computed one at a time by the Gram strategy) take
+#: working sets, while splice (60 M) and digits' pairs, whose rounds would zig-zag, keep their
+#: Gram matrix. (Sparse rows' rounds, partly Python, stay at the bound above: a9a's crossed
+#: features, whose shrunk variables then took working sets, 3.6 -> 17 s.)
+LINEAR_DENSE_GRAM_MAX_WORK = 2**28
 #: ... and so are those of at most this many features and at least ``LINEAR_FEW_FEATURES_MIN_ROWS``
 #: rows: a round's products through ``w`` then cost a few kernel rows' worth, while the Gram
 #: strategy makes a step per row and computes a row for most of its steps (svmguide1: 1,352
@@ -409,26 +414,26 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     else:
         dots = "loops" if n_features <= LOOP_ROWS_MAX_FEATURES else "blas"
     features = n_features * (sparse_density if dots in ("sparse", "common") else 1.0)
-    shared_dtype = _gram_dtype_where_it_pays(n_data, budget_bytes, single, features, linear)
+    dense = sparse_density is None
+    shared_dtype = _gram_dtype_where_it_pays(n_data, budget_bytes, single, features, linear, dense)
     if shared_dtype is not None:
         upfront = n_data * n_data * max(n_features, 1) <= ROWS_UPFRONT_MAX_WORK.get(dots, 0)
         return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps, single,
                     rows_upfront=upfront)
-    own_dtypes = [_gram_dtype_where_it_pays(rows, budget_bytes, single, features, linear) for rows in group_rows]
+    own_dtypes = [_gram_dtype_where_it_pays(rows, budget_bytes, single, features, linear, dense) for rows in group_rows]
     if all(dtype is not None for dtype in own_dtypes):
         widest = np.float64 if all(d == np.float64 for d in own_dtypes) else np.float32
         return Plan("gram", False, np.dtype(widest), dots, 0, 0, PREFETCH_ROWS[dots],
                     _batch_threads(group_rows, n_jobs, budget_bytes), max_steps, single)
     shared_rows = rows_in_budget(n_data, budget_bytes, row_dtype)
     if (dots != "precomputed" and shared_rows >= SHARED_ROWS_MIN_FRACTION * n_data
-            and gram_pays(n_data, features, linear)):
+            and gram_pays(n_data, features, linear, dense)):
         return Plan("gram", True, row_dtype, dots, 0, shared_rows, PREFETCH_ROWS[dots], 1, max_steps, single)
-    working_set, cache_rows = _blocked_sizes(n_data, largest, n_variables, budget_bytes, row_dtype, linear,
-                                             sparse_density is None)
+    working_set, cache_rows = _blocked_sizes(n_data, largest, n_variables, budget_bytes, row_dtype, linear, dense)
     # (the linear kernel's problems, which need no row cache, on threads where there are many)
     threads = _batch_threads(group_rows, n_jobs, budget_bytes) if linear else 1
     return Plan("blocked", False, row_dtype, "blas" if dots == "loops" else dots, working_set, cache_rows, 0, threads,
-                max_steps, single, features=features, gram_dots=dots, dense_rows=sparse_density is None)
+                max_steps, single, features=features, gram_dots=dots, dense_rows=dense)
 
 
 def _batch_threads(group_rows, n_jobs, budget_bytes):
@@ -443,17 +448,20 @@ def _batch_threads(group_rows, n_jobs, budget_bytes):
     return threads
 
 
-def gram_pays(n_rows, features, linear):
+def gram_pays(n_rows, features, linear, dense=True):
     """Whether the Gram strategy may solve a problem of ``n_rows`` rows of ``features``
     features (sparse ones counted by their density): always but for the linear kernel, whose
     blocked strategy follows ``w`` and beats a Gram matrix of more than
-    ``LINEAR_GRAM_MAX_WORK`` multiply-adds, or of few features (``LINEAR_FEW_FEATURES``) and
-    many rows (``LINEAR_FEW_FEATURES_MIN_ROWS``).
+    ``LINEAR_DENSE_GRAM_MAX_WORK`` multiply-adds (``dense`` rows; sparse ones:
+    ``LINEAR_GRAM_MAX_WORK``), or of few features (``LINEAR_FEW_FEATURES``) and many rows
+    (``LINEAR_FEW_FEATURES_MIN_ROWS``).
 
     Examples
     --------
     >>> gram_pays(2199, 256, linear=True), gram_pays(1000, 60, linear=True), gram_pays(2199, 256, linear=False)
     (False, True, True)
+    >>> gram_pays(6182, 123, linear=True, dense=False), gram_pays(1490, 123, linear=True, dense=False)  # (a9a)
+    (False, True)
     >>> gram_pays(3089, 4, linear=True), gram_pays(270, 4, linear=True)  # (svmguide1, a small set)
     (False, True)
     """
@@ -461,12 +469,14 @@ def gram_pays(n_rows, features, linear):
         return True
     if features <= LINEAR_FEW_FEATURES and n_rows >= LINEAR_FEW_FEATURES_MIN_ROWS:
         return False
-    return n_rows * n_rows * features <= LINEAR_GRAM_MAX_WORK
+    return n_rows * n_rows * features <= (LINEAR_DENSE_GRAM_MAX_WORK if dense else LINEAR_GRAM_MAX_WORK)
 
 
-def _gram_dtype_where_it_pays(n_rows, budget_bytes, single_precision, features, linear):
+def _gram_dtype_where_it_pays(n_rows, budget_bytes, single_precision, features, linear, dense):
     """:func:`gram_dtype` of a problem whose Gram strategy pays (:func:`gram_pays`), else None."""
-    return gram_dtype(n_rows, budget_bytes, single_precision) if gram_pays(n_rows, features, linear) else None
+    if not gram_pays(n_rows, features, linear, dense):
+        return None
+    return gram_dtype(n_rows, budget_bytes, single_precision)
 
 
 def exact_float32_pays(n_support, n_features):
@@ -534,7 +544,8 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
     """
     if plan.strategy != "blocked":
         return plan
-    own_dtype = _gram_dtype_where_it_pays(n_rows, budget_bytes, plan.single_precision, plan.features, linear)
+    own_dtype = _gram_dtype_where_it_pays(n_rows, budget_bytes, plan.single_precision, plan.features, linear,
+                                          plan.dense_rows)
     if own_dtype is not None:
         return replace(plan, strategy="gram", shared_rows=False, gram_dtype=own_dtype, dots=plan.gram_dots,
                        working_set=0, cache_rows=0, prefetch=PREFETCH_ROWS[plan.gram_dots])
