@@ -358,6 +358,25 @@ def test_a_linear_fit_of_few_features_and_many_rows_by_working_sets_reaches_libs
 
 
 
+
+def test_linear_one_vs_one_pairs_by_compiled_rounds_on_threads_reach_libsvm_s_optimum(caplog):
+    """Digits 0-2 made 16 x 16 (usps's size, 256 features) with copies shifted by one pixel
+    right and down (1,611 rows, pairs of some 1,080 rows: 0.3 G multiply-adds each), the linear
+    kernel: the pairs by working sets of 128, each round compiled whole, on two threads; each
+    pair's dual objective is LIBSVM's, and the predictions agree."""
+    digits = load_digits()
+    keep = digits.target < 3
+    images = np.kron(digits.images[keep], np.ones((1, 2, 2)))
+    images = np.concatenate([images, np.roll(images, 1, axis=2), np.roll(images, 1, axis=1)])
+    X, y = images.reshape(images.shape[0], -1) / 16.0, np.tile(digits.target[keep], 3)
+    with caplog.at_level("INFO", logger="svmkit"):
+        ours = SVC(kernel="linear", C=1.0, tol=1e-4, n_jobs=2, verbose=True).fit(X, y)
+    assert any("3 one-vs-one pairs: plan: blocked strategy (working sets of 128" in record.getMessage()
+               and record.getMessage().endswith("2 thread(s)") for record in caplog.records)
+    oracle = LibsvmSVC(kernel="linear", C=1.0, tol=1e-4).fit(X, y)
+    np.testing.assert_allclose(ours.dual_objective_, libsvm_pair_objectives(oracle, X, "linear", {}), rtol=1e-5)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
+
 @pytest.mark.parametrize("formulation", ["nu-svc", "one-class", "epsilon-svr"])
 def test_linear_rounds_on_dense_rows_reach_libsvm_s_solution_and_that_of_sparse_rows(formulation, caplog):
     """a9a's first 3,000 rows made dense (123 features: a Gram matrix of 1.1 G multiply-adds),

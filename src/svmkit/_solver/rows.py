@@ -157,9 +157,10 @@ class KernelRows:
         if np.dtype(dtype) == self.X.dtype:
             return self.X
         key = ("rows", np.dtype(dtype))
-        if key not in self._data:
-            self._data[key] = self.X.astype(dtype)
-        return self._data[key]
+        with self._making:
+            if key not in self._data:
+                self._data[key] = self.X.astype(dtype)
+            return self._data[key]
 
     def transposed(self, dtype):
         """The rows transposed (features by rows), dense, C-ordered, in ``dtype``, and their
