@@ -84,8 +84,9 @@ LINEAR_GRAM_MAX_WORK = 2**31
 #: ... and on dense rows, whose rounds are compiled whole, from this many: usps's one-vs-one
 #: pairs (1.2 G each, rows of many features computed one at a time by the Gram strategy) take
 #: working sets, while splice (60 M) and digits' pairs, whose rounds would zig-zag, keep their
-#: Gram matrix. (Sparse rows' rounds, partly Python, stay at the bound above: a9a's crossed
-#: features, whose shrunk variables then took working sets, 3.6 -> 17 s.)
+#: Gram matrix. (Sparse rows' rounds, partly Python, stay at the bound above: at this one the
+#: shrunk variables of a9a's crossed features took working sets, and the fit several times as
+#: long; docs/performance.md.)
 LINEAR_DENSE_GRAM_MAX_WORK = 2**28
 #: ... and so are those of at most this many features and at least ``LINEAR_FEW_FEATURES_MIN_ROWS``
 #: rows: a round's products through ``w`` then cost a few kernel rows' worth, while the Gram

@@ -3,8 +3,8 @@
 The blocked strategy's rounds (:func:`svmkit._solver.driver._blocked_group`) are a Python
 loop of compiled and BLAS steps; for the linear kernel a round needs no kernel rows, only the
 working set's block and the change of ``w``, and the loop's own work between those steps
-cost more than the steps on problems of a few thousand rows (usps's one-vs-one pairs: some
-200 us a round in NumPy calls). :func:`linear_round` makes the whole round (the block, its
+cost more than the steps on problems of a few thousand rows (usps's one-vs-one pairs;
+docs/performance.md). :func:`linear_round` makes the whole round (the block, its
 SMO, the moves and the gradient) in one call that releases the GIL, so that the problems of
 a batch run on threads. The loop's tests stay in Python, and a round whose block SMO does
 not settle is left to the Python round, which takes steps on the face of its free
