@@ -460,8 +460,9 @@ def _f64(values):
 
 def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
     """Problem ``g`` by the Gram strategy on a store of its own rows, gathered once in the
-    order of its variables (so that they are runs; else a row for each variable), BLAS rows or loops as the batch's ``judge``
-    (:class:`_BlasRowsJudge`) says. Returns ``(alpha, grad, steps, status, gap)``."""
+    order of its variables (so that they are runs; else a row for each variable), BLAS rows
+    or loops as the batch's ``judge`` (:class:`_BlasRowsJudge`) says. Returns ``(alpha, grad,
+    steps, status, gap)``."""
     part = batch.group(g)
     rows, first_place = np.unique(batch.rows[part], return_index=True)
     in_order = rows[np.argsort(first_place, kind="stable")]
