@@ -14,7 +14,7 @@ multipliers (:mod:`svmkit._solver.face`).
 import numpy as np
 
 from ._jit import jit
-from .smo import OPTIMAL, RowStore, Settings, Span, Variables, _CHUNK, _side, _smo_stretch
+from .smo import OPTIMAL, Variables, _side, smo_on_block
 
 #: :func:`linear_round`'s steps where the block's SMO did not settle: nothing was changed,
 #: and the caller makes the round its own way.
@@ -54,11 +54,11 @@ def linear_round(problem, X, X_block, ws, alpha, grad, tol, max_steps, no_data):
     n_ws = ws.shape[0]
     # the set's distinct data rows (an epsilon-SVR row has two variables: then each variable's
     # place among them) and their block
-    distinct = rows[ws]
-    local = np.arange(n_ws)
-    if np.unique(distinct).shape[0] < n_ws:
-        distinct = np.unique(distinct)
+    distinct = np.unique(rows[ws])
+    if distinct.shape[0] < n_ws:
         local = np.searchsorted(distinct, rows[ws])
+    else:  # (a row each: the block in the set's order)
+        distinct, local = rows[ws], np.arange(n_ws)
     A = np.empty((distinct.shape[0], X_block.shape[1]), dtype=X_block.dtype)
     for k in range(distinct.shape[0]):
         A[k] = X_block[distinct[k]]
@@ -73,15 +73,8 @@ def linear_round(problem, X, X_block, ws, alpha, grad, tol, max_steps, no_data):
             block[a, b] = row[local[b]]
         sub_y[a], sub_upper[a], sub_alpha[a], sub_grad[a] = y[t], upper[t], alpha[t], grad[t]
         sub_flags[a], sub_qd[a] = _side(y[t], alpha[t], upper[t]), block[a, a]
-    places = np.arange(n_ws)
-    store = RowStore(block, places, places, np.zeros(n_ws, dtype=np.int64), np.array([0, n_ws, 0], dtype=np.int64),
-                     sub_qd, False, no_data)
-    zero = np.int64(0)
-    status, _, steps, _, _ = _smo_stretch(
-        Variables(sub_y, sub_upper, sub_qd, sub_alpha, sub_grad, sub_flags, places), store,
-        Span(zero, n_ws, n_ws, zero, zero), problem.nu, Settings(tol, max_steps, False, 1), max_steps, zero, zero,
-        np.empty((5, n_ws // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64),
-    )
+    status, steps = smo_on_block(block, Variables(sub_y, sub_upper, sub_qd, sub_alpha, sub_grad, sub_flags,
+                                                  np.arange(n_ws)), problem.nu, tol, max_steps, no_data)
     if status != OPTIMAL:
         return ROUND_LEFT, 0.0
     # the moves, and w's change: the sum of the moved rows, each times y (a_new - a_old)

@@ -598,16 +598,8 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
             sub_y[a], sub_upper[a], sub_alpha[a], sub_grad[a] = y[t], upper[t], alpha[t], grad[t]
             sub_flags[a], sub_qd[a] = work.flags[t], work.qd[t]
         sub = Variables(sub_y, sub_upper, sub_qd, sub_alpha, sub_grad, sub_flags, np.arange(n_kept))
-        zero = np.int64(0)
-        places = np.arange(n_kept)
-        sub_store = RowStore(block, places, places, np.zeros(n_kept, dtype=np.int64),
-                             np.array([0, n_kept, 0], dtype=np.int64), sub_qd, store.compute & False, store.data)
-        status, gap, stretch, _, _ = _smo_stretch(
-            sub, sub_store, Span(zero, n_kept, n_kept, zero, zero), batch.nu,
-            Settings(target, settings.max_steps, settings.shrinking, settings.prefetch),
-            min(_SHRINK_PERIOD, _STEPS_PER_ACTIVE * n_kept, limit - steps), zero, zero,
-            np.empty((5, n_kept // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64),
-        )
+        status, stretch = smo_on_block(block, sub, batch.nu, target,
+                                       min(_SHRINK_PERIOD, _STEPS_PER_ACTIVE * n_kept, limit - steps), store.data)
         steps += stretch
         _commit(batch, store, work, active, sub_alpha, start, stop)
         if status == NOT_FINITE:
@@ -631,6 +623,26 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
             kept[survivors[a] - start] = True
         n_kept = n_kept_now
     return steps
+
+
+@jit
+def smo_on_block(block, variables, nu, tol, limit, data):
+    """A stretch of :func:`_smo_stretch` on variables that have a row each of the square
+    kernel ``block`` (:class:`Variables`, updated in place; ``data``: a
+    :class:`svmkit._core.kernels.KernelData` for the store's type, never read), without
+    shrinking's hand-over, to ``tol`` in at most ``limit`` steps. Returns ``(status, steps)``
+    (status -1: ``limit`` reached). For shrinking's sub-problems and the linear kernel's
+    working sets (:mod:`svmkit._core.blocked`)."""
+    n = block.shape[0]
+    places = np.arange(n)
+    zero = np.int64(0)
+    store = RowStore(block, places, places, np.zeros(n, dtype=np.int64), np.array([0, n, 0], dtype=np.int64),
+                     variables.qd, False, data)
+    status, _, steps, _, _ = _smo_stretch(
+        variables, store, Span(zero, n, n, zero, zero), nu, Settings(tol, limit, False, np.int64(1)), limit, zero,
+        zero, np.empty((5, n // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64),
+    )
+    return status, steps
 
 
 @jit

@@ -444,12 +444,13 @@ class _FaceSchedule:
         self.to_go = self.spacing
 
 
-def _group_batch(batch, g, rows):
+def _group_batch(batch, g, rows, runs):
     """Problem ``g`` alone, its variables on the kernel rows ``rows`` (positions in a source of
-    the problem's own rows), as compiled code reads it."""
+    the problem's own rows) that make the ``runs`` ``(split, col0, col1)`` of
+    :func:`svmkit._solver.dual.runs_of`, as compiled code reads it."""
     part = batch.group(g)
     m = part.stop - part.start
-    split, col0, col1 = runs_of(rows)
+    split, col0, col1 = runs
     runs = np.array([[0, split, col0, col1], [m, 0, 0, 0]], dtype=np.int64)
     return Batch(_f64(batch.y[part]), _f64(batch.p[part]), _f64(batch.upper[part]), rows, runs, bool(batch.nu))
 
@@ -469,11 +470,13 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
     position = np.empty(source.n_rows, dtype=np.int64)
     position[in_order] = np.arange(in_order.shape[0])
     variable_rows = position[batch.rows[part]]
-    if runs_of(variable_rows) is None:
+    runs = runs_of(variable_rows)
+    if runs is None:
         # (epsilon-SVR's variables that shrinking kept, some rows with both multipliers and some
         # with one: no order of the rows makes both halves runs; a row for each variable does)
         in_order, variable_rows = batch.rows[part], np.arange(part.stop - part.start)
-    compiled = _group_batch(batch, g, variable_rows)
+        runs = runs_of(variable_rows)
+    compiled = _group_batch(batch, g, variable_rows, runs)
     n_rows = in_order.shape[0]
     budget = settings.cache_size * 2**20 / max(plan.threads, 1)
     dtype = _plan.gram_dtype(n_rows, budget, plan.single_precision)
@@ -621,13 +624,14 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
                     gap = select_working_set(problem, alpha, grad, kept, q)[1]
                     break
                 continue
-        local = (max(settings.tol, 0.1 * gap), min(max(20 * ws.shape[0], 1000), plan.max_steps - steps))
+        # (the block's SMO: its tolerance and its steps at most)
+        block_limits = (max(settings.tol, 0.1 * gap), min(max(20 * ws.shape[0], 1000), plan.max_steps - steps))
         taken = ROUND_LEFT
         if linear_rows is not None:
             with counts.timed("smo"):
-                taken, change = linear_round(problem, *linear_rows, ws, alpha, grad, *local, _NO_DATA)
+                taken, change = linear_round(problem, *linear_rows, ws, alpha, grad, *block_limits, _NO_DATA)
         if taken == ROUND_LEFT:
-            taken, change = _round(problem, ws, alpha, grad, source, cache, plan, counts, buffers, *local,
+            taken, change = _round(problem, ws, alpha, grad, source, cache, plan, counts, buffers, *block_limits,
                                    plan.max_steps - steps)
         steps += taken
         objective += change
