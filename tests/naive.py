@@ -272,3 +272,40 @@ def face_newton_step(Q, g, y, nu=False):
     kkt = np.block([[Q, A.T], [A, np.zeros((c, c))]])
     solution = np.linalg.lstsq(kkt, np.concatenate([-g, np.zeros(c)]), rcond=None)[0]
     return solution[:k]
+
+
+def pair_variables_by_lists(class_start, pairs, upper):
+    """The variables of one-vs-one problems one pair at a time: the rows of the pair's first
+    class labelled +1, then those of its second labelled -1 (rows ordered by class, class ``c``
+    at ``class_start[c]:class_start[c + 1]``); returns ``(rows, labels, bounds, upper of each
+    variable)``."""
+    rows, labels, bounds = [], [], [0]
+    for a, b in pairs:
+        first, second = list(range(class_start[a], class_start[a + 1])), list(range(class_start[b], class_start[b + 1]))
+        rows += first + second
+        labels += [1.0] * len(first) + [-1.0] * len(second)
+        bounds.append(len(rows))
+    return np.array(rows, dtype=np.int64), np.array(labels), np.array(bounds), np.asarray(upper)[rows]
+
+
+def support_layout_by_dicts(bounds, rows, coef, y_index, n_classes, pairs=None):
+    """LIBSVM's layout of fitted problems the slow way: the rows with a nonzero coefficient in
+    some problem sorted by (class, row), their count per class, the ``(n_SV, n_problems)``
+    coefficients, and for one-vs-one ``pairs`` the ``(n_classes - 1, n_SV)`` ``dual_coef_``
+    (class ``i``'s coefficient in pair ``(i, j)`` in row ``j - 1`` if ``i < j``, else ``j``)."""
+    coefficient = {}  # (row, problem) -> coefficient
+    for p in range(len(bounds) - 1):
+        for t in range(bounds[p], bounds[p + 1]):
+            if coef[t] != 0:
+                coefficient[(int(rows[t]), p)] = coef[t]
+    support = sorted({row for row, _ in coefficient}, key=lambda row: (y_index[row], row))
+    n_support = np.array([sum(1 for row in support if y_index[row] == c) for c in range(n_classes)])
+    problem_coef = np.array([[coefficient.get((row, p), 0.0) for p in range(len(bounds) - 1)] for row in support])
+    if pairs is None:
+        return support, n_support, problem_coef.reshape(len(support), len(bounds) - 1), None
+    dual_coef = np.zeros((n_classes - 1, len(support)))
+    for s, row in enumerate(support):
+        for p, (i, j) in enumerate(pairs):
+            if (row, p) in coefficient:
+                dual_coef[j - 1 if y_index[row] == i else i, s] = coefficient[(row, p)]
+    return support, n_support, problem_coef.reshape(len(support), len(bounds) - 1), dual_coef

@@ -7,6 +7,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._core.layout import pair_variables
 from .._solver import DualBatch
 
 
@@ -30,20 +31,10 @@ def one_vs_one(class_start, pairs, upper):
     (array([0, 1, 3, 4, 2, 3, 4]), array([ 1.,  1., -1., -1.,  1., -1., -1.]), array([0, 4, 7]))
     """
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    starts = class_start[pairs]  # (first class's start, second's)
-    lengths = class_start[pairs + 1] - starts
-    bounds = np.zeros(pairs.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths.sum(axis=1), out=bounds[1:])
-    segment_first = np.empty(2 * pairs.shape[0], dtype=np.int64)  # (the first variable of each class's run)
-    segment_first[0::2] = bounds[:-1]
-    segment_first[1::2] = bounds[:-1] + lengths[:, 0]
-    rows = np.arange(bounds[-1]) + np.repeat(starts.ravel() - segment_first, lengths.ravel())
-    labels = np.repeat(np.array([1.0, -1.0] * pairs.shape[0]), lengths.ravel())
-    runs = np.zeros((pairs.shape[0] + 1, 4), dtype=np.int64)
-    runs[:, 0] = bounds
-    runs[:-1, 1] = bounds[:-1] + lengths[:, 0]
-    runs[:-1, 2:] = starts
-    return Problems(rows, labels, upper[rows], bounds, runs)
+    rows, labels, bounds, runs, variable_upper = pair_variables(
+        np.ascontiguousarray(class_start, dtype=np.int64), np.ascontiguousarray(pairs[:, 0]),
+        np.ascontiguousarray(pairs[:, 1]), np.ascontiguousarray(upper, dtype=np.float64))
+    return Problems(rows, labels, variable_upper, bounds, runs)
 
 
 def against_the_rest(y_index, positives, upper):
@@ -58,12 +49,14 @@ def against_the_rest(y_index, positives, upper):
     (array([-1.,  1., -1., -1., -1.,  1.]), array([0, 3, 6]))
     """
     n, k = y_index.shape[0], len(positives)
-    bounds = np.arange(k + 1, dtype=np.int64) * n
+    bounds = np.arange(0, (k + 1) * n, n, dtype=np.int64)
     labels = np.where(y_index == np.asarray(positives)[:, np.newaxis], 1.0, -1.0).ravel()  # (problem by problem)
     runs = np.zeros((k + 1, 4), dtype=np.int64)
     runs[:, 0] = bounds
     runs[:-1, 1] = bounds[1:]
-    return Problems(np.arange(k * n) % n, labels, np.concatenate((upper,) * k), bounds, runs)
+    rows = np.arange(n)
+    return Problems(rows, labels, upper, bounds, runs) if k == 1 else \
+        Problems(np.tile(rows, k), labels, np.tile(upper, k), bounds, runs)
 
 
 def stacked(problem_list):
@@ -100,7 +93,8 @@ def c_svc_read(batch, solution):
     per variable, the functional margin ``y_t f(x_t) = G_t + 1 + y_t b``, read from the
     gradient ``G_t = y_t sum_s a_s y_s K_ts - 1`` without another kernel value."""
     b = -solution.rho1
-    return solution.alpha, b, solution.grad + 1.0 + batch.y * np.repeat(b, np.diff(batch.bounds))
+    b_of_variables = b[0] if b.shape[0] == 1 else np.repeat(b, np.diff(batch.bounds))
+    return solution.alpha, b, solution.grad + 1.0 + batch.y * b_of_variables
 
 
 def _greedy_fill(capacities, total):
