@@ -103,14 +103,11 @@ def check_parameters(estimator):
             for name, allowed in kind._parameter_constraints.items()
             if allowed != "no_validation" and name in kind._get_param_names()
         ]
-    values = [(name, getattr(estimator, name)) for name, _ in constraints]
-    try:
-        key = (kind, tuple((name, type(value), value) for name, value in values))
-        if key in _ACCEPTED:
-            return
-    except TypeError:  # (an unhashable value: a class_weight dict, a callable's state)
-        key = None
-    for (name, allowed), (_, value) in zip(constraints, values):
+    key = _parameters_key(estimator)
+    if key is not None and key in _ACCEPTED:
+        return
+    for name, allowed in constraints:
+        value = getattr(estimator, name)
         if not any(constraint.is_satisfied_by(value) for constraint in allowed):
             # (scikit-learn's message, which names the parameter and what it accepts)
             validate_parameter_constraints(kind._parameter_constraints, {name: value}, caller_name=kind.__name__)
@@ -120,8 +117,44 @@ def check_parameters(estimator):
         _ACCEPTED.add(key)
 
 
-#: Each estimator class's constraints, made once.
+def parameters_known_valid(estimator):
+    """Whether :func:`check_parameters` accepted these very parameter values (every parameter,
+    by type and value) of ``estimator``'s class before: an estimator whose own checks end with
+    :func:`check_parameters` may then skip them all, as a grid search's folds or a
+    benchmark's repetitions fitting the same settings again do.
+
+    Examples
+    --------
+    >>> from svmkit.svm import SVC
+    >>> model = SVC(C=3.5, gamma=0.25)
+    >>> parameters_known_valid(model)
+    False
+    >>> model._check_params()
+    >>> parameters_known_valid(model), parameters_known_valid(SVC(C=3.5, gamma=0.25, tol=2e-3))
+    (True, False)
+    """
+    key = _parameters_key(estimator)
+    return key is not None and key in _ACCEPTED
+
+
+def _parameters_key(estimator):
+    """``estimator``'s class and the name, type and value of each of its parameters, or None
+    where a value cannot be hashed (a ``class_weight`` dict)."""
+    kind = type(estimator)
+    names = _PARAMETER_NAMES.get(kind)
+    if names is None:
+        names = _PARAMETER_NAMES[kind] = tuple(kind._get_param_names())
+    try:
+        key = (kind, tuple((name, type(value), value) for name in names for value in (getattr(estimator, name),)))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+#: Each estimator class's constraints, and its parameters' names, made once.
 _CONSTRAINTS = {}
+_PARAMETER_NAMES = {}
 #: Parameter values found valid (class, then name, type and value of each): a fit of the same
 #: settings again, as in a grid search's folds or a benchmark's repetitions, looks them up.
 _ACCEPTED = set()

@@ -27,6 +27,7 @@ from .._solver import OPTIMAL, KernelRows, PrecomputedRows
 from .._solver.rows import square_block
 from .._validation import (
     check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result, check_parameters,
+    parameters_known_valid,
 )
 from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, is_real
@@ -379,7 +380,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         -------
         self
         """
-        self._check_params()
+        if not parameters_known_valid(self):  # (its checks end with check_parameters, which records them)
+            self._check_params()
         X, y = self._validate_train_X(X, y)
         if not _are_class_labels(y):  # (scikit-learn's check, only where needed: it is slow)
             check_classification_targets(y)
@@ -405,8 +407,9 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         # one-vs-one problems and the folds of the probability model take the rows class by class
         # (in training order within a class), so that each problem's rows are two runs of rows
         by_class = len(problems) > 1 and problems[0][1] is not None or self.probability
-        order = np.argsort(y_index, kind="stable") if by_class else np.arange(y_index.shape[0])
-        X_rows = _rows_of(X, order, self._precomputed) if by_class else X
+        order = np.argsort(y_index, kind="stable") if by_class else None
+        X_rows, y_rows, upper_rows = (_rows_of(X, order, self._precomputed), y_index[order], upper[order]) \
+            if by_class else (X, y_index, upper)
         self.kernel_, source = self._row_source(X_rows)
         names, label = (), ""
         if self._reports_progress():
@@ -414,9 +417,10 @@ class SVC(ClassifierMixin, BaseKernelSVM):
             label = f"{len(problems)} {'one-vs-one pairs' if by_class else 'one-vs-rest problems'}" \
                 if len(problems) > 1 else names[0]
         settings = self._solver_settings()
-        variables = self._fit_problems(X_rows, source, self._problem_data(y_index[order], upper[order], problems),
+        variables = self._fit_problems(X_rows, source, self._problem_data(y_rows, upper_rows, problems),
                                        problems, names, label, settings)
-        variables = variables._replace(indices=order[variables.indices])
+        if by_class:
+            variables = variables._replace(indices=order[variables.indices])
         self._problem_pairs = problems
         self._variables = variables
         vars(self).pop("binary_models_", None)  # (that of an earlier fit)
@@ -426,7 +430,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         vars(self).pop("_radius", None)
         self._radius_inputs = (X, settings)
         if self.probability:
-            self._fit_probability(source, X_rows, y_index[order], upper[order])
+            self._fit_probability(source, X_rows, y_rows, upper_rows)
         else:
             self.probA_ = self.probB_ = np.empty(0)
         return self
