@@ -41,9 +41,12 @@ def is_integer(value):
 
 
 def _is_plain_matrix(X, check_finite=True):
-    """Whether ``X`` is a finite, C-ordered float64 matrix with at least one row (what
-    ``validate_data`` returns unchanged, as far as ``X`` itself goes); with ``check_finite=False``
-    its values are not looked at (the caller checks them in its own pass)."""
+    """Whether ``X`` is a finite float64 matrix with at least one row, C-ordered where dense or
+    SciPy's CSR (what ``validate_data`` returns unchanged, as far as ``X`` itself goes); with
+    ``check_finite=False`` its values are not looked at (the caller checks them in its own pass)."""
+    if type(X) in _CSR_TYPES:
+        return (X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0
+                and (not check_finite or bool(np.isfinite(X.data).all())))
     return (
         type(X) is np.ndarray
         and X.dtype == np.float64
@@ -52,6 +55,9 @@ def _is_plain_matrix(X, check_finite=True):
         and X.shape[0] > 0
         and (not check_finite or bool(np.isfinite(X).all()))
     )
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
 
 
 def _is_plain_training_data(X, y):
@@ -163,7 +169,8 @@ class BaseKernelSVM(BaseEstimator):
         if not self.__sklearn_is_fitted__():
             check_is_fitted(self)  # raises NotFittedError
         if not self._is_valid_test_array(X):  # (else scikit-learn's checks)
-            X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False))
+            X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+        X = canonical_csr(X)
         if self._precomputed and X.shape[1] != self.shape_fit_[0]:
             raise ValueError(
                 f"With kernel='precomputed', X must hold the kernel between the test and the "
