@@ -443,6 +443,30 @@ def test_solver_docstring_examples():
         assert result.attempted > 0 and result.failed == 0
 
 
+def test_maps_called_from_several_threads_at_once_each_get_their_own_results_and_threads():
+    import threading
+
+    from svmkit._parallel import map_in_threads
+
+    results, start = {}, threading.Barrier(4)
+
+    def user_thread(k):
+        start.wait()
+        for _ in range(20):
+            # (each map's items wait a little, so that the maps overlap and take pool threads at once)
+            results.setdefault(k, []).append(map_in_threads(lambda x: (threading.Event().wait(0.0002), k * 100 + x)[1],
+                                                            range(6), 3))
+
+    threads = [threading.Thread(target=user_thread, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == {k: [[k * 100 + x for x in range(6)]] * 20 for k in range(4)}
+    pool_threads = [thread for thread in threading.enumerate() if thread.name == "svmkit"]
+    assert 2 <= len(pool_threads) <= 8  # (two per map at most; kept, not started per call)
+
+
 def _square_in_a_forked_child(queue):
     from svmkit._parallel import map_in_threads
 

@@ -14,7 +14,6 @@ import functools
 import numbers
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -197,8 +196,8 @@ def map_in_threads(function, items, n_workers):
     independent two-class problems run in parallel; BLAS is kept to one thread
     meanwhile so that the workers do not oversubscribe the cores (with one
     worker too: ``n_jobs=1`` means one thread). The calling
-    thread and ``n_workers - 1`` threads started once per process
-    (:func:`_worker_pool`) each take the next item until none is left. Called
+    thread and ``n_workers - 1`` of the pool's threads, started once and kept
+    (:class:`_PoolThread`), each take the next item until none is left. Called
     from one of those threads, the items run on it in turn.
 
     Examples
@@ -227,12 +226,13 @@ def map_in_threads(function, items, n_workers):
             try:
                 results[k] = function(items[k])
             except BaseException:
-                failed.set()  # (the other tasks take no further item)
+                failed.set()  # (the other threads take no further item)
                 raise
 
     with single_threaded_blas():
-        pool = _worker_pool(n_workers - 1)
-        tasks = [pool.submit(take_items) for _ in range(n_workers - 1)]
+        workers = _idle_workers(n_workers - 1)
+        for worker in workers:
+            worker.start(take_items)
         # the calling thread takes items too: it is running already, while a pool thread has
         # to be woken
         _mark_worker()  # (calls made by the items run in turn, as on the pool's threads)
@@ -240,9 +240,11 @@ def map_in_threads(function, items, n_workers):
             take_items()
         finally:
             _in_worker.flag = False
-            wait(tasks)  # all of them, also when one failed: none runs on after the call
-        for task in tasks:
-            task.result()  # (raises what a task raised)
+            errors = [worker.join() for worker in workers]  # (all of them: none runs on after the call)
+            _return_workers(workers)
+        for error in errors:
+            if error is not None:
+                raise error
     return results
 
 
@@ -266,23 +268,59 @@ def in_equal_parts(function, length, n_values):
     map_in_threads(lambda part: function(*part), list(zip(bounds[:-1], bounds[1:])), n_parts)
 
 
-_pool = None
-_pool_size = 0
-_pool_lock = threading.Lock()
+class _PoolThread:
+    """A worker thread of :func:`map_in_threads`, started once and kept: it sleeps until given
+    a task, runs it and says so. An event each way is all a task costs (an executor's futures
+    and queue doubled the time of a call of two short tasks)."""
+
+    def __init__(self):
+        self._wake, self._done = threading.Event(), threading.Event()
+        self._task, self._error = None, None
+        threading.Thread(target=self._run, name="svmkit", daemon=True).start()
+
+    def _run(self):
+        _start_pool_thread()
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            try:
+                self._task()
+            except BaseException as error:  # (raised in the caller's thread by join)
+                self._error = error
+            finally:
+                self._task = None
+                self._done.set()
+
+    def start(self, task):
+        """Run ``task()`` on this thread."""
+        self._error = None
+        self._done.clear()
+        self._task = task
+        self._wake.set()
+
+    def join(self):
+        """Wait for the task; what it raised, or None."""
+        self._done.wait()
+        return self._error
+
+
+_idle = []  # (the pool's threads without a task)
+_idle_lock = threading.Lock()
 _in_worker = threading.local()
 
 
-def _worker_pool(n_workers):
-    """The process's worker threads, at least ``n_workers`` of them: started once, not per call
-    (starting threads costs a noticeable share of a short prediction)."""
-    global _pool, _pool_size
-    with _pool_lock:
-        if _pool_size < n_workers:
-            if _pool is not None:
-                _pool.shutdown(wait=False)
-            _pool = ThreadPoolExecutor(n_workers, thread_name_prefix="svmkit", initializer=_start_pool_thread)
-            _pool_size = n_workers
-        return _pool
+def _idle_workers(n_workers):
+    """``n_workers`` of the pool's idle threads, started where there are fewer (calls on
+    several of a user's threads at once each take their own)."""
+    with _idle_lock:
+        taken = _idle[max(len(_idle) - n_workers, 0):] if n_workers else []
+        del _idle[len(_idle) - len(taken):]
+    return taken + [_PoolThread() for _ in range(n_workers - len(taken))]
+
+
+def _return_workers(workers):
+    with _idle_lock:
+        _idle.extend(workers)
 
 
 def _mark_worker():
@@ -295,10 +333,10 @@ def _start_pool_thread():
 
 
 def _forget_pool():
-    """In a forked child the pool's threads do not exist (tasks submitted there would wait
+    """In a forked child the pool's threads do not exist (a task given to one would wait
     forever): start new ones when needed."""
-    global _pool, _pool_size, _pool_lock
-    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
+    global _idle, _idle_lock
+    _idle, _idle_lock = [], threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_pool)
