@@ -83,16 +83,32 @@ class DualBatch:
         return slice(int(self.bounds[g]), int(self.bounds[g + 1]))
 
     def rows_per_group(self):
-        """Distinct kernel rows of each problem."""
-        if self.group_rows is None and self.known_runs is not None:
-            self.group_rows = np.diff(self.bounds)  # (runs of a C-SVC or nu-SVC problem: a row each)
+        """Distinct kernel rows of each problem: those its runs cover (:meth:`runs`; two runs
+        may share rows, as epsilon-SVR's ``a`` and ``a*``), else counted."""
         if self.group_rows is None:
-            self.group_rows = np.array([np.unique(self.rows[self.group(g)]).shape[0] for g in range(self.n_groups)])
+            runs = self.runs()
+            if runs is not None:
+                first, split, col0, col1 = runs[:-1, 0], runs[:-1, 1], runs[:-1, 2], runs[:-1, 3]
+                first_length, second_length = split - first, runs[1:, 0] - split
+                shared = np.minimum(col0 + first_length, col1 + second_length) - np.maximum(col0, col1)
+                self.group_rows = first_length + second_length - np.maximum(shared, 0)
+            else:
+                self.group_rows = np.array([np.unique(self.rows[self.group(g)]).shape[0]
+                                            for g in range(self.n_groups)])
         return self.group_rows
 
     def runs(self):
         """Each problem's variables as at most two runs of consecutive kernel rows (the
-        ``runs`` of :class:`svmkit._core.smo.Batch`), or None where a problem's rows are not."""
+        ``runs`` of :class:`svmkit._core.smo.Batch`), or None where a problem's rows are not
+        (found once, then kept as ``known_runs``).
+
+        Examples
+        --------
+        >>> batch = DualBatch.single(np.ones(4), -np.ones(4), np.ones(4), np.zeros(4), np.array([5, 6, 5, 6]))
+        >>> batch.runs(), batch.rows_per_group()  # (two runs over the same rows 5 and 6)
+        (array([[0, 2, 5, 5],
+               [4, 0, 0, 0]]), array([2]))
+        """
         if self.known_runs is not None:
             return self.known_runs
         runs = np.zeros((self.n_groups + 1, 4), dtype=np.int64)
@@ -103,6 +119,7 @@ class DualBatch:
                 return None
             split, col0, col1 = part
             runs[g, 1:] = self.bounds[g] + split, col0, col1
+        self.known_runs = runs
         return runs
 
     def compiled(self, runs=None):
