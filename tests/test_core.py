@@ -7,7 +7,6 @@ import scipy.sparse as sp
 from compiled_doctests import run_docstring_examples
 from naive import (
     asymmetry_by_loops, dual_by_projected_gradient, intercept_by_masks, kept_by_shrinking, kernel_by_formula,
-    pair_variables_by_lists, support_layout_by_dicts,
 )
 from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
 from svmkit._core._jit import jit
@@ -17,7 +16,6 @@ from svmkit._core.kernels import (
     add_sparse_products, kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data,
     sparse_kernel_data,
 )
-from svmkit._core.layout import pair_variables, support_layout
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch, solve_kept,
 )
@@ -123,7 +121,7 @@ def test_compiled_kernel_docstring_examples(function):
     assert tries > 0 and failures == 0
 
 
-@pytest.mark.parametrize("function", [solve_batch, solve_kept, linear_round, pair_variables, support_layout])
+@pytest.mark.parametrize("function", [solve_batch, solve_kept, linear_round])
 def test_compiled_solver_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0
@@ -417,49 +415,3 @@ def test_the_variables_shrinking_keeps_are_naive_s(nu):
     expected = kept_by_shrinking(y, upper, alpha, grad, nu)
     np.testing.assert_array_equal(keeps, expected)
     assert n_kept == expected.sum() and 0 < n_kept < 200
-
-
-@pytest.mark.parametrize("n_classes", [3, 5])
-def test_pair_variables_are_the_naive_pairs_rows_labels_and_runs(n_classes):
-    sizes = rng.integers(0, 6, size=n_classes)
-    sizes[:2] = [4, 1]  # (a class of one row; other classes may have none)
-    class_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)][::-1]  # (any order of pairs)
-    upper = rng.uniform(0.5, 2.0, size=class_start[-1])
-    first, second = np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
-    rows, labels, bounds, runs, variable_upper = pair_variables(class_start, first, second, upper)
-    expected = pair_variables_by_lists(class_start, pairs, upper)
-    for value, reference in zip((rows, labels, bounds, variable_upper), expected):
-        np.testing.assert_array_equal(value, reference)
-    # each pair's variables are two runs of consecutive rows: its first class's, then its second's
-    for p, (a, b) in enumerate(pairs):
-        assert list(runs[p]) == [bounds[p], bounds[p] + sizes[a], class_start[a], class_start[b]]
-    assert list(runs[-1]) == [bounds[-1], 0, 0, 0]
-
-
-@pytest.mark.parametrize("pairs", [False, True])
-def test_support_layout_is_the_naive_layout_of_libsvm(pairs):
-    n_classes, n = 4, 30
-    y_index = rng.integers(0, n_classes, size=n)
-    y_index[:n_classes] = np.arange(n_classes)
-    problems = ([(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)] if pairs
-                else [(c, None) for c in range(n_classes)])
-    bounds, rows, coef = [0], [], []
-    for a, b in problems:
-        members = np.flatnonzero((y_index == a) | (y_index == b)) if pairs else np.arange(n)
-        rows.extend(members)
-        # (about half of them support vectors, of either sign)
-        coef.extend(np.where(rng.random(members.shape[0]) < 0.5, 0.0, rng.normal(size=members.shape[0])))
-        bounds.append(len(rows))
-    bounds, rows, coef = np.array(bounds), np.array(rows, dtype=np.int64), np.array(coef)
-    first = np.array([a for a, _ in problems]) if pairs else np.empty(0, dtype=np.int64)
-    second = np.array([b for _, b in problems]) if pairs else np.empty(0, dtype=np.int64)
-    support, n_support, problem_coef, dual_coef = support_layout(bounds, rows, coef, y_index, n_classes, first, second)
-    expected = support_layout_by_dicts(bounds, rows, coef, y_index, n_classes, problems if pairs else None)
-    np.testing.assert_array_equal(support, expected[0])
-    np.testing.assert_array_equal(n_support, expected[1])
-    np.testing.assert_array_equal(problem_coef, expected[2])
-    if pairs:
-        np.testing.assert_array_equal(dual_coef, expected[3])
-    else:
-        assert dual_coef.shape == (0, support.shape[0])

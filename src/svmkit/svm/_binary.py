@@ -14,8 +14,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core.layout import support_layout
-
 
 #: KKT categories of a training point (C-SVC).
 NOT_SUPPORT_VECTOR = "not a support vector"
@@ -409,7 +407,7 @@ def libsvm_layout(bounds, rows, coef, y_index, n_classes, first=None, second=Non
     Problem ``p`` has the variables ``bounds[p]:bounds[p + 1]``; variable ``t`` is on data
     row ``rows[t]`` with coefficient ``coef[t] = alpha_t y_t`` (0: not a support vector);
     ``y_index`` is the class of every data row; ``first`` and ``second`` are the classes of
-    each one-vs-one problem (None: one problem, or one-vs-rest).
+    each one-vs-one problem (None: one problem, or one-vs-rest). A problem has each row once.
 
     Returns ``(support, n_support, problem_coef, dual_coef)``: the rows that are a support
     vector of some problem, by class then row; their number per class; the coefficient of
@@ -427,15 +425,32 @@ def libsvm_layout(bounds, rows, coef, y_index, n_classes, first=None, second=Non
     >>> problem_coef
     array([[ 0.5 , -0.5 ],
            [ 0.25,  0.  ]])
+    >>> libsvm_layout(np.array([0, 4]), np.array([3, 0, 1, 2]), np.array([1.0, -0.5, 0.0, -0.5]),
+    ...               np.array([0, 1, 0, 1]), 2)  # (one problem: the support vectors by class, then row)
+    (array([0, 2, 3]), array([2, 1]), array([[-0.5],
+           [-0.5],
+           [ 1. ]]), None)
     """
-    pairs = first is not None
-    no_pairs = np.empty(0, dtype=np.int64)
-    support, n_support, problem_coef, dual_coef = support_layout(
-        _int64(bounds), _int64(rows), np.ascontiguousarray(coef, dtype=np.float64), _int64(y_index), int(n_classes),
-        _int64(first) if pairs else no_pairs, _int64(second) if pairs else no_pairs)
-    return support, n_support, problem_coef, dual_coef if pairs else None
-
-
-def _int64(values):
-    """``values`` as a contiguous int64 array (the one type compiled code takes)."""
-    return np.ascontiguousarray(values, dtype=np.int64)
+    n_problems = bounds.shape[0] - 1
+    nonzero = np.flatnonzero(coef)
+    if n_problems == 1 and first is None:  # (a two-class fit: each row once, a few NumPy calls)
+        support_rows = rows[nonzero]
+        order = np.lexsort((support_rows, y_index[support_rows]))
+        support = support_rows[order]
+        return support, np.bincount(y_index[support], minlength=n_classes), coef[nonzero[order]][:, np.newaxis], None
+    is_support = np.zeros(y_index.shape[0], dtype=bool)
+    is_support[rows[nonzero]] = True
+    candidates = np.flatnonzero(is_support)
+    support = candidates[np.argsort(y_index[candidates], kind="stable")]
+    n_support = np.bincount(y_index[support], minlength=n_classes)
+    position = np.full(y_index.shape[0], -1, dtype=np.int64)
+    position[support] = np.arange(support.shape[0])
+    problem_of = np.repeat(np.arange(n_problems), np.diff(bounds))[nonzero]
+    problem_coef = np.zeros((support.shape[0], n_problems))
+    problem_coef[position[rows[nonzero]], problem_of] = coef[nonzero]
+    if first is None:
+        return support, n_support, problem_coef, None
+    dual_coef = np.zeros((n_classes - 1, support.shape[0]))
+    in_first = y_index[rows[nonzero]] == first[problem_of]
+    dual_coef[np.where(in_first, second[problem_of] - 1, first[problem_of]), position[rows[nonzero]]] = coef[nonzero]
+    return support, n_support, problem_coef, dual_coef

@@ -7,7 +7,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._core.layout import pair_variables
 from .._solver import DualBatch
 
 
@@ -31,10 +30,20 @@ def one_vs_one(class_start, pairs, upper):
     (array([0, 1, 3, 4, 2, 3, 4]), array([ 1.,  1., -1., -1.,  1., -1., -1.]), array([0, 4, 7]))
     """
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    rows, labels, bounds, runs, variable_upper = pair_variables(
-        np.ascontiguousarray(class_start, dtype=np.int64), np.ascontiguousarray(pairs[:, 0]),
-        np.ascontiguousarray(pairs[:, 1]), np.ascontiguousarray(upper, dtype=np.float64))
-    return Problems(rows, labels, variable_upper, bounds, runs)
+    starts = class_start[pairs]  # (first class's start, second's)
+    lengths = class_start[pairs + 1] - starts
+    bounds = np.zeros(pairs.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths.sum(axis=1), out=bounds[1:])
+    segment_first = np.empty(2 * pairs.shape[0], dtype=np.int64)  # (the first variable of each class's run)
+    segment_first[0::2] = bounds[:-1]
+    segment_first[1::2] = bounds[:-1] + lengths[:, 0]
+    rows = np.arange(bounds[-1]) + np.repeat(starts.ravel() - segment_first, lengths.ravel())
+    labels = np.repeat(np.array([1.0, -1.0] * pairs.shape[0]), lengths.ravel())
+    runs = np.zeros((pairs.shape[0] + 1, 4), dtype=np.int64)
+    runs[:, 0] = bounds
+    runs[:-1, 1] = bounds[:-1] + lengths[:, 0]
+    runs[:-1, 2:] = starts
+    return Problems(rows, labels, upper[rows], bounds, runs)
 
 
 def against_the_rest(y_index, positives, upper):
