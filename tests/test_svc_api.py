@@ -443,6 +443,61 @@ def test_solver_docstring_examples():
         assert result.attempted > 0 and result.failed == 0
 
 
+def test_a_fit_skips_only_the_parameter_checks_that_a_fit_of_the_same_values_passed():
+    from sklearn.datasets import load_iris
+
+    from svmkit.svm import OneClassSVM
+
+    X, y = load_iris(return_X_y=True)
+
+    class AtMostTen(SVC):
+        def _check_params(self):
+            super()._check_params()
+            if self.C > 10:
+                raise ValueError("C at most 10 here")
+
+    for _ in range(2):  # (refused again: the first fit's constraint checks passed, its own did not)
+        with pytest.raises(ValueError, match="at most 10"):
+            AtMostTen(C=100.0).fit(X, y)
+    model = SVC(C=True)
+    model._check_classifier_params()  # (what loading a model file checks: not C)
+    with pytest.raises(ValueError, match="C must be > 0"):
+        model.fit(X, y)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="nu must be in"):
+            OneClassSVM(nu=True).fit(X)
+    assert SVC(C=2.0).fit(X, y).score(X, y) == SVC(C=2.0).fit(X, y).score(X, y) > 0.95
+
+
+def test_ctrl_c_while_a_map_waits_for_its_pool_thread_stops_it_only_once_that_task_ended():
+    import signal
+    import threading
+    import time
+
+    from svmkit._parallel import map_in_threads
+
+    pool_started, ended = threading.Event(), []
+
+    def task(x):
+        if threading.current_thread() is not threading.main_thread():
+            pool_started.set()
+            time.sleep(0.3)
+            ended.append(x)
+        else:  # (the caller's item: Ctrl-C once the caller waits for the pool's)
+            assert pool_started.wait(10)
+            threading.Timer(0.05, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
+        return x
+
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            map_in_threads(task, [0, 1], 2)
+        assert len(ended) == 1  # (the pool's task ran to its end before the call did)
+        assert map_in_threads(lambda x: x + 1, range(4), 2) == [1, 2, 3, 4]  # (the pool is whole)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+
+
 def test_maps_called_from_several_threads_at_once_each_get_their_own_results_and_threads():
     import threading
 

@@ -230,22 +230,42 @@ def map_in_threads(function, items, n_workers):
                 raise
 
     with single_threaded_blas():
-        workers = _idle_workers(n_workers - 1)
-        for worker in workers:
-            worker.start(take_items)
-        # the calling thread takes items too: it is running already, while a pool thread has
-        # to be woken
-        _mark_worker()  # (calls made by the items run in turn, as on the pool's threads)
+        workers, started = _idle_workers(n_workers - 1), []
         try:
+            for worker in workers:
+                worker.start(take_items)
+                started.append(worker)
+            # the calling thread takes items too: it is running already, while a pool thread has
+            # to be woken
+            _mark_worker()  # (calls made by the items run in turn, as on the pool's threads)
             take_items()
         finally:
             _in_worker.flag = False
-            errors = [worker.join() for worker in workers]  # (all of them: none runs on after the call)
-            _return_workers(workers)
+            failed.set()  # (where the caller stopped early: the others take no further item)
+            try:
+                errors = _join_all(started)  # (all of them, even through a second Ctrl-C: none runs on after the call)
+            finally:
+                _return_workers(workers)
         for error in errors:
             if error is not None:
                 raise error
     return results
+
+
+def _join_all(workers):
+    """What each of ``workers``' tasks raised (None where nothing), once every one has ended;
+    an interrupt of the wait (Ctrl-C) waits on, and is raised after them."""
+    errors, interrupt = [], None
+    for worker in workers:
+        while True:
+            try:
+                errors.append(worker.join())
+                break
+            except BaseException as error:  # (KeyboardInterrupt: the task still runs)
+                interrupt = interrupt or error
+    if interrupt is not None:
+        raise interrupt
+    return errors
 
 
 def in_equal_parts(function, length, n_values):
@@ -299,9 +319,10 @@ class _PoolThread:
         self._wake.set()
 
     def join(self):
-        """Wait for the task; what it raised, or None."""
+        """Wait for the task; what it raised, or None (not kept: its frames hold the task's data)."""
         self._done.wait()
-        return self._error
+        error, self._error = self._error, None
+        return error
 
 
 _idle = []  # (the pool's threads without a task)

@@ -112,29 +112,31 @@ def check_parameters(estimator):
             # (scikit-learn's message, which names the parameter and what it accepts)
             validate_parameter_constraints(kind._parameter_constraints, {name: value}, caller_name=kind.__name__)
     if key is not None:
-        if len(_ACCEPTED) >= _ACCEPTED_MAX:
-            _ACCEPTED.clear()
-        _ACCEPTED.add(key)
+        _remember(_ACCEPTED, key)
 
 
-def parameters_known_valid(estimator):
-    """Whether :func:`check_parameters` accepted these very parameter values (every parameter,
-    by type and value) of ``estimator``'s class before: an estimator whose own checks end with
-    :func:`check_parameters` may then skip them all, as a grid search's folds or a
-    benchmark's repetitions fitting the same settings again do.
+def checked_once(estimator, check):
+    """Run ``check()``, the whole parameter check of ``estimator``'s fit, unless it passed for
+    these very parameter values (every parameter, by type and value) of ``estimator``'s class
+    before: a grid search's folds and a benchmark's repetitions fit the same settings again.
+    Only a check that passed here is remembered (the checks of loading a model, which are not a
+    fit's, are not).
 
     Examples
     --------
     >>> from svmkit.svm import SVC
-    >>> model = SVC(C=3.5, gamma=0.25)
-    >>> parameters_known_valid(model)
-    False
-    >>> model._check_params()
-    >>> parameters_known_valid(model), parameters_known_valid(SVC(C=3.5, gamma=0.25, tol=2e-3))
-    (True, False)
+    >>> calls = []
+    >>> for _ in range(2):
+    ...     checked_once(SVC(C=3.5, gamma=0.25), lambda: calls.append("checked"))
+    >>> calls
+    ['checked']
     """
     key = _parameters_key(estimator)
-    return key is not None and key in _ACCEPTED
+    if key is not None and key in _FIT_CHECKED:
+        return
+    check()
+    if key is not None:
+        _remember(_FIT_CHECKED, key)
 
 
 def _parameters_key(estimator):
@@ -155,10 +157,17 @@ def _parameters_key(estimator):
 #: Each estimator class's constraints, and its parameters' names, made once.
 _CONSTRAINTS = {}
 _PARAMETER_NAMES = {}
-#: Parameter values found valid (class, then name, type and value of each): a fit of the same
-#: settings again, as in a grid search's folds or a benchmark's repetitions, looks them up.
+#: Parameter values found valid (class, then name, type and value of each) by check_parameters
+#: and by a fit's whole check (checked_once): the same settings again look them up.
 _ACCEPTED = set()
+_FIT_CHECKED = set()
 _ACCEPTED_MAX = 1024  # (settings remembered at most; a grid search has tens to hundreds)
+
+
+def _remember(accepted, key):
+    if len(accepted) >= _ACCEPTED_MAX:
+        accepted.clear()
+    accepted.add(key)
 
 
 def check_class_weight(class_weight):

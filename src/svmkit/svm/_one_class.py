@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval
 
 from .._interrupt import unfitted_on_interrupt
 from .._parallel import on_one_blas_thread
-from .._validation import check_finite_bounds, check_parameters
+from .._validation import check_finite_bounds, check_parameters, checked_once
 from ._base import SingleProblemSVM
 from ._binary import NOT_SUPPORT_VECTOR, KKTReport
 from ._formulations import one_class_batch, one_class_read
@@ -123,6 +123,12 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         "nu": [Interval(numbers.Real, 0, 1, closed="right")],
     }
 
+    def _check_params(self):
+        self._check_common_params()
+        if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:
+            raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
+        check_parameters(self)
+
     @on_one_blas_thread
     @unfitted_on_interrupt
     def fit(self, X, y=None, sample_weight=None):
@@ -142,10 +148,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
         -------
         self
         """
-        self._check_common_params()
-        if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:
-            raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
-        check_parameters(self)
+        checked_once(self, self._check_params)
         X, _ = self._validate_train_X(X, None)
         weights = self._check_weights(sample_weight, X)
         check_finite_bounds(weights * self.nu, "nu * sample_weight")

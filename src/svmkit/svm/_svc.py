@@ -27,7 +27,7 @@ from .._solver import OPTIMAL, KernelRows, PrecomputedRows
 from .._solver.rows import square_block
 from .._validation import (
     check_class_weight, check_finite_bounds, check_finite_prediction, check_finite_result, check_parameters,
-    parameters_known_valid,
+    checked_once,
 )
 from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, is_real
@@ -380,8 +380,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         -------
         self
         """
-        if not parameters_known_valid(self):  # (its checks end with check_parameters, which records them)
-            self._check_params()
+        checked_once(self, self._check_params)
         X, y = self._validate_train_X(X, y)
         if not _are_class_labels(y):  # (scikit-learn's check, only where needed: it is slow)
             check_classification_targets(y)

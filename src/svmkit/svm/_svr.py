@@ -12,7 +12,9 @@ from sklearn.utils._param_validation import Interval
 
 from .._interrupt import unfitted_on_interrupt
 from .._parallel import on_one_blas_thread
-from .._validation import NON_NEGATIVE, POSITIVE, check_finite_bounds, check_finite_result, check_parameters
+from .._validation import (
+    NON_NEGATIVE, POSITIVE, check_finite_bounds, check_finite_result, check_parameters, checked_once,
+)
 from ._base import SingleProblemSVM
 from ._binary import KKTReport
 from ._formulations import epsilon_svr_batch, nu_svr_batch, svr_read
@@ -49,7 +51,7 @@ class _BaseSVR(RegressorMixin, SingleProblemSVM):
         -------
         self
         """
-        self._check_params()
+        checked_once(self, self._check_params)
         X, y = self._validate_train_X(X, y, y_numeric=True)
         z = np.asarray(y, dtype=np.float64)
         weights = self._check_weights(sample_weight, X)
