@@ -489,7 +489,7 @@ def _split_decisions(X, split, coef, form, n_jobs):
     parts = [slice(end - part.shape[1], end) for end, part in zip(ends, split.sparse_parts)]
     dense_rows = split.dense_rows
     if split.dense_grid is not None and _exact_in_float32(
-            X, split.dense_grid, lambda rows: _centred(rows, split.centre)[:, split.dense]):
+            X, split.dense_grid, lambda rows: _centred(rows[:, split.dense], split.centre[split.dense])):
         dense_rows = split.dense_rows32
     buffers = threading.local()
     notice_compilation(apply_kernel_after_sparse_products)
