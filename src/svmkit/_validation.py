@@ -103,7 +103,7 @@ def check_parameters(estimator):
             for name, allowed in kind._parameter_constraints.items()
             if allowed != "no_validation" and name in kind._get_param_names()
         ]
-    key = _parameters_key(estimator)
+    key = _parameters_key(estimator, [name for name, _ in constraints])
     if key is not None and key in _ACCEPTED:
         return
     for name, allowed in constraints:
@@ -131,7 +131,11 @@ def checked_once(estimator, check):
     >>> calls
     ['checked']
     """
-    key = _parameters_key(estimator)
+    kind = type(estimator)
+    names = _PARAMETER_NAMES.get(kind)
+    if names is None:
+        names = _PARAMETER_NAMES[kind] = kind._get_param_names()
+    key = _parameters_key(estimator, names)
     if key is not None and key in _FIT_CHECKED:
         return
     check()
@@ -139,15 +143,12 @@ def checked_once(estimator, check):
         _remember(_FIT_CHECKED, key)
 
 
-def _parameters_key(estimator):
-    """``estimator``'s class and the name, type and value of each of its parameters, or None
-    where a value cannot be hashed (a ``class_weight`` dict)."""
-    kind = type(estimator)
-    names = _PARAMETER_NAMES.get(kind)
-    if names is None:
-        names = _PARAMETER_NAMES[kind] = tuple(kind._get_param_names())
+def _parameters_key(estimator, names):
+    """``estimator``'s class and the name, type and value of each of its parameters ``names``,
+    or None where a value cannot be hashed (a ``class_weight`` dict)."""
+    values = [getattr(estimator, name) for name in names]
+    key = (type(estimator), tuple(zip(names, map(type, values), values)))
     try:
-        key = (kind, tuple((name, type(value), value) for name in names for value in (getattr(estimator, name),)))
         hash(key)
     except TypeError:
         return None
