@@ -67,18 +67,20 @@ def test_kernel_rows_longer_than_a_tile_equal_the_formulas(sparse):
     np.testing.assert_array_equal(in_parts, out)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_sparse_products_by_feature_add_the_dot_products(dtype):
+@pytest.mark.parametrize("dtype, dense_data", [(np.float64, False), (np.float32, False), (np.float64, True)])
+def test_sparse_products_add_the_dot_products(dtype, dense_data):
     """Rows of CSR arrays (one empty, features the data lack), some of them twice and out of
-    order, times sparse data, by feature, added to what ``out`` holds (in its type)."""
+    order, times sparse data by feature or dense data (more rows than a tile of columns) by
+    its transpose's rows, added to what ``out`` holds (in its type)."""
     rng = np.random.default_rng(11)
-    data_X = sp.random(30, 200, density=0.05, format="csr", random_state=rng)
+    data_X = sp.random(1100, 200, density=0.05, format="csr", random_state=rng)
     test = sp.random(6, 200, density=0.05, format="csr", random_state=rng)
     test[3] = 0.0
     test.eliminate_zeros()
-    data = sparse_kernel_data(data_X, LINEAR, 1.0, 0.0, 1.0)
+    data = dense_kernel_data(data_X.toarray(), LINEAR, 1.0, 0.0, 1.0) if dense_data else \
+        sparse_kernel_data(data_X, LINEAR, 1.0, 0.0, 1.0)
     rows = np.array([5, 3, 0, 5, 1])
-    start = rng.normal(size=(5, 30)).astype(dtype)
+    start = rng.normal(size=(5, 1100)).astype(dtype)
     out = start.copy()
     add_sparse_products(test.indptr.astype(np.int64), test.indices.astype(np.int64), test.data, rows, data, out)
     expected = start + kernel_by_formula(LINEAR, 1.0, 0.0, 1.0, test.toarray()[rows], data_X.toarray())

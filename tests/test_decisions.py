@@ -15,7 +15,7 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_svmlight_file
 from svmkit import SVC, SVR
 from svmkit._core.kernels import POLYNOMIAL, RBF
 from svmkit._features import SAMPLE_ROWS
-from svmkit._plan import exact_float32_pays
+from svmkit._plan import exact_float32_pays, sparse_test_products_pay
 from svmkit.svm import _decisions
 from svmkit.svm._decisions import support_split
 from naive import kernel_by_formula
@@ -148,13 +148,19 @@ def test_binary_features_scaled_to_plus_minus_one_with_continuous_ones_are_predi
     _assert_agrees_with_formula(model, X[5000:9000], RBF, 0.05)
 
 
-def test_sparse_test_rows_are_predicted_over_their_entries_off_the_median_as_in_float64():
-    """a9a's rows as CSR, centred (made dense a block at a time): the same as dense ones."""
+@pytest.mark.parametrize("n_train, over_nonzeros", [(3500, True), (7000, False)])
+def test_sparse_test_rows_are_predicted_as_in_float64(n_train, over_nonzeros):
+    """a9a's rows as CSR: against few support vectors, products over their nonzeros (compiled
+    loops); against many, the split's (centred, made dense a block at a time). Both agree with
+    the formula and with the dense rows' decisions, up to the rounding of the products."""
     X, y = _a9a()
-    model = _binary_model(X, y, SVC)
-    _assert_agrees_with_formula(model, sp.csr_matrix(X[5000:9000]), RBF, 0.05)
-    np.testing.assert_array_equal(model.decision_function(sp.csr_matrix(X[5000:9000])),
-                                  model.decision_function(X[5000:9000]))
+    model = SVC(C=1.0, gamma=0.05).fit(X[:n_train], y[:n_train])
+    test = sp.csr_matrix(X[9000:13000])
+    density = test.nnz / (test.shape[0] * test.shape[1])
+    assert sparse_test_products_pay(density, *model.support_vectors_.shape) == over_nonzeros
+    _assert_agrees_with_formula(model, test, RBF, 0.05)
+    np.testing.assert_allclose(model.decision_function(test), model.decision_function(X[9000:13000]),
+                               rtol=1e-11, atol=1e-11)
 
 
 def test_polynomial_kernels_split_features_without_centring_them():

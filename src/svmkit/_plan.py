@@ -219,6 +219,16 @@ PREDICT_SUPPORT_BYTES = 2**20
 #: many bytes a block, for BLAS's products (SciPy's sparse-times-dense product is several times
 #: slower but on very sparse rows).
 PREDICT_DENSE_BYTES = 16 * 2**20
+#: Sparse test rows of at most this fraction of nonzeros are multiplied by dense support vectors
+#: in compiled loops over their nonzeros (each adds its feature's row of the support vectors'
+#: transpose) rather than by BLAS on dense copies or by a feature split
+#: (:func:`sparse_test_products_pay`) ...
+SPARSE_TEST_ROWS_DENSITY = 0.15
+#: ... where the support vectors are at most this many per feature: the split's dense copies of
+#: the test rows cost per feature, its BLAS products of the features that most rows hold save per
+#: support vector (a9a, 123 features, 11% nonzeros: the loops faster up to about 2,000 support
+#: vectors, the split from about 3,300; docs/performance.md).
+SPARSE_PRODUCTS_SUPPORT_PER_FEATURE = 16
 #: Exact float32 products at prediction (svm/_decisions.py) save about this many nanoseconds a
 #: multiply-add against float64's (BLAS multiplies float32 about twice as fast) ...
 FLOAT32_SAVING_NS = 0.024
@@ -492,6 +502,21 @@ def exact_float32_pays(n_support, n_features):
     (True, False, False)
     """
     return n_support * (FLOAT32_SAVING_NS * n_features - FLOAT32_WIDENING_NS) > FLOAT32_LOOK_NS * n_features
+
+
+def sparse_test_products_pay(density, n_support, n_features):
+    """Whether sparse test rows of this ``density`` (fraction of nonzeros) are multiplied by
+    ``n_support`` dense support vectors in compiled loops over their nonzeros: at most
+    ``SPARSE_TEST_ROWS_DENSITY`` and ``SPARSE_PRODUCTS_SUPPORT_PER_FEATURE`` support vectors a feature.
+
+    Examples
+    --------
+    >>> sparse_test_products_pay(0.11, 835, 123), sparse_test_products_pay(0.11, 7236, 123)
+    (True, False)
+    >>> sparse_test_products_pay(1.0, 150, 60)
+    False
+    """
+    return density <= SPARSE_TEST_ROWS_DENSITY and n_support <= SPARSE_PRODUCTS_SUPPORT_PER_FEATURE * n_features
 
 
 def dense_copy_pays(density, n_rows, n_features, dtype):

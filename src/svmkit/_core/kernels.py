@@ -205,24 +205,45 @@ def _sparse_kernel_columns(data, rows, out, places, first, last):
                            data.degree)
 
 
+#: Columns of dense data a pass of :func:`add_sparse_products` adds to: the pass's slice of every
+#: feature's row of the transposed data stays in a core's L2 cache (123 features: 0.5 MB).
+_PRODUCT_TILE = 512
+
+
 @jit
 def add_sparse_products(indptr, indices, values, rows, data, out):
     """``out[k, c] +=`` the dot product of CSR row ``rows[k]`` (``indptr``, ``indices``,
-    ``values``: int64, int64, float64) with row ``c`` of the sparse ``data`` (a
-    :class:`KernelData`), by feature (:func:`_add_products_by_feature`), each sum in float64:
-    test rows against sparse support vectors, and the features of training rows that BLAS does
-    not take (:meth:`svmkit._solver.rows.KernelRows.common_split`).
+    ``values``: int64, int64, float64) with row ``c`` of ``data`` (a :class:`KernelData` of
+    sparse or dense rows, one per column of ``out``), over the row's nonzeros only: sparse
+    ``data`` by feature (:func:`_add_products_by_feature`, each sum in float64); dense ``data``
+    by adding the row of its transpose of each nonzero's feature, a tile of columns at a time. Test rows against support
+    vectors, and the features of training rows that BLAS does not take
+    (:meth:`svmkit._solver.rows.KernelRows.common_split`).
 
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
-    >>> data = sparse_kernel_data(sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])), LINEAR, 1.0, 0.0, 1.0)
+    >>> X = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])
     >>> out = np.array([[0.5, 0.5]])
-    >>> add_sparse_products(np.array([0, 0, 2]), np.array([0, 2]), np.array([4.0, 5.0]), np.array([1]), data, out)
+    >>> add_sparse_products(np.array([0, 0, 2]), np.array([0, 2]), np.array([4.0, 5.0]), np.array([1]),
+    ...                     sparse_kernel_data(sp.csr_matrix(X), LINEAR, 1.0, 0.0, 1.0), out)
     >>> out  # 0.5 + ([4, 0, 5] with [1, 0, 2] and with [0, 3, 0])
     array([[14.5,  0.5]])
+    >>> add_sparse_products(np.array([0, 2]), np.array([0, 2]), np.array([4.0, 5.0]), np.array([0]),
+    ...                     dense_kernel_data(X, LINEAR, 1.0, 0.0, 1.0), out)
+    >>> out
+    array([[28.5,  0.5]])
     """
     n = out.shape[1]
+    if n == 0:
+        return
+    if data.XT.shape[1] > 0:  # (dense rows, transposed)
+        for first in range(0, n, _PRODUCT_TILE):
+            last = min(first + _PRODUCT_TILE, n)
+            for k in range(out.shape[0]):
+                begin, end = indptr[rows[k]], indptr[rows[k] + 1]
+                add_weighted_rows(data.XT, indices[begin:end], values[begin:end], out[k], first, last)
+        return
     sums = np.zeros(n)
     for k in range(out.shape[0]):
         _add_products_by_feature(indptr, indices, values, rows[k], data, 0, n, sums)

@@ -29,14 +29,15 @@ import scipy.sparse as sp
 from .. import kernels as kernel_module
 from .._buffers import reused_array
 from .._core.kernels import (
-    LINEAR, RBF, add_sparse_products, apply_kernel, apply_kernel_after_sparse_products, sparse_kernel_data,
+    LINEAR, RBF, add_sparse_products, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
+    sparse_kernel_data,
 )
 from .._features import centred_parts, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads, resolve_n_jobs
 from .._plan import (
     BLAS_UNTHREADED_WORK, PAIR_PRODUCTS_MIN_WORK, PARALLEL_PREDICT_VALUES, PREDICT_BLOCK_BYTES, PREDICT_DENSE_BYTES,
-    PREDICT_SUPPORT_BYTES, dense_copy_pays, exact_float32_pays,
+    PREDICT_SUPPORT_BYTES, dense_copy_pays, exact_float32_pays, sparse_test_products_pay,
 )
 from ..kernels import apply_kernel_on_cores, row_sq_norms
 
@@ -209,7 +210,7 @@ class SupportVectors:
     Attributes
     ----------
     rows : float64 rows, dense (also a dense copy of sparse ones where BLAS's products pay,
-        as the solver's rows of such data) or CSR (multiplied by feature: :meth:`by_feature`)
+        as the solver's rows of such data) or CSR (multiplied by feature: :meth:`products_data`)
     sq_norms : 1-D float64 array, the squared norm of every row
 
     Examples
@@ -232,7 +233,7 @@ class SupportVectors:
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
         self.translation_invariant = form is not None and form[0] == RBF
         self._float32 = None
-        self._by_feature = None
+        self._products_data = None
         self._split, self._split_made = None, False  # (plain values: models travel pickled to workers)
 
     def feature_split(self):
@@ -243,14 +244,15 @@ class SupportVectors:
             self._split_made = True
         return self._split
 
-    def by_feature(self):
-        """The :class:`svmkit._core.kernels.KernelData` of sparse rows, whose products with
-        sparse test rows :func:`svmkit._core.kernels.add_sparse_products` takes by feature (the
-        entries of a test row's features only), made at the first call; None for dense rows."""
-        if self._by_feature is None and sp.issparse(self.rows):
+    def products_data(self):
+        """The :class:`svmkit._core.kernels.KernelData` of the rows, whose products with sparse
+        test rows :func:`svmkit._core.kernels.add_sparse_products` takes over the test rows'
+        nonzeros (sparse rows by feature, dense ones transposed), made at the first call."""
+        if self._products_data is None:
             # (products only, whatever the kernel: kernel_decisions makes them kernel values)
-            self._by_feature = sparse_kernel_data(self.rows, LINEAR, 1.0, 0.0, 1.0)
-        return self._by_feature
+            make = sparse_kernel_data if sp.issparse(self.rows) else dense_kernel_data
+            self._products_data = make(self.rows, LINEAR, 1.0, 0.0, 1.0)
+        return self._products_data
 
     def float32_rows(self):
         """``(rows in float32, grid)`` where the dense rows lie on a grid that makes products
@@ -368,19 +370,29 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     (:meth:`SupportVectors.feature_split`) have the split's products.
     """
     n_rows = X.shape[0]
+    # (sparse test rows against dense support vectors, not taken over their nonzeros below: made
+    # dense at once where that stays small, for the dense rows' products)
+    if support is not None and sp.issparse(X) and isinstance(support.rows, np.ndarray) and \
+            X.shape[0] * X.shape[1] * 8 <= PREDICT_DENSE_BYTES and \
+            not sparse_test_products_pay(X.nnz / max(X.shape[0] * X.shape[1], 1), *support.rows.shape):
+        X = X.toarray()
     if support is not None and isinstance(X, np.ndarray) and isinstance(support.rows, np.ndarray) and \
             support.rows.dtype == np.float64:
         n_sv, n_features = support.rows.shape
         if n_rows * n_sv < PARALLEL_PREDICT_VALUES and _support_step(n_features) >= n_sv and \
                 not exact_float32_pays(n_sv, n_features):
             return _whole_support_decisions(X, support, coef, kernel)
-    if support is not None and n_rows * support.rows.shape[0] >= PARALLEL_PREDICT_VALUES:
+    # (sparse test rows against sparse support vectors, or few enough nonzeros: compiled products
+    # over the test rows' nonzeros)
+    sparse_products = support is not None and sp.issparse(X) and (sp.issparse(support.rows) or sparse_test_products_pay(
+        X.nnz / max(X.shape[0] * X.shape[1], 1), *support.rows.shape))
+    if support is not None and not sparse_products and n_rows * support.rows.shape[0] >= PARALLEL_PREDICT_VALUES:
         split = support.feature_split()
         if split is not None:
             return _split_decisions(X, split, coef, kernel.compiled_form(), n_jobs)
     if support is not None:
         support_vectors = support.rows
-        if exact_float32_pays(*support_vectors.shape):
+        if not sparse_products and exact_float32_pays(*support_vectors.shape):
             rows32, grid = support.float32_rows()
             if rows32 is not None and _exact_in_float32(X, grid):
                 support_vectors = rows32
@@ -388,22 +400,23 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     n_sv, n_features = support_vectors.shape
     n_decisions = _n_decisions(coef)
     dense_support = not sp.issparse(support_vectors)
-    # (sparse support vectors of a built-in kernel: all of them at once, by feature)
-    by_feature = None if support is None else support.by_feature()
-    support_step = n_sv if by_feature is not None else _support_step(_values_per_row(support_vectors))
+    products_data = support.products_data() if sparse_products else None
+    support_step = n_sv if sparse_products else _support_step(_values_per_row(support_vectors))
     buffers = threading.local()
 
     def products_of(rows, part):
         """The float64 dot products of a block's ``rows`` with a part of the support vectors."""
-        if by_feature is not None and sp.issparse(rows):
-            return _products_by_feature(rows, by_feature)
+        if sparse_products:
+            products = reused_array(buffers, "products", (rows.shape[0], n_sv), np.float64)
+            products[...] = 0.0
+            return _add_sparse_products(rows, products_data, products)
         if not (dense_support and isinstance(rows, np.ndarray)):
             return kernel_module._dot_block(rows, support_vectors[part])
         return _dense_products(buffers, rows, support_vectors[part])
 
     def block_decisions(first, last):
         rows = X[first:last]
-        if support is not None and dense_support and sp.issparse(rows) and \
+        if support is not None and dense_support and not sparse_products and sp.issparse(rows) and \
                 rows.shape[0] * rows.shape[1] * 8 <= PREDICT_DENSE_BYTES:
             rows = rows.toarray()  # (BLAS's dense products, a block at a time)
         if support is not None and dense_support and isinstance(rows, np.ndarray):
@@ -522,10 +535,9 @@ def _dense_products(buffers, rows, part_rows):
     return widened
 
 
-def _products_by_feature(rows, data):
-    """The float64 products of CSR ``rows`` with the sparse rows of ``data`` (a
-    :class:`svmkit._core.kernels.KernelData`), by feature."""
-    products = np.zeros((rows.shape[0], data.sq_norms.shape[0]))
+def _add_sparse_products(rows, data, products):
+    """``products +=`` the float64 products of CSR ``rows`` with the rows of ``data`` (a
+    :class:`svmkit._core.kernels.KernelData`) over the nonzeros of ``rows``; returns ``products``."""
     notice_compilation(add_sparse_products)
     add_sparse_products(rows.indptr.astype(np.int64), rows.indices.astype(np.int64),
                         rows.data.astype(np.float64, copy=False), np.arange(rows.shape[0]), data, products)
