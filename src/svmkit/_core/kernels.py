@@ -216,9 +216,9 @@ def add_sparse_products(indptr, indices, values, rows, data, out):
     ``values``: int64, int64, float64) with row ``c`` of ``data`` (a :class:`KernelData` of
     sparse or dense rows, one per column of ``out``), over the row's nonzeros only: sparse
     ``data`` by feature (:func:`_add_products_by_feature`, each sum in float64); dense ``data``
-    by adding the row of its transpose of each nonzero's feature, a tile of columns at a time. Test rows against support
-    vectors, and the features of training rows that BLAS does not take
-    (:meth:`svmkit._solver.rows.KernelRows.common_split`).
+    by adding the row of its transpose of each nonzero's feature, a tile of columns at a time.
+    Test rows against support vectors, and the features of training rows that BLAS does not
+    take (:meth:`svmkit._solver.rows.KernelRows.common_split`).
 
     Examples
     --------

@@ -367,14 +367,19 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     of ``X`` and ``support_vectors``). Blocks of test rows are spread over ``n_jobs`` threads
     (the estimator's parameter, :func:`svmkit._parallel.resolve_n_jobs`, counted only then)
     where there are many kernel values; there, support vectors whose features split
-    (:meth:`SupportVectors.feature_split`) have the split's products.
+    (:meth:`SupportVectors.feature_split`) have the split's products. Sparse test rows of few
+    nonzeros (:func:`svmkit._plan.sparse_test_products_pay`) and those against sparse support
+    vectors are multiplied over their nonzeros in compiled code
+    (:func:`svmkit._core.kernels.add_sparse_products`).
     """
     n_rows = X.shape[0]
-    # (sparse test rows against dense support vectors, not taken over their nonzeros below: made
-    # dense at once where that stays small, for the dense rows' products)
-    if support is not None and sp.issparse(X) and isinstance(support.rows, np.ndarray) and \
-            X.shape[0] * X.shape[1] * 8 <= PREDICT_DENSE_BYTES and \
-            not sparse_test_products_pay(X.nnz / max(X.shape[0] * X.shape[1], 1), *support.rows.shape):
+    # (sparse test rows against sparse support vectors, or of few enough nonzeros: compiled
+    # products over the test rows' nonzeros; other sparse test rows are made dense at once where
+    # that stays small, for the dense rows' products)
+    sparse_products = support is not None and sp.issparse(X) and (sp.issparse(support.rows) or sparse_test_products_pay(
+        X.nnz / max(X.shape[0] * X.shape[1], 1), *support.rows.shape))
+    if support is not None and sp.issparse(X) and not sparse_products and \
+            X.shape[0] * X.shape[1] * 8 <= PREDICT_DENSE_BYTES:
         X = X.toarray()
     if support is not None and isinstance(X, np.ndarray) and isinstance(support.rows, np.ndarray) and \
             support.rows.dtype == np.float64:
@@ -382,10 +387,6 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         if n_rows * n_sv < PARALLEL_PREDICT_VALUES and _support_step(n_features) >= n_sv and \
                 not exact_float32_pays(n_sv, n_features):
             return _whole_support_decisions(X, support, coef, kernel)
-    # (sparse test rows against sparse support vectors, or few enough nonzeros: compiled products
-    # over the test rows' nonzeros)
-    sparse_products = support is not None and sp.issparse(X) and (sp.issparse(support.rows) or sparse_test_products_pay(
-        X.nnz / max(X.shape[0] * X.shape[1], 1), *support.rows.shape))
     if support is not None and not sparse_products and n_rows * support.rows.shape[0] >= PARALLEL_PREDICT_VALUES:
         split = support.feature_split()
         if split is not None:
