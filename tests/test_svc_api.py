@@ -522,6 +522,46 @@ def test_maps_called_from_several_threads_at_once_each_get_their_own_results_and
     assert 2 <= len(pool_threads) <= 8  # (two per map at most; kept, not started per call)
 
 
+def test_only_the_main_thread_sets_blas_on_one_thread_and_puts_back_the_user_s_count():
+    """OpenBLAS ignores a thread count set from another thread once the main thread has set
+    one, so a context of one BLAS thread in another thread (a fit in a user's thread) sets
+    nothing: were it to set and put back the count, a context there that ended after the main
+    thread's would find one thread and leave BLAS on it for good."""
+    import threading
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from svmkit._parallel import single_threaded_blas
+
+    def blas_threads():
+        return {info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"}
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        read, main_opened, read_again, main_closed = (threading.Event() for _ in range(4))
+        seen = []
+
+        def user_thread_fit():
+            with single_threaded_blas():
+                seen.append(blas_threads())  # (as the user left it)
+                read.set()
+                main_opened.wait(timeout=30)
+                seen.append(blas_threads())  # (the main thread's context)
+                read_again.set()
+                main_closed.wait(timeout=30)
+            seen.append(blas_threads())
+
+        other = threading.Thread(target=user_thread_fit)
+        other.start()
+        assert read.wait(timeout=30)
+        with single_threaded_blas():
+            main_opened.set()
+            assert read_again.wait(timeout=30)
+        main_closed.set()
+        other.join(timeout=30)
+        assert seen == [{2}, {1}, {2}]
+        assert blas_threads() == {2}
+
+
 def _square_in_a_forked_child(queue):
     from svmkit._parallel import map_in_threads
 

@@ -81,7 +81,7 @@ def _blas_libraries():
     return _blas_controllers
 
 
-_single_thread_depth = 0  # how many single_threaded_blas contexts are open
+_single_thread_depth = 0  # how many single_threaded_blas contexts the main thread has open
 _outside_blas_threads = 1  # BLAS's threads before the outermost open context set them to one
 
 
@@ -98,12 +98,17 @@ def blas_thread_count():
 def single_threaded_blas():
     """Context in which BLAS runs on one thread (for thin blocks, or inside worker threads).
 
-    The BLAS libraries are found once (threadpoolctl's ``limit`` lists every library on each
-    entry, which a fit of many small problems would pay per problem). Inside another such
-    context (a worker thread, a problem of a multiclass fit) nothing is set.
+    BLAS's thread count is one setting of the process, and OpenBLAS ignores it from other
+    threads once the main thread has set it; so only the main thread's outermost context sets
+    it (to one, and back to what it found at its end). Contexts in other threads set nothing:
+    svmkit's worker threads run inside their caller's context; a fit in a user's thread keeps
+    BLAS as the user left it (setting it there could leave it on one thread for good, where
+    the main thread's context ended first). The BLAS libraries are found once
+    (threadpoolctl's ``limit`` lists every library on each entry, which a fit of many small
+    problems would pay per problem).
     """
     global _single_thread_depth, _outside_blas_threads
-    if _single_thread_depth:
+    if _single_thread_depth or threading.current_thread() is not threading.main_thread():
         yield
         return
     saved = [(library, library.num_threads) for library in _blas_libraries()]
