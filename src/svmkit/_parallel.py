@@ -10,6 +10,7 @@ BLAS's, and ``OMP_NUM_THREADS`` svmkit's own (:func:`usable_cores`).
 """
 
 import contextlib
+import ctypes
 import functools
 import numbers
 import os
@@ -71,18 +72,44 @@ _blas_controllers = None
 
 
 def _blas_libraries():
-    """The BLAS libraries of the process, found once, at the first use: by then svmkit has
-    imported SciPy's linear algebra, whose BLAS is another library than NumPy's (found at
-    import, before it, one-vs-one pairs on two threads ran SciPy's BLAS on every core in each
-    thread)."""
+    """``(controller, set_threads)`` of each BLAS library of the process, found once, at the
+    first use: by then svmkit has imported SciPy's linear algebra, whose BLAS is another
+    library than NumPy's (found at import, before it, one-vs-one pairs on two threads ran
+    SciPy's BLAS on every core in each thread). ``set_threads(n)`` sets the library's thread
+    count for the process from any thread (:func:`_thread_count_setter`)."""
     global _blas_controllers
     if _blas_controllers is None:
-        _blas_controllers = ThreadpoolController().select(user_api="blas").lib_controllers
+        _blas_controllers = [(library, _thread_count_setter(library))
+                             for library in ThreadpoolController().select(user_api="blas").lib_controllers]
     return _blas_controllers
 
 
-_single_thread_depth = 0  # how many single_threaded_blas contexts the main thread has open
-_outside_blas_threads = 1  # BLAS's threads before the outermost open context set them to one
+#: Names of OpenBLAS's ``openblas_set_num_threads_local`` (0.3.27 on) in the builds threadpoolctl
+#: knows (SciPy's wheels prefix some of their symbols, and 64-bit-integer builds suffix them).
+_LOCAL_SETTER_NAMES = tuple(f"{prefix}openblas_set_num_threads_local{suffix}"
+                            for prefix in ("", "scipy_") for suffix in ("", "64_", "_64"))
+
+
+def _thread_count_setter(library):
+    """A function that sets ``library``'s thread count for the process, whichever thread calls
+    it. OpenBLAS (0.3.30 at least) ignores ``openblas_set_num_threads`` (threadpoolctl's
+    setter) from other threads once the main thread has called it, but not
+    ``openblas_set_num_threads_local``, which despite its name sets the same count (a thread
+    that sets one thread with it leaves every thread's products on one); other libraries get
+    threadpoolctl's setter."""
+    if library.internal_api == "openblas":
+        for name in _LOCAL_SETTER_NAMES:
+            function = getattr(library.dynlib, name, None)
+            if function is not None:
+                function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
+                return function
+    return library.set_num_threads
+
+
+_single_thread_depth = 0  # how many single_threaded_blas contexts are open, in every thread
+_outside_blas_threads = 1  # BLAS's threads before the first open context set them to one
+_saved_blas_threads = []  # (set_threads, count) of each library before the first open context
+_single_thread_lock = threading.Lock()  # (the depth, the saved counts and their setting)
 
 
 def blas_thread_count():
@@ -91,37 +118,37 @@ def blas_thread_count():
     how many threads svmkit's own parts of BLAS work may take (:func:`map_in_threads`)."""
     if _single_thread_depth:
         return _outside_blas_threads
-    return max((library.num_threads for library in _blas_libraries()), default=1)
+    return max((library.num_threads for library, _ in _blas_libraries()), default=1)
 
 
 @contextlib.contextmanager
 def single_threaded_blas():
     """Context in which BLAS runs on one thread (for thin blocks, or inside worker threads).
 
-    BLAS's thread count is one setting of the process, and OpenBLAS ignores it from other
-    threads once the main thread has set it; so only the main thread's outermost context sets
-    it (to one, and back to what it found at its end). Contexts in other threads set nothing:
-    svmkit's worker threads run inside their caller's context; a fit in a user's thread keeps
-    BLAS as the user left it (setting it there could leave it on one thread for good, where
-    the main thread's context ended first). The BLAS libraries are found once
-    (threadpoolctl's ``limit`` lists every library on each entry, which a fit of many small
-    problems would pay per problem).
+    BLAS's thread count is one setting of the process: the first context to open, in any
+    thread, sets it to one, and the last to close puts back what the first found; contexts
+    opened in between (a worker thread, a problem of a multiclass fit, a fit in another of the
+    user's threads) set nothing. The BLAS libraries are found once (threadpoolctl's ``limit``
+    lists every library on each entry, which a fit of many small problems would pay per
+    problem).
     """
-    global _single_thread_depth, _outside_blas_threads
-    if _single_thread_depth or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    saved = [(library, library.num_threads) for library in _blas_libraries()]
-    _outside_blas_threads = max((n_threads for _, n_threads in saved), default=1)
-    for library, _ in saved:
-        library.set_num_threads(1)
-    _single_thread_depth += 1
+    global _single_thread_depth, _outside_blas_threads, _saved_blas_threads
+    with _single_thread_lock:
+        if _single_thread_depth == 0:
+            libraries = _blas_libraries()
+            _saved_blas_threads = [(set_threads, library.num_threads) for library, set_threads in libraries]
+            _outside_blas_threads = max((n_threads for _, n_threads in _saved_blas_threads), default=1)
+            for set_threads, _ in _saved_blas_threads:
+                set_threads(1)
+        _single_thread_depth += 1
     try:
         yield
     finally:
-        _single_thread_depth -= 1
-        for library, n_threads in saved:
-            library.set_num_threads(n_threads)
+        with _single_thread_lock:
+            _single_thread_depth -= 1
+            if _single_thread_depth == 0:
+                for set_threads, n_threads in _saved_blas_threads:
+                    set_threads(n_threads)
 
 
 def on_one_blas_thread(method):
