@@ -233,7 +233,7 @@ class SupportVectors:
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
         self.translation_invariant = form is not None and form[0] == RBF
         self._float32 = None
-        self._products_data = None
+        self._by_feature = None
         self._split, self._split_made = None, False  # (plain values: models travel pickled to workers)
 
     def feature_split(self):
@@ -247,12 +247,15 @@ class SupportVectors:
     def products_data(self):
         """The :class:`svmkit._core.kernels.KernelData` of the rows, whose products with sparse
         test rows :func:`svmkit._core.kernels.add_sparse_products` takes over the test rows'
-        nonzeros (sparse rows by feature, dense ones transposed), made at the first call."""
-        if self._products_data is None:
-            # (products only, whatever the kernel: kernel_decisions makes them kernel values)
-            make = sparse_kernel_data if sp.issparse(self.rows) else dense_kernel_data
-            self._products_data = make(self.rows, LINEAR, 1.0, 0.0, 1.0)
-        return self._products_data
+        nonzeros: sparse rows by feature, made at the first call and kept; dense rows
+        transposed, made at each call (a copy of the support vectors, which the model does
+        not keep, nor a saved or pickled one carry)."""
+        # (products only, whatever the kernel: kernel_decisions makes them kernel values)
+        if not sp.issparse(self.rows):
+            return dense_kernel_data(self.rows, LINEAR, 1.0, 0.0, 1.0)
+        if self._by_feature is None:
+            self._by_feature = sparse_kernel_data(self.rows, LINEAR, 1.0, 0.0, 1.0)
+        return self._by_feature
 
     def float32_rows(self):
         """``(rows in float32, grid)`` where the dense rows lie on a grid that makes products
