@@ -171,6 +171,21 @@ def _remember(accepted, key):
     accepted.add(key)
 
 
+def check_nu(nu):
+    """Refuse a ``nu`` (nu-SVC, one-class, nu-SVR) that is not a real number in (0, 1].
+
+    Examples
+    --------
+    >>> check_nu(0.5)
+    >>> check_nu(True)
+    Traceback (most recent call last):
+    ...
+    ValueError: nu must be in (0, 1], got True.
+    """
+    if not isinstance(nu, Real) or isinstance(nu, bool) or not 0 < nu <= 1:
+        raise ValueError(f"nu must be in (0, 1], got {nu!r}.")
+
+
 def check_class_weight(class_weight):
     """Refuse a ``class_weight`` dict whose weights are not finite numbers >= 0.
 

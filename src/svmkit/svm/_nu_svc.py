@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils._param_validation import Interval
 
-from .._validation import check_finite_bounds
+from .._validation import check_finite_bounds, check_nu
 from ._base import warn_at_caller
 from ._binary import BinaryModel, StackedVariables
 from ._formulations import nu_svc_batch, nu_svc_read
@@ -196,8 +196,7 @@ class NuSVC(SVC):
         self.two_class_probability = two_class_probability
 
     def _check_params(self):
-        if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:
-            raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
+        check_nu(self.nu)
         self._check_classifier_params()
 
     _parameter_constraints = {

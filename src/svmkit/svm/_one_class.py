@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval
 
 from .._interrupt import unfitted_on_interrupt
 from .._parallel import on_one_blas_thread
-from .._validation import check_finite_bounds, check_parameters, checked_once
+from .._validation import check_finite_bounds, check_nu, check_parameters, checked_once
 from ._base import SingleProblemSVM
 from ._binary import NOT_SUPPORT_VECTOR, KKTReport
 from ._formulations import one_class_batch, one_class_read
@@ -125,8 +125,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSVM):
 
     def _check_params(self):
         self._check_common_params()
-        if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:
-            raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
+        check_nu(self.nu)
         check_parameters(self)
 
     @on_one_blas_thread

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval
 from .._interrupt import unfitted_on_interrupt
 from .._parallel import on_one_blas_thread
 from .._validation import (
-    NON_NEGATIVE, POSITIVE, check_finite_bounds, check_finite_result, check_parameters, checked_once,
+    NON_NEGATIVE, POSITIVE, check_finite_bounds, check_finite_result, check_nu, check_parameters, checked_once,
 )
 from ._base import SingleProblemSVM
 from ._binary import KKTReport
@@ -323,8 +323,7 @@ class NuSVR(_BaseSVR):
     def _check_params(self):
         self._check_common_params()
         self._check_C()
-        if not isinstance(self.nu, numbers.Real) or isinstance(self.nu, bool) or not 0 < self.nu <= 1:
-            raise ValueError(f"nu must be in (0, 1], got {self.nu!r}.")
+        check_nu(self.nu)
         check_parameters(self)
 
     _parameter_constraints = {
