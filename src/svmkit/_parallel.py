@@ -107,7 +107,6 @@ def _thread_count_setter(library):
 
 
 _single_thread_depth = 0  # how many single_threaded_blas contexts are open, in every thread
-_outside_blas_threads = 1  # BLAS's threads before the first open context set them to one
 _saved_blas_threads = []  # (set_threads, count) of each library before the first open context
 _single_thread_lock = threading.Lock()  # (the depth, the saved counts and their setting)
 
@@ -117,7 +116,7 @@ def blas_thread_count():
     ``OPENBLAS_NUM_THREADS``, threadpoolctl's limits), also inside :func:`single_threaded_blas`:
     how many threads svmkit's own parts of BLAS work may take (:func:`map_in_threads`)."""
     if _single_thread_depth:
-        return _outside_blas_threads
+        return max((n_threads for _, n_threads in _saved_blas_threads), default=1)
     return max((library.num_threads for library, _ in _blas_libraries()), default=1)
 
 
@@ -132,12 +131,10 @@ def single_threaded_blas():
     lists every library on each entry, which a fit of many small problems would pay per
     problem).
     """
-    global _single_thread_depth, _outside_blas_threads, _saved_blas_threads
+    global _single_thread_depth, _saved_blas_threads
     with _single_thread_lock:
         if _single_thread_depth == 0:
-            libraries = _blas_libraries()
-            _saved_blas_threads = [(set_threads, library.num_threads) for library, set_threads in libraries]
-            _outside_blas_threads = max((n_threads for _, n_threads in _saved_blas_threads), default=1)
+            _saved_blas_threads = [(set_threads, library.num_threads) for library, set_threads in _blas_libraries()]
             for set_threads, _ in _saved_blas_threads:
                 set_threads(1)
         _single_thread_depth += 1
