@@ -376,14 +376,15 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
     (:func:`svmkit._core.kernels.add_sparse_products`).
     """
     n_rows = X.shape[0]
-    # (sparse test rows against sparse support vectors, or of few enough nonzeros: compiled
-    # products over the test rows' nonzeros; other sparse test rows are made dense at once where
-    # that stays small, for the dense rows' products)
-    sparse_products = support is not None and sp.issparse(X) and (sp.issparse(support.rows) or sparse_test_products_pay(
-        X.nnz / max(X.shape[0] * X.shape[1], 1), *support.rows.shape))
-    if support is not None and sp.issparse(X) and not sparse_products and \
-            X.shape[0] * X.shape[1] * 8 <= PREDICT_DENSE_BYTES:
-        X = X.toarray()
+    sparse_products = False
+    if support is not None and sp.issparse(X):
+        # (against sparse support vectors, or of few enough nonzeros: compiled products over the
+        # test rows' nonzeros; else made dense at once where that stays small, for the dense
+        # rows' products)
+        sparse_products = sp.issparse(support.rows) or sparse_test_products_pay(
+            X.nnz / max(X.shape[0] * X.shape[1], 1), *support.rows.shape)
+        if not sparse_products and X.shape[0] * X.shape[1] * 8 <= PREDICT_DENSE_BYTES:
+            X = X.toarray()
     if support is not None and isinstance(X, np.ndarray) and isinstance(support.rows, np.ndarray) and \
             support.rows.dtype == np.float64:
         n_sv, n_features = support.rows.shape
