@@ -1,5 +1,8 @@
 """The compiled core (svmkit._core) against the slow obvious references of tests/naive.py."""
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -8,6 +11,7 @@ from compiled_doctests import run_docstring_examples
 from naive import (
     asymmetry_by_loops, dual_by_projected_gradient, intercept_by_masks, kept_by_shrinking, kernel_by_formula,
 )
+import svmkit
 from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
 from svmkit._core._jit import jit
 from svmkit._core.blocked import ROUND_LEFT, linear_round
@@ -128,6 +132,36 @@ def test_compiled_solver_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0
 
+
+
+def _python_references(tree):
+    """The names that a module's Python code refers to: all but the bodies of compiled functions."""
+    names = set()
+
+    def visit(node):
+        if isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list):
+            return
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return names
+
+
+def test_functions_compiled_without_an_entry_point_are_called_from_compiled_code_only():
+    # (numba gives internal_jit functions no wrapper for calls from Python: such a call crashes)
+    root = Path(svmkit.__file__).parent
+    modules = {path: ast.parse(path.read_text()) for path in [*root.rglob("*.py"), *Path(__file__).parent.glob("*.py")]}
+    internal = {node.name for tree in modules.values() for node in ast.walk(tree)
+                if isinstance(node, ast.FunctionDef) and "internal_jit" in map(ast.unparse, node.decorator_list)}
+    assert {"_smo_stretch", "_get_wanted", "kernel_of_products"} <= internal
+    called_from_python = {(path.name, name) for path, tree in modules.items()
+                          for name in _python_references(tree) & internal}
+    assert called_from_python == set()
 
 
 @pytest.mark.parametrize("block_type", [np.float64, np.float32])

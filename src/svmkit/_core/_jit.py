@@ -18,6 +18,13 @@ parallel_jit = numba.njit(cache=True, nogil=True, parallel=True, fastmath=False,
 contracting_jit = numba.njit(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
 
 
+#: Functions that only compiled code calls: numba gives them no entry point from Python, whose
+#: wrapper (unboxing every array of the solver's named tuples) costs more compilation than many
+#: a function's own code.
+internal_jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy", no_cpython_wrapper=True,
+                          no_cfunc_wrapper=True)
+
+
 #: Small helpers inlined into their callers in numba's own representation: each compiled
 #: function otherwise costs a compilation and a link of its own into every caller.
 inlined_jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy", inline="always")

@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._exp import exp_nonpositive, exp_nonpositive_single
-from ._jit import jit
+from ._jit import internal_jit, jit
 from .working_set import add_weighted_rows
 
 #: Kernel codes of the compiled kernels.
@@ -98,7 +98,7 @@ def apply_kernel_after_sparse_products(products, sparse_features, XT, row_norms,
         kernel_of_products(products[i], norms[i], col_norms, code, gamma, coef0, degree)
 
 
-@jit
+@internal_jit
 def kernel_of_products(row, row_norm, col_norms, code, gamma, coef0, degree):
     """In place: ``row[j] <- k`` from the dot products of one row with the columns (see
     :func:`apply_kernel`), ``row_norm`` the row's squared norm."""
@@ -189,7 +189,7 @@ def kernel_columns(data, rows, out, places, first, last):
         _kernel_rows_tile(data, rows, out, places, start, min(start + _TILE_COLUMNS, last))
 
 
-@jit
+@internal_jit
 def _sparse_kernel_columns(data, rows, out, places, first, last):
     """:func:`kernel_columns` of sparse data, by feature (:func:`_add_products_by_feature`),
     each row's products summed in float64 and then made kernel values."""
@@ -253,7 +253,7 @@ def add_sparse_products(indptr, indices, values, rows, data, out):
             sums[c] = 0.0
 
 
-@jit
+@internal_jit
 def _add_products_by_feature(indptr, indices, values, r, data, first, last, sums):
     """``sums[c - first] +=`` the dot product of CSR row ``r`` (``indptr``, ``indices``,
     ``values``) with row ``c`` of the sparse ``data``, for the rows ``first <= c < last``: each
@@ -281,7 +281,7 @@ def _add_products_by_feature(indptr, indices, values, r, data, first, last, sums
             sums[c - first] += value * column_values[q]
 
 
-@jit
+@internal_jit
 def _kernel_rows_tile(data, rows, out, places, start, stop):
     """The columns ``start:stop`` of :func:`kernel_columns` of dense data, for every row. (Unsigned column
     indices: numba then knows them non-negative and leaves out the wrap-around of negative

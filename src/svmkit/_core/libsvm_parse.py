@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from svmkit._core._jit import jit
+from ._jit import internal_jit, jit
 
 from svmkit._core.libsvm_status import (  # noqa: F401 (the status codes of parse_libsvm)
     BAD_FEATURE_TOKEN,
@@ -90,18 +90,18 @@ _ZERO = 48
 _NINE = 57
 
 
-@jit
+@internal_jit
 def _is_blank(byte):
     # space, tab, vertical tab, form feed, carriage return
     return byte == 32 or byte == 9 or byte == 11 or byte == 12 or byte == 13
 
 
-@jit
+@internal_jit
 def _is_digit(byte):
     return _ZERO <= byte <= _NINE
 
 
-@jit
+@internal_jit
 def _token_end(buf, pos):
     n = buf.shape[0]
     while pos < n and not _is_blank(buf[pos]) and buf[pos] != _NEWLINE and buf[pos] != _HASH:
@@ -109,7 +109,7 @@ def _token_end(buf, pos):
     return pos
 
 
-@jit
+@internal_jit
 def _multiply_64x64(a, b):
     """High and low 64-bit words of the 128-bit product of two uint64."""
     a_low = a & _LOW_32_BITS
@@ -124,7 +124,7 @@ def _multiply_64x64(a, b):
     return high, low
 
 
-@jit
+@internal_jit
 def _leading_zeros(x):
     """Number of leading zero bits of a non-zero uint64."""
     count = 0
@@ -135,7 +135,7 @@ def _leading_zeros(x):
     return count
 
 
-@jit
+@internal_jit
 def _eisel_lemire(mantissa, exp10):
     """Return ``(True, mantissa * 10**exp10)`` correctly rounded to a normal
     float64, or ``(False, 0.0)`` when the algorithm cannot decide or the
@@ -173,7 +173,7 @@ def _eisel_lemire(mantissa, exp10):
     return True, math.ldexp(float(result), exp2 - 1075)
 
 
-@jit
+@internal_jit
 def _parse_decimal(buf, start, end):
     """Return ``(kind, value)`` for the number in ``buf[start:end]``.
 
@@ -244,7 +244,7 @@ def _parse_decimal(buf, start, end):
     return _CONVERTED, -value if negative else value
 
 
-@jit
+@internal_jit
 def _parse_index(buf, start, end):
     """Return the feature index in ``buf[start:end]``, or -1 if it is not
     a plain run of digits at most :data:`LARGEST_INDEX`."""

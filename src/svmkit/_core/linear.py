@@ -20,7 +20,7 @@ call's budget is spent, call again).
 
 import numpy as np
 
-from svmkit._core._jit import jit
+from ._jit import internal_jit, jit
 
 CONVERGED = 0
 MAX_ITER_REACHED = 1
@@ -33,13 +33,13 @@ _ALPHA, _QBAR, _DIAG, _UPPER = 0, 1, 2, 3
 _MIN_SCALE = 1e-9
 
 
-@jit
+@internal_jit
 def _seed_state(seed):
     """A non-zero xorshift64 state from an integer seed."""
     return np.uint64(seed) * np.uint64(2654435761) + np.uint64(88172645463325252)
 
 
-@jit
+@internal_jit
 def _random_below(state, bound):
     """Advance the xorshift64 state; return it and a pseudo-random integer in ``[0, bound)``.
 
@@ -52,7 +52,7 @@ def _random_below(state, bound):
     return state, np.int64(((state >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
 
 
-@jit
+@internal_jit
 def _shuffle(index, size, state):
     """Fisher-Yates shuffle of ``index[:size]``; return the new random state."""
     for s in range(size - 1):
@@ -62,7 +62,7 @@ def _shuffle(index, size, state):
     return state
 
 
-@jit
+@internal_jit
 def _row_bounds(indptr, i):
     """``indptr[i], indptr[i + 1]`` as unsigned integers.
 
@@ -72,7 +72,7 @@ def _row_bounds(indptr, i):
     return np.uint64(indptr[i]), np.uint64(indptr[i + 1])
 
 
-@jit
+@internal_jit
 def _first_value(i, indptr, data, dense):
     """The first stored value of row ``i`` (0.0 for an empty row)."""
     if dense is None:
@@ -81,7 +81,7 @@ def _first_value(i, indptr, data, dense):
     return dense[i, 0] if dense.shape[1] > 0 else 0.0
 
 
-@jit
+@internal_jit
 def _row_dot(w, i, indptr, indices, data, dense, bias_value):
     """``w' x_i`` for the (augmented) sample ``i``."""
     total = 0.0
@@ -98,7 +98,7 @@ def _row_dot(w, i, indptr, indices, data, dense, bias_value):
     return total
 
 
-@jit
+@internal_jit
 def _row_axpy(step, w, i, indptr, indices, data, dense, bias_value):
     """``w += step * x_i`` for the (augmented) sample ``i``."""
     if dense is None:
@@ -113,7 +113,7 @@ def _row_axpy(step, w, i, indptr, indices, data, dense, bias_value):
         w[w.shape[0] - 1] += step * bias_value
 
 
-@jit
+@internal_jit
 def _row_sq_norm(i, indptr, indices, data, dense, bias_value):
     """``||x_i||^2`` of the (augmented) sample ``i``."""
     total = bias_value * bias_value

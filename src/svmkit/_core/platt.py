@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import internal_jit, jit
 
 _UINT32_RANGE = np.uint64(2**32)
 _LOW_BITS = np.uint64(0xFFFFFFFF)
@@ -82,7 +82,7 @@ def bounded_shuffle(raw, n):
     return perm, used
 
 
-@jit
+@internal_jit
 def _log_loss(decisions, targets, A, B):
     """Platt's objective, ``sum t log(1 + e^-z) + (1 - t) log(1 + e^z)``, z = -(A f + B), stably."""
     total = 0.0

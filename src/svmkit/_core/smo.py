@@ -47,7 +47,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._exp import bits_float, float_bits
-from ._jit import inlined_jit, jit
+from ._jit import inlined_jit, internal_jit, jit
 from .kernels import kernel_rows
 
 #: Status of a solved problem: optimal within ``tol``; stopped at ``max_steps`` steps; a
@@ -281,7 +281,7 @@ def _key_value(key):
     return bits_float(key ^ ((key >> 63) & _SIGN_FREE))
 
 
-@jit
+@internal_jit
 def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, steps_before, keys, resume):
     """SMO on the variables of ``span`` (kernel row ``r`` is ``store.K[store.slot[r]]``) until the gap is below ``settings.tol`` (``OPTIMAL``), ``limit`` steps were made, a
     kernel row is missing or a value is not finite (``NOT_FINITE``); with
@@ -459,7 +459,7 @@ def _winner(keys, first, none):
     return first[chunk] + (best & _INDEX_BITS)
 
 
-@jit
+@internal_jit
 def _pair_update(opposite_signs, grad_i, grad_j, old_i, old_j, upper_i, upper_j, quad):
     """The new ``(a_i, a_j)`` of one step (LIBSVM's ``Solver::Solve``): the minimiser along
     the pair's feasible line, clipped to the box; ``quad = K_ii + K_jj - 2 K_ij``."""
@@ -565,7 +565,7 @@ def solve_kept(batch, store, work, settings, budget):
     return steps
 
 
-@jit
+@internal_jit
 def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     """LIBSVM's shrinking as sub-problems: the variables shrinking keeps (their rows stored)
     copied into a problem of their own (their kernel block, one row per variable), solved
@@ -625,7 +625,7 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     return steps
 
 
-@jit
+@internal_jit
 def smo_on_block(block, variables, nu, tol, limit, data):
     """A stretch of :func:`_smo_stretch` on variables that have a row each of the square
     kernel ``block`` (:class:`Variables`, updated in place; ``data``: a
@@ -645,7 +645,7 @@ def smo_on_block(block, variables, nu, tol, limit, data):
     return status, steps
 
 
-@jit
+@internal_jit
 def _commit(batch, store, work, active, sub_alpha, start, stop):
     """Write a sub-problem's multipliers back and update the gradient (and side flags) of
     every variable of the group with the kernel rows of those that moved."""
@@ -663,7 +663,7 @@ def _commit(batch, store, work, active, sub_alpha, start, stop):
         work.grad[t] += y[t] * column_sum[rows[t]]
 
 
-@jit
+@internal_jit
 def _add_start_rows(batch, store, work, first, end, start, stop):
     """``G_t += sum_s y_t y_s a_s K(s, t)`` for the variables ``t`` of ``start:stop`` and the
     nonzero multipliers ``s`` of ``first:end`` (their rows stored): where the group holds a
@@ -685,14 +685,14 @@ def _add_start_rows(batch, store, work, first, end, start, stop):
                     grad[t] += y[t] * y[s] * alpha[s] * row[rows[t]]
 
 
-@jit
+@internal_jit
 def _add_weighted(column_sum, row, weight):
     """``column_sum += weight * row``."""
     for c in range(np.uint64(row.shape[0])):  # (unsigned: vectorised, see working_set.column_sum)
         column_sum[c] += weight * row[c]
 
 
-@jit
+@internal_jit
 def _get_wanted(store, work, since):
     """Give the rows listed in ``work.wanted`` places in the store (``work.places``; where it
     is full, those of the rows least recently used before ``since``) and compute them where
@@ -712,7 +712,7 @@ def _get_wanted(store, work, since):
     return True
 
 
-@jit
+@internal_jit
 def _take_place(store, since):
     """A place for a row: one never taken, else that of the row least recently used before
     ``since`` (of all rows where every row was used since), which leaves the store. Marked
@@ -759,7 +759,7 @@ def _use_or_want(store, work, r):
         _want(store, work, r)
 
 
-@jit
+@internal_jit
 def _want_rows(store, work, variables, start, stop, prefetch):
     """After the row SMO needs (listed already), list the missing rows of the strongest
     violators (``-y G`` in I_up, ``y G`` in I_low, the larger), up to ``prefetch`` rows in

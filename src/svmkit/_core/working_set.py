@@ -9,7 +9,7 @@ multipliers that moved, times their change, to every gradient (:func:`add_rows_t
 import numpy as np
 from numba import prange
 
-from ._jit import jit, parallel_jit
+from ._jit import internal_jit, jit, parallel_jit
 
 
 @jit
@@ -131,7 +131,7 @@ def gather_block(buffer, slots, columns, out):
 _CHUNK = 2048  # columns per chunk of add_rows_to_gradient: a chunk of the sum stays in the L1 cache
 
 
-@jit
+@internal_jit
 def add_weighted_rows(buffer, slots, weights, out, start, stop):
     """``out[start:stop] += sum_k weights[k] buffer[slots[k], start:stop]``, four rows at a
     time (the loop is bound by memory: the chunk is loaded and stored once per four rows). For
