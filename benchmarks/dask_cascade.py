@@ -119,6 +119,7 @@ def grid_search(args):
         X, y = load_libsvm(Path(args.data_dir) / args.grid_dataset)
         X = X.toarray()
     results, tables = {}, {}
+    _warm_worker()  # (this process refits the best point after the 2 workers' search, as each worker warmed)
     for n_workers in (1, 2):
         local, client, _ = cluster(n_workers, args.dask_malloc_trim)
         try:

@@ -14,6 +14,7 @@ threads) applies.
 
 from __future__ import annotations
 
+import copy
 import numbers
 import time
 from itertools import product
@@ -248,10 +249,11 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         # largest C first: its fits are the longest, and a long fit dispatched last would keep
         # one worker busy while the others wait (the results are placed by point and fold)
         by_cost = sorted(range(len(points)), key=lambda p: -points[p][0])
+        # (each point's estimator made once for all its folds: scikit-learn's clone and set_params
+        # cost a fair part of a small fit, in the process that dispatches the fits)
+        configured = [clone(base).set_params(**self._named(2.0**C, 2.0**gamma)) for C, gamma in points]
         jobs = (
-            delayed(_fit_and_count)(
-                clone(base).set_params(**self._named(2.0**points[p][0], 2.0**points[p][1])), X, y, train, test, p, f
-            )
+            delayed(_fit_and_count)(configured[p], X, y, train, test, p, f)
             for p in by_cost
             for f, (train, test) in enumerate(splits)
         )
@@ -304,7 +306,9 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
 
 def _fit_and_count(estimator, X, y, train, test, point, fold):
-    """Fit on the training rows; the number of test rows predicted correctly and the fit time."""
+    """Fit a copy of the unfitted ``estimator`` (its point's, shared by the point's folds) on
+    the training rows; the number of test rows predicted correctly and the fit time."""
+    estimator = copy.deepcopy(estimator)
     start = time.perf_counter()
     estimator.fit(X[train], y[train])
     fit_seconds = time.perf_counter() - start
