@@ -25,6 +25,7 @@ internal_jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="n
                           no_cfunc_wrapper=True)
 
 
-#: Small helpers inlined into their callers in numba's own representation: each compiled
-#: function otherwise costs a compilation and a link of its own into every caller.
+#: Small helpers, and functions with one caller whose own callees are large, inlined into their
+#: callers in numba's own representation: each compiled function otherwise costs a compilation
+#: of its own, and numba optimises and emits its callees' code again in it, then in every caller.
 inlined_jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy", inline="always")

@@ -565,7 +565,7 @@ def solve_kept(batch, store, work, settings, budget):
     return steps
 
 
-@internal_jit
+@inlined_jit
 def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     """LIBSVM's shrinking as sub-problems: the variables shrinking keeps (their rows stored)
     copied into a problem of their own (their kernel block, one row per variable), solved
@@ -625,7 +625,7 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     return steps
 
 
-@internal_jit
+@inlined_jit
 def smo_on_block(block, variables, nu, tol, limit, data):
     """A stretch of :func:`_smo_stretch` on variables that have a row each of the square
     kernel ``block`` (:class:`Variables`, updated in place; ``data``: a
@@ -645,7 +645,7 @@ def smo_on_block(block, variables, nu, tol, limit, data):
     return status, steps
 
 
-@internal_jit
+@inlined_jit
 def _commit(batch, store, work, active, sub_alpha, start, stop):
     """Write a sub-problem's multipliers back and update the gradient (and side flags) of
     every variable of the group with the kernel rows of those that moved."""
