@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._exp import exp_nonpositive, exp_nonpositive_single
-from ._jit import internal_jit, jit
+from ._jit import inlined_jit, internal_jit, jit
 from .working_set import add_weighted_rows
 
 #: Kernel codes of the compiled kernels.
@@ -189,7 +189,7 @@ def kernel_columns(data, rows, out, places, first, last):
         _kernel_rows_tile(data, rows, out, places, start, min(start + _TILE_COLUMNS, last))
 
 
-@internal_jit
+@inlined_jit
 def _sparse_kernel_columns(data, rows, out, places, first, last):
     """:func:`kernel_columns` of sparse data, by feature (:func:`_add_products_by_feature`),
     each row's products summed in float64 and then made kernel values."""
@@ -281,7 +281,7 @@ def _add_products_by_feature(indptr, indices, values, r, data, first, last, sums
             sums[c - first] += value * column_values[q]
 
 
-@internal_jit
+@inlined_jit
 def _kernel_rows_tile(data, rows, out, places, start, stop):
     """The columns ``start:stop`` of :func:`kernel_columns` of dense data, for every row. (Unsigned column
     indices: numba then knows them non-negative and leaves out the wrap-around of negative
