@@ -29,6 +29,17 @@ SAMPLE_ROWS = 512
 CENTRE_SAMPLE_ROWS = 64
 
 
+def nonzero_fraction(X):
+    """The fraction of the entries of the CSR matrix ``X`` that are stored (0 for an empty one).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> nonzero_fraction(sp.csr_matrix([[1.0, 0.0], [0.0, 0.0]]))
+    0.25
+    """
+    return X.nnz / max(X.shape[0] * X.shape[1], 1)
+
 def split_features(columns, centred):
     """``(centre, dense, sparse)`` for data given as their transpose ``columns`` (features by
     rows; the transposed view of the rows will do): the float64 centre subtracted from every row

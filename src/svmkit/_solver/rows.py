@@ -29,7 +29,7 @@ from .._core.kernels import (
 )
 from .._core.working_set import gather_block
 from .._first_use import notice_compilation
-from .._features import centred_parts, common_features, split_features
+from .._features import centred_parts, common_features, nonzero_fraction, split_features
 
 _BLOCK_VALUES = 2**21  # values of a block of a Python kernel computed at once (16 MB of float64)
 
@@ -101,7 +101,7 @@ class KernelRows:
         """The fraction of nonzeros of sparse data (None for dense data)."""
         if self._X is None or not sp.issparse(self.X):
             return None
-        return self.X.nnz / max(1, self.X.shape[0] * self.X.shape[1])
+        return nonzero_fraction(self.X)
 
     def value_bound(self):
         """The largest magnitude a kernel value can have: 1 for the RBF and sigmoid kernels,

@@ -32,7 +32,7 @@ from .._core.kernels import (
     LINEAR, RBF, add_sparse_products, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
     sparse_kernel_data,
 )
-from .._features import centred_parts, split_features
+from .._features import centred_parts, nonzero_fraction, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads, resolve_n_jobs
 from .._plan import (
@@ -226,8 +226,7 @@ class SupportVectors:
     def __init__(self, support_vectors, form=None):
         rows = support_vectors
         n_sv, n_features = rows.shape
-        if sp.issparse(rows) and dense_copy_pays(rows.nnz / max(n_sv * n_features, 1), n_sv, n_features,
-                                                 np.float64):
+        if sp.issparse(rows) and dense_copy_pays(nonzero_fraction(rows), n_sv, n_features, np.float64):
             rows = rows.toarray()
         self.rows = rows
         self.sq_norms = row_sq_norms(support_vectors).astype(np.float64)
@@ -381,8 +380,8 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         # (against sparse support vectors, or of few enough nonzeros: compiled products over the
         # test rows' nonzeros; else made dense at once where that stays small, for the dense
         # rows' products)
-        sparse_products = sp.issparse(support.rows) or sparse_test_products_pay(
-            X.nnz / max(X.shape[0] * X.shape[1], 1), *support.rows.shape)
+        sparse_products = sp.issparse(support.rows) or sparse_test_products_pay(nonzero_fraction(X),
+                                                                                *support.rows.shape)
         if not sparse_products and X.shape[0] * X.shape[1] * 8 <= PREDICT_DENSE_BYTES:
             X = X.toarray()
     if support is not None and isinstance(X, np.ndarray) and isinstance(support.rows, np.ndarray) and \
