@@ -1,11 +1,13 @@
-"""Steps on the face of the free multipliers (svmkit._solver.face) against the KKT system
-of tests/naive.py, and the invariants every step keeps."""
+"""Steps on the face of the free multipliers (svmkit._core.face, compiled) against the KKT
+system of tests/naive.py, and the invariants every step keeps."""
 
 import numpy as np
 import pytest
 
 from naive import face_newton_step
-from svmkit._solver.face import _Face
+from svmkit._core.face import face_run
+
+_EPS = np.finfo(np.float64).eps
 
 
 def _problem(k, rank, nu, seed):
@@ -26,14 +28,21 @@ def _objective(Q, g, alpha, start):
     return float(g @ d + 0.5 * d @ Q @ d)
 
 
+def _run(Q, g, alpha, y, upper, nu, max_steps):
+    """``(steps taken, multipliers, gradient)`` of face_run on copies."""
+    g, alpha = g.copy(), alpha.copy()
+    taken = face_run(Q, g, alpha, y, upper, nu, _EPS, max_steps)
+    return taken, alpha, g
+
+
 @pytest.mark.parametrize("nu", [False, True])
 def test_a_newton_step_inside_the_box_reaches_the_kkt_minimum_of_the_face(nu):
     Q, g, alpha, y, upper, nu = _problem(30, 40, nu, seed=1)
-    face = _Face(Q, g.copy(), alpha.copy(), y, upper, nu, np.finfo(np.float64).eps)
-    assert face.run(64) == 1
-    np.testing.assert_allclose(face.alpha - alpha, face_newton_step(Q, g, y, nu), rtol=1e-7, atol=1e-12)
+    taken, new, new_g = _run(Q, g, alpha, y, upper, nu, 64)
+    assert taken == 1
+    np.testing.assert_allclose(new - alpha, face_newton_step(Q, g, y, nu), rtol=1e-7, atol=1e-12)
     # the gradient is kept exact: G + Q d
-    np.testing.assert_allclose(face.g, g + Q @ (face.alpha - alpha), rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(new_g, g + Q @ (new - alpha), rtol=1e-9, atol=1e-14)
 
 
 @pytest.mark.parametrize("nu", [False, True])
@@ -42,25 +51,26 @@ def test_steps_on_a_singular_face_keep_the_constraints_and_lower_the_objective(n
     # a linear kernel of `rank` features: flat directions, along which the steps run to a bound
     Q, _, alpha, y, upper, nu = _problem(60, rank, nu, seed=2)
     g = np.random.default_rng(3).normal(size=60)
-    face = _Face(Q, g.copy(), alpha.copy(), y, upper, nu, np.finfo(np.float64).eps)
+    # the runs of 1, 2, ... steps from the same start are the first steps of one run
     objectives = [0.0]
-    for _ in range(200):
-        if face.step() == "none":
+    for n in range(1, 200):
+        taken, new, new_g = _run(Q, g, alpha, y, upper, nu, n)
+        if taken < n:
             break
-        objectives.append(_objective(Q, g, face.alpha, alpha))
+        objectives.append(_objective(Q, g, new, alpha))
     assert len(objectives) > 2
     assert np.all(np.diff(objectives) <= 1e-12)
-    assert np.all((face.alpha >= 0) & (face.alpha <= upper))
+    assert np.all((new >= 0) & (new <= upper))
     sums = [(y > 0, y < 0)] if nu else [(np.ones(60, dtype=bool),)]
     for groups in sums:
         for group in groups:
-            assert abs(y[group] @ (face.alpha - alpha)[group]) < 1e-12
+            assert abs(y[group] @ (new - alpha)[group]) < 1e-12
     # the gradient is kept exact where it is read, on the multipliers still free
-    free = (face.alpha > 0) & (face.alpha < upper)
-    np.testing.assert_allclose(face.g[free], (g + Q @ (face.alpha - alpha))[free], rtol=1e-9, atol=1e-12)
+    free = (new > 0) & (new < upper)
+    np.testing.assert_allclose(new_g[free], (g + Q @ (new - alpha))[free], rtol=1e-9, atol=1e-12)
     # what is left free is the minimum of its face: no flat direction and no Newton step left
     assert free.sum() <= rank + (2 if nu else 1)
-    step = face_newton_step(Q[np.ix_(free, free)], face.g[free], y[free], nu)
+    step = face_newton_step(Q[np.ix_(free, free)], new_g[free], y[free], nu)
     assert np.abs(step).max() < 1e-8
 
 
@@ -71,13 +81,13 @@ def test_a_face_without_curvature_is_walked_to_a_vertex(nu):
     rng = np.random.default_rng(5)
     y = np.where(rng.random(20) < 0.5, 1.0, -1.0)
     alpha, g = rng.uniform(0.3, 0.7, size=20), rng.normal(size=20)
-    face = _Face(np.zeros((20, 20)), g.copy(), alpha.copy(), y, np.ones(20), nu, np.finfo(np.float64).eps)
-    assert face.run(100) > 0
-    assert np.all((face.alpha >= 0) & (face.alpha <= 1))
+    taken, new, _ = _run(np.zeros((20, 20)), g, alpha, y, np.ones(20), nu, 100)
+    assert taken > 0
+    assert np.all((new >= 0) & (new <= 1))
     for group in ([y > 0, y < 0] if nu else [np.ones(20, dtype=bool)]):
-        assert abs(y[group] @ (face.alpha - alpha)[group]) < 1e-12
-    assert g @ (face.alpha - alpha) < 0
-    free = (face.alpha > 0) & (face.alpha < 1)
+        assert abs(y[group] @ (new - alpha)[group]) < 1e-12
+    assert g @ (new - alpha) < 0
+    free = (new > 0) & (new < 1)
     assert free.sum() <= (2 if nu else 1)
 
 
