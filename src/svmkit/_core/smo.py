@@ -557,11 +557,13 @@ def solve_kept(batch, store, work, settings, budget):
     cursor[HAND_OVER] = 0
     g = cursor[GROUP]
     start, stop = batch.runs[g, 0], batch.runs[g + 1, 0]
-    steps = _solve_shrunk(batch, store, work, settings, start, stop,
-                          max(min(settings.max_steps - work.n_iter[g], budget), 0))
+    steps, interrupted = _solve_shrunk(batch, store, work, settings, start, stop,
+                                       max(min(settings.max_steps - work.n_iter[g], budget), 0))
     work.resume[0], work.resume[1] = 0, -1
     work.n_iter[g] += steps
     cursor[STEPS_SINCE] = 0
+    if interrupted and work.n_iter[g] < settings.max_steps:
+        cursor[HAND_OVER] = 1  # (the budget spent: the next call goes on with the sub-problem)
     return steps
 
 
@@ -572,7 +574,8 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     by stretches of :func:`_smo_stretch` of at most ``min(1000, _STEPS_PER_ACTIVE k)`` steps,
     each followed by the gradient update of every variable and shrinking again, until they
     are optimal (the first time: within 10 tol, when LIBSVM brings every variable back) or
-    ``limit`` steps were made. Returns the steps made."""
+    ``limit`` steps were made. Returns the steps made and whether ``limit`` stopped them
+    (none are made where a kept variable's row is not stored)."""
     y, upper, rows = batch.y, batch.upper, batch.rows
     alpha, grad = work.alpha, work.grad
     m = stop - start
@@ -580,6 +583,9 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     target = settings.tol if work.cursor[UNSHRUNK] else 10 * settings.tol
     steps = 0
     n_kept = kept_by_shrinking(y, upper, alpha, grad, start, stop, batch.nu, kept)
+    for t in range(start, stop):
+        if kept[t - start] and store.slot[rows[t]] < 0:
+            return 0, False
     while n_kept > 0 and steps < limit:
         active = np.empty(n_kept, dtype=np.int64)
         a = 0
@@ -603,14 +609,14 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
         steps += stretch
         _commit(batch, store, work, active, sub_alpha, start, stop)
         if status == NOT_FINITE:
-            return steps
+            return steps, False
         if status == OPTIMAL:
             if not work.cursor[UNSHRUNK]:
                 work.cursor[UNSHRUNK] = 1
-            return steps
+            return steps, False
         n_kept_now = kept_by_shrinking(sub_y, sub_upper, sub_alpha, sub_grad, np.int64(0), n_kept, batch.nu, kept)
         if n_kept_now == 0:
-            return steps
+            return steps, False
         survivors = np.empty(n_kept_now, dtype=np.int64)
         a2 = 0
         for a in range(n_kept):
@@ -622,7 +628,7 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
         for a in range(n_kept_now):
             kept[survivors[a] - start] = True
         n_kept = n_kept_now
-    return steps
+    return steps, n_kept > 0
 
 
 @inlined_jit

@@ -312,7 +312,9 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
         start, stop = compiled.runs[g, 0], compiled.runs[g + 1, 0]
         budget = min(_plan.STEPS_PER_CALL, face.steps_before_try(g, stop - start))
         with counts.timed("smo"):
-            steps = solve_batch(compiled, gram_store.store, work, core_settings, budget)
+            # (a sub-problem that a call's budget stopped goes on first)
+            steps = 0 if work.cursor[HAND_OVER] else solve_batch(compiled, gram_store.store, work, core_settings,
+                                                                 budget)
             if work.cursor[HAND_OVER]:
                 notice_compilation(solve_kept)
                 steps += solve_kept(compiled, gram_store.store, work, core_settings, budget - steps)
@@ -330,7 +332,7 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
         if (work.cursor[GROUP] == g and work.cursor[STARTED] == STARTED_DONE
                 and stall.stalled(g, int(work.n_iter[g]), float(work.gap[g]), stop - start)):
             work.status[g] = STALLED
-            work.cursor[GROUP], work.cursor[STARTED] = g + 1, NOT_STARTED
+            work.cursor[GROUP], work.cursor[STARTED], work.cursor[HAND_OVER] = g + 1, NOT_STARTED, 0
         if progress.wanted or progress.stopped:
             current = min(work.cursor[GROUP], n_groups - 1)
             progress.report(work.n_iter.sum(), work.gap[current], stop - start,
