@@ -187,10 +187,9 @@ def _factorise(Q, y, group, eps):
             sign[column[a]] = -y[pivot_of[group[a]]] * y[a]
     # M = Z'QZ: Z's rows of the others are the identity, a pivot's row holds its constraint's
     QZ = np.empty((k, n))
-    for c in range(n):
-        pivot = pivot_of[group[others[c]]]
-        for r in range(k):
-            QZ[r, c] = Q[r, others[c]] + Q[r, pivot] * sign[c]
+    for r in range(k):
+        for c in range(n):
+            QZ[r, c] = Q[r, others[c]] + Q[r, pivot_of[group[others[c]]]] * sign[c]
     M = np.empty((n, n))
     for a in range(n):
         pivot = pivot_of[group[others[a]]]
@@ -262,11 +261,12 @@ def _pivoted_cholesky(M, tol):
             order[j], order[p] = order[p], order[j]
         pivot = np.sqrt(diagonal[j])
         A[j, j] = pivot
+        for r in range(j):  # (row j of R: the rows above subtracted along their length)
+            above = A[r, j]
+            for c in range(j + 1, n):
+                A[j, c] -= above * A[r, c]
         for c in range(j + 1, n):
-            s = A[j, c]
-            for r in range(j):
-                s -= A[r, j] * A[r, c]
-            A[j, c] = s / pivot
+            A[j, c] /= pivot
             diagonal[c] -= A[j, c] * A[j, c]
     return A, order, n
 
