@@ -112,3 +112,28 @@ def test_a_fit_whose_first_look_finds_too_many_free_multipliers_gets_face_steps_
     ours = dual_objective(model.dual_coef_[0], model.support_vectors_ @ model.support_vectors_.T)
     theirs = dual_objective(reference.dual_coef_[0], reference.support_vectors_ @ reference.support_vectors_.T)
     assert ours == pytest.approx(theirs, rel=1e-3)
+
+
+@pytest.mark.parametrize("nu", [False, True])
+def test_newton_steps_cut_short_by_bounds_end_at_the_minimum_of_the_face_left(nu):
+    # a full-rank face (RBF-like: more features than multipliers) whose Newton step leaves the
+    # box: each step stops at a bound, the next is the Newton step of the smaller face from the
+    # same factorisation with the multipliers that left held, until one ends inside the box
+    Q, _, alpha, y, upper, nu = _problem(80, 120, nu, seed=7)
+    g = 100.0 * np.random.default_rng(8).normal(size=80)
+    objectives = [0.0]
+    for n in range(1, 64):
+        taken, new, new_g = _run(Q, g, alpha, y, upper, nu, n)
+        objectives.append(_objective(Q, g, new, alpha))
+        if taken < n:
+            break
+    assert 2 < taken < 63
+    assert np.all(np.diff(objectives) <= 1e-12)
+    for group in ([y > 0, y < 0] if nu else [np.ones(80, dtype=bool)]):
+        assert abs(y[group] @ (new - alpha)[group]) < 1e-12
+    free = (new > 0) & (new < upper)
+    assert 2 <= free.sum() < 80
+    np.testing.assert_allclose(new_g[free], (g + Q @ (new - alpha))[free], rtol=1e-9, atol=1e-12)
+    # the last step was the free face's Newton step: none is left
+    step = face_newton_step(Q[np.ix_(free, free)], new_g[free], y[free], nu)
+    assert np.abs(step).max() < 1e-8

@@ -6,8 +6,8 @@ The face's pivots' elimination ``d = Z x``, the pivoted Cholesky factor of ``M =
 ``dpstrf`` written as loops, as the products are: each BLAS or LAPACK call numba compiles costs
 seconds on first use, and the faces are small) and the basis ``B`` of the flat directions, as
 :mod:`svmkit._solver.face` describes them. A multiplier that leaves the face is eliminated from
-``B``, so that the flat steps go on from one factorisation; the Newton step of a face that lost
-multipliers is that of its own factorisation.
+``B``, and held by a constraint on the next Newton steps (the rows ``C`` of ``Z``'s curved
+columns), so that the steps go on from one factorisation.
 """
 
 import numpy as np
@@ -46,8 +46,9 @@ def face_run(Q, g, alpha, y, upper, nu, eps, max_steps):
     taken = 0
     factored = False
     # the factorisation's face (positions in Q) and its parts, made at the first step and again
-    # where needed: the face's block, labels, constraint groups, factor, curved columns of Z and
-    # flat basis
+    # where needed: the face's block, labels, constraint groups, factor, curved columns of Z,
+    # flat basis, and the rows of Z_curved of the multipliers that left the face since (the
+    # constraints that hold them on a Newton step from the same factor)
     face = np.empty(0, dtype=np.int64)
     Qf = np.empty((0, 0))
     yf = np.empty(0)
@@ -55,11 +56,15 @@ def face_run(Q, g, alpha, y, upper, nu, eps, max_steps):
     R = np.empty((0, 0))
     Z_curved = np.empty((0, 0))
     B = np.empty((0, 0))
+    C = np.empty((0, 0))
+    W = np.empty((0, 0))
+    CW = np.empty((0, 0))
     left = np.empty(0, dtype=np.bool_)
     n_flat = n_left = 0
+    singular = False
     while taken < max_steps:
         outcome = _NONE
-        while True:  # (twice where a face that lost multipliers is factorised again for its Newton step)
+        while True:  # (twice where a singular face that lost multipliers is factorised again)
             if not factored:
                 n_face = 0
                 for t in range(k):
@@ -82,6 +87,10 @@ def face_run(Q, g, alpha, y, upper, nu, eps, max_steps):
                     if nu and yf[a] < 0:
                         group[a] = 1
                 R, Z_curved, B, n_flat = _factorise(Qf, yf, group, eps)
+                singular = n_flat > 0
+                C = np.empty((n_face, R.shape[0]))
+                W = np.empty((n_face, R.shape[0]))
+                CW = np.empty((n_face, n_face))
                 left = np.zeros(n_face, dtype=np.bool_)
                 n_left = 0
                 factored = True
@@ -92,18 +101,19 @@ def face_run(Q, g, alpha, y, upper, nu, eps, max_steps):
             d = _flat_direction(B, n_flat, left, gf, yf, group, eps)
             newton = d.shape[0] == 0
             if newton:
-                if n_left > 0:
-                    # (the Newton step of a smaller face than the one factorised: its own)
+                if n_left > 0 and singular:
+                    # (the Newton step of a smaller face than the one factorised, whose matrix
+                    # is singular: the larger face's curved directions are not the smaller one's)
                     factored = False
                     continue
-                d = _newton_direction(R, Z_curved, left, gf)
+                d = _newton_direction(R, Z_curved, C[:n_left], W[:n_left], CW[:n_left, :n_left], left, gf)
                 if d.shape[0] == 0:
                     break
             _keep_constraints(d, yf, group, left)
             slope = _dot(gf, d)
             if not slope < 0:
                 break
-            Qd = _product(Qf, d, 1, m)
+            Qd = _times(Qf, d, m)
             curvature = _dot(d, Qd)
             t_best = -slope / curvature if curvature > 0 else np.inf
             if newton:  # (1 in exact arithmetic: more only where d is rounding noise, not to be magnified)
@@ -145,6 +155,8 @@ def face_run(Q, g, alpha, y, upper, nu, eps, max_steps):
                     if (alpha[t_a] <= 0 or alpha[t_a] >= upper[t_a]) and on_face[t_a]:
                         on_face[t_a] = False
                         left[a] = True
+                        if R.shape[0]:
+                            _hold(R, Z_curved[a], C, W, CW, n_left)
                         n_left += 1
                         n_flat = _leave_flat(B, n_flat, a)
                 outcome = _BOUND
@@ -283,12 +295,13 @@ def _back_substitute(R, x):
 
 @internal_jit
 def _cholesky_solve(R, x):
-    """``x = (R'R)^-1 x`` in place: forward with ``R'``, back with ``R``."""
+    """``x = (R'R)^-1 x`` in place: forward with ``R'`` (by ``R``'s rows, as the back
+    substitution with ``R``)."""
     for a in range(R.shape[0]):
-        s = x[a]
-        for b in range(a):
-            s -= R[b, a] * x[b]
-        x[a] = s / R[a, a]
+        x[a] /= R[a, a]
+        x_a = x[a]
+        for c in range(a + 1, R.shape[0]):
+            x[c] -= R[a, c] * x_a
     _back_substitute(R, x)
 
 
@@ -302,16 +315,20 @@ def _dot(a, b):
 
 
 @internal_jit
-def _product(A, x, axis, columns):
-    """``A x`` (``axis`` 1) or ``A'x`` (``axis`` 0) over ``A``'s first ``columns`` columns."""
-    if axis == 1:
-        out = np.zeros(A.shape[0])
-        for r in range(A.shape[0]):
-            total = 0.0
-            for c in range(columns):
-                total += A[r, c] * x[c]
-            out[r] = total
-        return out
+def _times(A, x, columns):
+    """``A x`` over ``A``'s first ``columns`` columns."""
+    out = np.empty(A.shape[0])
+    for r in range(A.shape[0]):
+        total = 0.0
+        for c in range(columns):
+            total += A[r, c] * x[c]
+        out[r] = total
+    return out
+
+
+@internal_jit
+def _transposed_times(A, x, columns):
+    """``A'x`` over ``A``'s first ``columns`` columns."""
     out = np.zeros(columns)
     for r in range(A.shape[0]):
         x_r = x[r]
@@ -321,12 +338,11 @@ def _product(A, x, axis, columns):
 
 
 @internal_jit
-def _group_means(values, y, group, left, all_of_them):
-    """The mean of ``y * values`` over each group's multipliers (``all_of_them``), or its
-    multipliers still on the face."""
+def _group_means(values, y, group, counted):
+    """The mean of ``y * values`` over each group's multipliers where ``counted``."""
     sums, counts = np.zeros(2), np.zeros(2)
     for a in range(values.shape[0]):
-        if all_of_them or not left[a]:
+        if counted[a]:
             sums[group[a]] += y[a] * values[a]
             counts[group[a]] += 1
     for side in range(2):
@@ -338,7 +354,7 @@ def _group_means(values, y, group, left, all_of_them):
 def _keep_constraints(d, y, group, left):
     """``d`` less its part along the equality constraints, over the multipliers on the face:
     the directions meet them only as closely as their solves' rounding allows."""
-    means = _group_means(d, y, group, left, False)
+    means = _group_means(d, y, group, ~left)
     for a in range(d.shape[0]):
         if not left[a]:
             d[a] -= y[a] * means[group[a]]
@@ -350,9 +366,10 @@ def _flat_direction(B, n_flat, left, g, y, group, eps):
     rounding explains, else an empty array."""
     if n_flat == 0:
         return np.empty(0)
-    along = _product(B, g, 0, n_flat)
-    d = _product(B, along, 1, n_flat)
-    means = _group_means(g, y, group, left, True)  # (the gradient less its part along the constraints)
+    along = _transposed_times(B, g, n_flat)
+    d = _times(B, along, n_flat)
+    means = _group_means(g, y, group, np.ones(g.shape[0], dtype=np.bool_))  # (the gradient less its part
+    # along the constraints)
     h_squared = 0.0
     for a in range(g.shape[0]):
         d[a] = 0.0 if left[a] else -d[a]
@@ -365,18 +382,62 @@ def _flat_direction(B, n_flat, left, g, y, group, eps):
 
 
 @internal_jit
-def _newton_direction(R, Z_curved, left, g):
-    """The step ``Z x`` that minimises the objective over the curved directions, an empty
-    array where there are none."""
+def _hold(R, row, C, W, CW, n_held):
+    """Hold one more multiplier on the Newton steps from the factor ``R``: its row of
+    ``Z_curved`` becomes constraint ``n_held`` of ``C``, with its row of ``W' = C (R'R)^-1`` and
+    its row and column of ``C W`` (those of the constraints before it stay as they are)."""
     rank = R.shape[0]
+    for a in range(rank):
+        C[n_held, a] = row[a]
+        W[n_held, a] = row[a]
+    _cholesky_solve(R, W[n_held])
+    for e in range(n_held + 1):
+        CW[n_held, e] = CW[e, n_held] = _dot(C[e], W[n_held])
+
+
+@internal_jit
+def _newton_direction(R, Z_curved, C, W, CW, left, g):
+    """The step ``Z x`` that minimises the objective over the curved directions with the
+    multipliers that left held (``C x = 0``: ``x = u - W l`` with ``C W l = C u``; ``W`` and
+    ``CW`` as :func:`_hold` keeps them); an empty array where there are none."""
+    rank, n_held = R.shape[0], C.shape[0]
     if rank == 0:
         return np.empty(0)
-    u = _product(Z_curved, g, 0, rank)
+    u = _transposed_times(Z_curved, g, rank)
     _cholesky_solve(R, u)
-    d = _product(Z_curved, u, 1, rank)
+    if n_held:
+        held = _semidefinite_solve(np.ascontiguousarray(CW), _times(C, u, rank))
+        for c in range(n_held):
+            for a in range(rank):
+                u[a] -= W[c, a] * held[c]
+    d = _times(Z_curved, u, rank)
     for a in range(d.shape[0]):
         d[a] = 0.0 if left[a] else -d[a]
     return d
+
+
+@internal_jit
+def _semidefinite_solve(A, b):
+    """A solution of ``A x = b`` for a positive semi-definite ``A`` from its pivoted Cholesky
+    factor up to its numerical rank, zero along the rest: where the system is consistent, as
+    ``C W l = C u`` is, every solution gives the same step ``W l``."""
+    n = A.shape[0]
+    scale = 1e-300
+    for a in range(n):
+        scale = max(scale, abs(A[a, a]))
+    factor, order, rank = _pivoted_cholesky(A, n * _FLOAT64_EPS * scale)
+    x = np.zeros(n)
+    if rank:
+        R = np.zeros((rank, rank))
+        permuted = np.empty(rank)
+        for a in range(rank):
+            for c in range(a, rank):
+                R[a, c] = factor[a, c]
+            permuted[a] = b[order[a]]
+        _cholesky_solve(R, permuted)
+        for a in range(rank):
+            x[order[a]] = permuted[a]
+    return x
 
 
 @internal_jit

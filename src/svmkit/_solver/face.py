@@ -20,9 +20,9 @@ compiled loops), stops at the numerical rank ``r`` of ``M`` and gives a basis
   the face.
 
 A multiplier that reaches its bound leaves the face. The flat directions of the smaller face
-are those of the larger one that do not move it (one elimination on the basis), so that the
-flat steps go on from one factorisation; the smaller face's Newton step comes from its own.
-Each step is an exact line search
+are those of the larger one that do not move it (one elimination on the basis), and its
+Newton step is the larger face's with that multiplier held by a linear constraint (one more
+solve with ``R``): the steps go on from one factorisation. Each step is an exact line search
 inside the box (it stops at the first bound it meets), so the objective never rises and SMO's
 convergence is untouched; the gradient is updated exactly, and with it the side flags the
 solver keeps.
