@@ -51,7 +51,9 @@ class Case:
 
 def _warm_worker():
     """Import svmkit and load its compiled code on a worker (not timed): a small fit (kernel
-    values in float64) and, scaled in a pipeline as the grid search's, a larger one (float32)."""
+    values in float64), one whose SMO zig-zags (steps on the face of the free multipliers, as
+    the grid's large C take) and, scaled in a pipeline as the grid search's, a larger one
+    (float32)."""
     import numpy as np
 
     from svmkit import SVC, SVCGridSearch
@@ -59,6 +61,7 @@ def _warm_worker():
 
     X, y = load_heart_scale()
     SVC().fit(X, y).predict(X)
+    SVC(kernel="linear", C=100.0).fit(X, y)
     X = np.tile(X, (8, 1)) + np.random.default_rng(0).normal(scale=0.01, size=(8 * X.shape[0], X.shape[1]))
     SVCGridSearch(cv=2, log2_C=(0, 0, 1), log2_gamma=(0, 0, 1), progress=False).fit(X, np.tile(y, 8))
 
