@@ -14,7 +14,9 @@ import numpy as np
 
 from ._jit import internal_jit, jit
 
-_NONE, _BOUND, _NEWTON = 0, 1, 2  # a step's outcome: none taken, a multiplier met its bound (or a flat direction), the minimum
+#: A step's outcome: none taken; a multiplier met its bound, or the step followed a flat
+#: direction; the face's minimum reached.
+_NONE, _BOUND, _NEWTON = 0, 1, 2
 _FLOAT64_EPS = np.finfo(np.float64).eps
 
 
