@@ -12,7 +12,7 @@ columns), so that the steps go on from one factorisation.
 
 import numpy as np
 
-from ._jit import internal_jit, jit
+from ._jit import inlined_jit, internal_jit, jit
 
 #: A step's outcome: none taken; a multiplier met its bound, or the step followed a flat
 #: direction; the face's minimum reached.
@@ -176,7 +176,7 @@ def face_run(Q, g, alpha, y, upper, nu, eps, max_steps):
     return taken
 
 
-@internal_jit
+@inlined_jit
 def _factorise(Q, y, group, eps):
     """The face's curved and flat directions: one multiplier of each constraint (the last of
     its ``group``), its pivot, takes what the constraint leaves (``d = Z x``); the pivoted
@@ -352,7 +352,7 @@ def _group_means(values, y, group, counted):
     return sums
 
 
-@internal_jit
+@inlined_jit
 def _keep_constraints(d, y, group, left):
     """``d`` less its part along the equality constraints, over the multipliers on the face:
     the directions meet them only as closely as their solves' rounding allows."""
@@ -362,7 +362,7 @@ def _keep_constraints(d, y, group, left):
             d[a] -= y[a] * means[group[a]]
 
 
-@internal_jit
+@inlined_jit
 def _flat_direction(B, n_flat, left, g, y, group, eps):
     """``-B B'g`` where the objective falls along it, per unit of its length, faster than
     rounding explains, else an empty array."""
@@ -383,7 +383,7 @@ def _flat_direction(B, n_flat, left, g, y, group, eps):
     return d
 
 
-@internal_jit
+@inlined_jit
 def _hold(R, row, C, W, CW, n_held):
     """Hold one more multiplier on the Newton steps from the factor ``R``: its row of
     ``Z_curved`` becomes constraint ``n_held`` of ``C``, with its row of ``W' = C (R'R)^-1`` and
@@ -397,7 +397,7 @@ def _hold(R, row, C, W, CW, n_held):
         CW[n_held, e] = CW[e, n_held] = _dot(C[e], W[n_held])
 
 
-@internal_jit
+@inlined_jit
 def _newton_direction(R, Z_curved, C, W, CW, left, g):
     """The step ``Z x`` that minimises the objective over the curved directions with the
     multipliers that left held (``C x = 0``: ``x = u - W l`` with ``C W l = C u``; ``W`` and
@@ -418,7 +418,7 @@ def _newton_direction(R, Z_curved, C, W, CW, left, g):
     return d
 
 
-@internal_jit
+@inlined_jit
 def _semidefinite_solve(A, b):
     """A solution of ``A x = b`` for a positive semi-definite ``A`` from its pivoted Cholesky
     factor up to its numerical rank, zero along the rest: where the system is consistent, as
@@ -442,7 +442,7 @@ def _semidefinite_solve(A, b):
     return x
 
 
-@internal_jit
+@inlined_jit
 def _leave_flat(B, n_flat, position):
     """The multiplier at ``position`` met its bound: the flat directions that do not move it
     (one elimination in place: the column of its largest entry eliminated, replaced by the
