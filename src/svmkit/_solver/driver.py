@@ -31,7 +31,9 @@ from .._core.smo import (
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
 from .duplicates import merge_copies
-from .dual import ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of
+from .dual import (
+    ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of, side_flags,
+)
 from .face import FACE_MAX_FREE, face_steps
 from .rows import square_block
 
@@ -666,7 +668,7 @@ def _round(problem, ws, alpha, grad, source, cache, plan, counts, buffers, tol, 
     local_work.alpha[:] = alpha[ws]  # (resume[0] = 0: the solver makes its keys first)
     local_work.grad[:] = grad[ws]
     local_work.qd[:] = np.diagonal(K)
-    local_work.flags[:] = _side_flags(y[ws], alpha[ws], upper[ws])
+    local_work.flags[:] = side_flags(y[ws], alpha[ws], upper[ws])
     local_work.cursor[STARTED] = STARTED_DONE
     store = full_row_store(K, np.ascontiguousarray(np.diagonal(K)), _NO_DATA)
     local_settings = Settings(tol, max_steps, False, 1)
@@ -773,13 +775,6 @@ def _working_set_block(source, cache, rows, counts, buffers, precision=np.float6
         block[:] = square
         counts.add(values=square.size)
     return block
-
-
-def _side_flags(y, alpha, upper):
-    """The side flags of :mod:`svmkit._core.smo` (1: in I_up, 2: in I_low)."""
-    in_up = np.where(y > 0, alpha < upper, alpha > 0)
-    in_low = np.where(y > 0, alpha > 0, alpha < upper)
-    return (in_up.astype(np.int8) | (2 * in_low).astype(np.int8)).astype(np.int8)
 
 
 def _add_columns(source, cache, rows, y, alpha, grad):

@@ -148,6 +148,20 @@ def runs_of(rows):
     return split, int(rows[0]), int(rows[split]) if split < m else 0
 
 
+def side_flags(y, alpha, upper):
+    """The side flags of :mod:`svmkit._core.smo` (int8; 1: in I_up, where ``y a`` may grow, 2: in
+    I_low, where it may shrink, 3: both).
+
+    Examples
+    --------
+    >>> side_flags(np.array([1.0, 1.0, -1.0]), np.array([0.0, 0.5, 1.0]), np.ones(3))
+    array([1, 3, 1], dtype=int8)
+    """
+    in_up = np.where(y > 0, alpha < upper, alpha > 0)
+    in_low = np.where(y > 0, alpha > 0, alpha < upper)
+    return (in_up.astype(np.int8) | (2 * in_low).astype(np.int8)).astype(np.int8)
+
+
 def _f64(values):
     return np.ascontiguousarray(values, dtype=np.float64)
 

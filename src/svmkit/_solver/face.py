@@ -35,6 +35,7 @@ import numpy as np
 from .._core.face import face_run
 from .._first_use import notice_compilation
 from .._parallel import single_threaded_blas
+from .dual import side_flags
 
 #: Most free multipliers a face step is tried for (its factorisation costs up to ``k^3 / 3``).
 FACE_MAX_FREE = 512
@@ -69,9 +70,7 @@ def face_steps(batch, store, work, start, stop, eps):
         return 0
     change = alpha_free - a_start
     work.alpha[free] = alpha_free
-    in_up = np.where(y_free > 0, alpha_free < u_free, alpha_free > 0)
-    in_low = np.where(y_free > 0, alpha_free > 0, alpha_free < u_free)
-    work.flags[free] = in_up.astype(np.int8) + 2 * in_low.astype(np.int8)
+    work.flags[free] = side_flags(y_free, alpha_free, u_free)
     # G_t += sum_s Q_ts change_s over the variables start:stop (a small product: BLAS's threads
     # cost more than they save, and a fit of small data does not set their count:
     # svmkit._parallel.on_one_blas_thread)
