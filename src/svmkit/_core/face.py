@@ -209,18 +209,12 @@ def _factorise(Q, y, group, eps):
         pivot = pivot_of[group[others[a]]]
         for c in range(n):
             M[a, c] = QZ[others[a], c] + sign[a] * QZ[pivot, c]
-    scale = 1e-300
     for a in range(n):
         for c in range(a):
             M[a, c] = M[c, a] = 0.5 * (M[a, c] + M[c, a])
-        scale = max(scale, abs(M[a, a]))
-    for a in range(k):
-        scale = max(scale, abs(Q[a, a]))
+    scale = max(_largest_diagonal(M), _largest_diagonal(Q))
     factor, order, rank = _pivoted_cholesky(M, n * eps * scale)
-    R = np.zeros((rank, rank))
-    for a in range(rank):
-        for b in range(a, rank):
-            R[a, b] = factor[a, b]
+    R = _leading_factor(factor, rank)
     Z_curved = np.zeros((k, rank))
     for a in range(rank):
         other = others[order[a]]
@@ -283,6 +277,26 @@ def _pivoted_cholesky(M, tol):
             A[j, c] /= pivot
             diagonal[c] -= A[j, c] * A[j, c]
     return A, order, n
+
+
+@internal_jit
+def _largest_diagonal(A):
+    """The largest magnitude on ``A``'s diagonal, at least 1e-300 (a scale for rank tolerances)."""
+    largest = 1e-300
+    for a in range(A.shape[0]):
+        largest = max(largest, abs(A[a, a]))
+    return largest
+
+
+@internal_jit
+def _leading_factor(factor, rank):
+    """``R``: the upper triangle of the first ``rank`` rows and columns of
+    :func:`_pivoted_cholesky`'s ``A``."""
+    R = np.zeros((rank, rank))
+    for a in range(rank):
+        for b in range(a, rank):
+            R[a, b] = factor[a, b]
+    return R
 
 
 @internal_jit
@@ -424,17 +438,12 @@ def _semidefinite_solve(A, b):
     factor up to its numerical rank, zero along the rest: where the system is consistent, as
     ``C W l = C u`` is, every solution gives the same step ``W l``."""
     n = A.shape[0]
-    scale = 1e-300
-    for a in range(n):
-        scale = max(scale, abs(A[a, a]))
-    factor, order, rank = _pivoted_cholesky(A, n * _FLOAT64_EPS * scale)
+    factor, order, rank = _pivoted_cholesky(A, n * _FLOAT64_EPS * _largest_diagonal(A))
     x = np.zeros(n)
     if rank:
-        R = np.zeros((rank, rank))
+        R = _leading_factor(factor, rank)
         permuted = np.empty(rank)
         for a in range(rank):
-            for c in range(a, rank):
-                R[a, c] = factor[a, c]
             permuted[a] = b[order[a]]
         _cholesky_solve(R, permuted)
         for a in range(rank):
