@@ -40,6 +40,7 @@ def nonzero_fraction(X):
     """
     return X.nnz / max(X.shape[0] * X.shape[1], 1)
 
+
 def split_features(columns, centred):
     """``(centre, dense, sparse)`` for data given as their transpose ``columns`` (features by
     rows; the transposed view of the rows will do): the float64 centre subtracted from every row
