@@ -17,8 +17,8 @@ from svmkit._core._jit import jit
 from svmkit._core.blocked import ROUND_LEFT, linear_round
 from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
-    add_sparse_products, kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows, precomputed_kernel_data,
-    sparse_kernel_data,
+    add_sparse_products, complete_lower_rows, kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows,
+    precomputed_kernel_data, sparse_kernel_data,
 )
 from svmkit._core.smo import (
     GROUP, N_WANTED, Batch, Settings, full_row_store, group_rho, new_work, row_store, solve_batch, solve_kept,
@@ -120,8 +120,24 @@ def test_kernel_asymmetry_is_the_naive_largest_difference_and_value(n):
     assert kernel_asymmetry(K) == asymmetry_by_loops(K)
 
 
+@pytest.mark.parametrize("code, gamma, coef0, degree", KERNELS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_lower_rows_completed_in_parts_are_the_formulas_symmetric(code, gamma, coef0, degree, dtype):
+    """Products on and below the diagonal of 70 rows (more than two tiles), in two parts whose
+    boundary is inside a tile; the values above the diagonal are left garbage, to be replaced."""
+    A = np.random.default_rng(5).normal(size=(70, 6))
+    products = (A @ A.T).astype(dtype)
+    out = np.where(np.tri(70, dtype=bool), products, np.array(np.nan, dtype=dtype))
+    norms = np.einsum("ij,ij->i", A, A).astype(dtype)
+    for first, last in [(0, 45), (45, 70)]:
+        complete_lower_rows(out, norms, code, gamma, coef0, degree, first, last)
+    assert np.array_equal(out, out.T)
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, kernel_by_formula(code, gamma, coef0, degree, A, A), rtol=tolerance, atol=tolerance)
+
+
 @pytest.mark.parametrize("function", [apply_kernel, apply_kernel_after_sparse_products, kernel_rows, kernel_columns,
-                                      add_sparse_products, kernel_asymmetry])
+                                      add_sparse_products, kernel_asymmetry, complete_lower_rows])
 def test_compiled_kernel_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0
@@ -263,8 +279,8 @@ def _solve(batch, store, alpha0, tol=1e-8, shrinking=True, budget=2**40):
     work = new_work(batch)
     work.alpha[:] = alpha0
     while work.cursor[GROUP] < batch.runs.shape[0] - 1:
-        steps = solve_batch(batch, store, work, Settings(tol, 10**7, shrinking, 8), budget)
-        solve_kept(batch, store, work, Settings(tol, 10**7, shrinking, 8), budget - steps)
+        steps = solve_batch(batch, store, work, Settings(tol, 10**7, shrinking, 8, 0), budget)
+        solve_kept(batch, store, work, Settings(tol, 10**7, shrinking, 8, 0), budget - steps)
     return work
 
 
@@ -296,6 +312,30 @@ def test_smo_reaches_the_optimum_of_the_naive_solver(shrinking, nu):
     assert work.status[0] == 0 and work.gap[0] < 1e-8
 
 
+def test_a_short_solve_of_a_small_problem_hands_no_sub_problem_over():
+    """200 variables solved in some 250 steps: with sub-problems handed over at every check
+    (``hand_over_work`` 0) a hundred steps are the sub-problem's; below the plan's
+    ``HAND_OVER_MIN_WORK`` (steps times variables) none is handed over, and the solve is one
+    call, to the same optimum."""
+    from svmkit._plan import HAND_OVER_MIN_WORK
+
+    Z = np.random.default_rng(1).normal(size=(200, 6))
+    K = kernel_by_formula(RBF, 0.1, 0.0, 1.0, Z, Z)
+    y = np.where(Z[:, 0] + 0.5 * Z[:, 1] > 0, 1.0, -1.0)
+    batch, store = _batch_on(K, y, -np.ones(200), np.ones(200), np.zeros(200))
+    handed_over, kept_steps = new_work(batch), 0
+    while handed_over.cursor[GROUP] < 1:
+        solve_batch(batch, store, handed_over, Settings(1e-8, 10**7, True, 8, 0), 2**40)
+        kept_steps += solve_kept(batch, store, handed_over, Settings(1e-8, 10**7, True, 8, 0), 2**40)
+    assert kept_steps >= 100
+    whole = new_work(batch)
+    solve_batch(batch, store, whole, Settings(1e-8, 10**7, True, 8, HAND_OVER_MIN_WORK), 2**40)
+    assert whole.cursor[GROUP] == 1 and whole.n_iter[0] * 200 < HAND_OVER_MIN_WORK
+    Q = y[:, None] * y[None, :] * K
+    objective = lambda alpha: 0.5 * alpha @ Q @ alpha - alpha.sum()  # noqa: E731
+    assert objective(whole.alpha) == pytest.approx(objective(handed_over.alpha), rel=1e-9)
+
+
 def test_calls_on_a_small_budget_make_the_same_steps_as_one_call():
     """The solver stopped every 7 steps (its position kept between calls) takes the steps of
     one uninterrupted call, bit for bit."""
@@ -319,8 +359,8 @@ def test_missing_rows_are_asked_for_and_the_solution_is_that_of_all_rows_stored(
     store = row_store(np.empty((40, 40)), 40, np.diagonal(K).copy(), False, precomputed_kernel_data(K))
     work, filled, requests = new_work(batch), 0, 0
     while work.cursor[GROUP] < 1:
-        solve_batch(batch, store, work, Settings(1e-6, 10**7, True, 8), 2**40)
-        solve_kept(batch, store, work, Settings(1e-6, 10**7, True, 8), 2**40)
+        solve_batch(batch, store, work, Settings(1e-6, 10**7, True, 8, 0), 2**40)
+        solve_kept(batch, store, work, Settings(1e-6, 10**7, True, 8, 0), 2**40)
         count = work.cursor[N_WANTED]
         if count:
             requests += 1

@@ -172,6 +172,25 @@ def test_solver_rows_are_the_kernel_s_values(kernel, layout, dots, dtype):
     assert (kernel.compiled_form() is None) == (source.kernel_code is None)
 
 
+@pytest.mark.parametrize("kernel", [K.RBFKernel(gamma=0.05), K.PolynomialKernel(degree=2, gamma=0.5, coef0=1.0),
+                                    K.RBFKernel(gamma=0.05) + K.LinearKernel()])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n_rows", [300, 1300])
+def test_a_square_gram_matrix_is_the_kernel_s_values_and_symmetric(kernel, dtype, n_rows):
+    """The Gram matrix the Gram strategy computes first, by BLAS (blocks of rows up to the
+    diagonal; 1,300 rows: parts on two threads where there are two cores; symmetric exactly)
+    and by the kernel object (which declares no compiled form): the kernel's values."""
+    from svmkit._solver.rows import KernelRows
+
+    X = np.random.default_rng(6).normal(size=(n_rows, 10))
+    out = np.full((n_rows, n_rows), np.nan, dtype=dtype)
+    KernelRows(kernel, X).gram_into(out, "blas")
+    if kernel.compiled_form() is not None:
+        assert np.array_equal(out, out.T)
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, kernel(X, X), rtol=tolerance, atol=tolerance)
+
+
 @pytest.mark.parametrize("kernel", [K.RBFKernel(gamma=0.3), K.LinearKernel()])
 def test_a_subset_of_dense_rows_gathers_the_same_data_as_its_own_rows(kernel):
     """A subset of dense rows gathered for a one-vs-one problem takes its data for compiled

@@ -185,8 +185,10 @@ def on_one_blas_thread(method):
     return on_one_thread
 
 
-def blas_in_equal_parts(function, length, multiply_adds):
-    """``function(first, last)`` over ``range(length)`` cut into equal parts, one per thread
+def blas_in_equal_parts(function, length, multiply_adds, lower_triangle=False):
+    """``function(first, last)`` over ``range(length)`` cut into equal parts (with
+    ``lower_triangle``, parts of equal work where row ``i`` costs ``i + 1``: the rows of a
+    square matrix's values up to its diagonal), one per thread
     that BLAS may take (:func:`blas_thread_count`, at most the usable cores), each part's BLAS
     on one thread, where its products make at least
     :data:`svmkit._plan.ONE_THREAD_BLAS_WORK` multiply-adds; else ``function(0, length)``
@@ -214,7 +216,9 @@ def blas_in_equal_parts(function, length, multiply_adds):
         with single_threaded_blas():
             function(0, length)
         return
-    bounds = np.linspace(0, length, n_parts + 1).astype(np.int64)
+    shares = np.linspace(0.0, 1.0, n_parts + 1)
+    bounds = (length * (np.sqrt(shares) if lower_triangle else shares)).astype(np.int64)
+    bounds[-1] = length
     map_in_threads(lambda part: function(*part), list(zip(bounds[:-1], bounds[1:])), n_parts)
 
 

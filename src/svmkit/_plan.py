@@ -199,6 +199,15 @@ BLAS_UNTHREADED_VALUES = 2**13
 #: coefficients) read it again, and blocks are few enough that their Python work is small
 #: beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873; docs/performance.md).
 PREDICT_BLOCK_BYTES = 4 * 2**20
+#: Shrinking hands its sub-problem over (:mod:`svmkit._core.smo`) only once the steps made times
+#: the problem's variables reach this: its set-up (two more calls, the block copied, every
+#: gradient updated) costs what a hundred steps on a few hundred variables do, and short solves
+#: of small problems end before it pays (docs/performance.md).
+HAND_OVER_MIN_WORK = 2**17
+#: Rows of a block of BLAS's products of a square kernel matrix on and below its diagonal: each
+#: block's products run to its last row's diagonal, so a block computes half its square above
+#: it in vain, while smaller blocks make products too thin for BLAS's speed.
+GRAM_BLOCK_ROWS = 128
 #: Rows transposed at a time where dense rows are laid out features by rows for compiled code
 #: and BLAS: the block stays in the cache while its columns are written, where one strided copy
 #: of all the rows reads a column at a time (docs/performance.md).

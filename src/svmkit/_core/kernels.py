@@ -323,9 +323,10 @@ def squared_norms(XT):
     return out
 
 
-#: Rows and columns of the tiles in which :func:`kernel_asymmetry` reads a matrix: a tile and
-#: its mirror image stay in the core's first-level cache (docs/performance.md).
-_ASYMMETRY_TILE = 32
+#: Rows and columns of the tiles in which :func:`kernel_asymmetry` reads a matrix and
+#: :func:`complete_lower_rows` writes one: a tile and its mirror image stay in the core's
+#: first-level cache (docs/performance.md).
+_SQUARE_TILE = 32
 
 
 @jit
@@ -342,16 +343,50 @@ def kernel_asymmetry(K):
     """
     n = K.shape[0]
     largest = scale = 0.0
-    for first_row in range(0, n, _ASYMMETRY_TILE):
-        last_row = min(first_row + _ASYMMETRY_TILE, n)
-        for first_column in range(first_row, n, _ASYMMETRY_TILE):
-            last_column = min(first_column + _ASYMMETRY_TILE, n)
+    for first_row in range(0, n, _SQUARE_TILE):
+        last_row = min(first_row + _SQUARE_TILE, n)
+        for first_column in range(first_row, n, _SQUARE_TILE):
+            last_column = min(first_column + _SQUARE_TILE, n)
             for i in range(first_row, last_row):
                 for j in range(first_column, last_column):
                     above, below = K[i, j], K[j, i]
                     scale = max(scale, max(abs(above), abs(below)))
                     largest = max(largest, abs(above - below))
     return largest, scale
+
+
+@jit
+def complete_lower_rows(out, norms, code, gamma, coef0, degree, first, last):
+    """In place, the rows ``first:last`` of a square matrix whose values on and below the
+    diagonal are the dot products of its rows: those made kernel values
+    (:func:`kernel_of_products`; ``norms`` the rows' squared norms, read for RBF only), then
+    each copied to its mirror image above the diagonal (``out[j, i] = out[i, j]``, ``j < i``),
+    a tile at a time. The values of the rows of a part are written by that part only: threads
+    may take parts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> out = np.tril(X @ X.T)  # (the products on and below the diagonal)
+    >>> complete_lower_rows(out, (X**2).ravel(), RBF, 0.5, 0.0, 3.0, 0, 3)
+    >>> out.round(4)  # exp(-0.5 |x_i - x_j|^2)
+    array([[1.    , 0.6065, 0.0111],
+           [0.6065, 1.    , 0.1353],
+           [0.0111, 0.1353, 1.    ]])
+    """
+    if code != LINEAR:
+        for i in range(first, last):
+            kernel_of_products(out[i, :i + 1], norms[i] if code == RBF else norms.dtype.type(0.0), norms[:i + 1],
+                               code, gamma, coef0, degree)
+    # (unsigned indices: no wrap-around of negative ones, whose checks slow the copy by half)
+    for first_row in range(first, last, _SQUARE_TILE):
+        last_row = min(first_row + _SQUARE_TILE, last)
+        for first_column in range(0, last_row, _SQUARE_TILE):
+            for i in range(np.uint64(first_row), np.uint64(last_row)):
+                row = out[i]
+                for j in range(np.uint64(first_column), np.uint64(min(first_column + _SQUARE_TILE, i))):
+                    out[j, i] = row[j]
 
 
 def dense_kernel_data(X, code, gamma, coef0, degree):

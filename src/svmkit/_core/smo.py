@@ -26,9 +26,10 @@ two-variable update clipped to the box. Two things make it fast:
   bits count as ties, which go to the last variable as in LIBSVM).
 * **Shrinking as sub-problems.** Every ``_CHECK_PERIOD`` steps the solver counts the
   variables LIBSVM's shrinking would keep (``be_shrunk``); when fewer than a fifth are left
-  (or, in a slow solve, fewer than half), those are copied into a problem of their own
-  (their kernel block, one row per variable) and solved there, shrunk again every stretch,
-  and the gradient of every variable is updated from the rows that moved.
+  (or, in a slow solve, fewer than half) and the steps made are many for the problem's size
+  (``Settings.hand_over_work``: short solves of small problems stay whole), those are copied into
+  a problem of their own (their kernel block, one row per variable) and solved there, shrunk
+  again every stretch, and the gradient of every variable is updated from the rows that moved.
 
 The store of kernel rows is a cache of ``capacity`` whole rows: all rows of a problem where
 they fit, else the least recently used ones make room (LIBSVM's ``Cache``). Where it lacks a
@@ -118,10 +119,11 @@ Span = namedtuple("Span", "start split stop col0 col1")
 Span.__doc__ = """Variables ``start:stop`` in two runs: ``start:split`` on the kernel columns from
 ``col0``, ``split:stop`` on those from ``col1``."""
 
-Settings = namedtuple("Settings", "tol max_steps shrinking prefetch")
+Settings = namedtuple("Settings", "tol max_steps shrinking prefetch hand_over_work")
 Settings.__doc__ = """tol: the gap at which a problem is solved; max_steps: steps of a problem
 before ITERATION_LIMIT; shrinking: whether shrunk sub-problems are solved; prefetch: most
-rows wanted at once."""
+rows wanted at once; hand_over_work: the least steps made times the problem's variables
+before a shrunk sub-problem is handed over."""
 
 
 def new_work(batch):
@@ -176,7 +178,7 @@ def solve_batch(batch, store, work, settings, budget):
     ...               np.array([[0, 4, 0, 0], [4, 0, 0, 0]]), False)
     >>> store = full_row_store(K, np.diagonal(K).copy(), precomputed_kernel_data(K))
     >>> work = new_work(batch)
-    >>> steps = solve_batch(batch, store, work, Settings(1e-6, 1000, True, 16), 1000)
+    >>> steps = solve_batch(batch, store, work, Settings(1e-6, 1000, True, 16, 0), 1000)
     >>> work.alpha.round(6), work.status  # the margin 1 <= x <= 3
     (array([0. , 0.5, 0.5, 0. ]), array([0]))
     """
@@ -342,7 +344,8 @@ def _smo_stretch(variables, store, span, nu, settings, limit, hand_over_size, st
             return OPTIMAL, gap, steps, -1, False
         if steps >= limit:
             return -1, gap, steps, -1, False
-        if hand_over_size > 0 and steps > 0 and (steps_before + steps) % _CHECK_PERIOD == 0:
+        if hand_over_size > 0 and steps > 0 and (steps_before + steps) % _CHECK_PERIOD == 0 and \
+                (steps_before + steps) * m >= settings.hand_over_work:
             kept = kept_by_shrinking(y, upper, alpha, grad, start, stop, nu, np.empty(m, dtype=np.bool_))
             slow = steps_before + steps >= _SLOW_STEPS_PER_VARIABLE * m and 2 * kept < m
             if kept * _HAND_OVER < m or slow:
@@ -548,7 +551,7 @@ def solve_kept(batch, store, work, settings, budget):
     >>> batch = Batch(np.array([-1.0, 1.0]), -np.ones(2), np.ones(2), np.arange(2),
     ...               np.array([[0, 2, 0, 0], [2, 0, 0, 0]]), False)
     >>> solve_kept(batch, full_row_store(K, np.ones(2), precomputed_kernel_data(K)), new_work(batch),
-    ...            Settings(1e-3, 100, True, 1), 100)
+    ...            Settings(1e-3, 100, True, 1, 0), 100)
     0
     """
     cursor = work.cursor
@@ -645,8 +648,8 @@ def smo_on_block(block, variables, nu, tol, limit, data):
     store = RowStore(block, places, places, np.zeros(n, dtype=np.int64), np.array([0, n, 0], dtype=np.int64),
                      variables.qd, False, data)
     status, _, steps, _, _ = _smo_stretch(
-        variables, store, Span(zero, n, n, zero, zero), nu, Settings(tol, limit, False, np.int64(1)), limit, zero,
-        zero, np.empty((5, n // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64),
+        variables, store, Span(zero, n, n, zero, zero), nu, Settings(tol, limit, False, np.int64(1), zero), limit,
+        zero, zero, np.empty((5, n // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64),
     )
     return status, steps
 

@@ -255,7 +255,7 @@ class _GramStore:
         if self.dots == plan.dots and _rows_first(plan, capacity, n):
             # (every row in one call: SMO then never returns for one)
             K = np.empty((n, n), dtype=dtype)
-            source.rows_into(np.arange(n), K, self.dots)
+            source.gram_into(K, self.dots)
             self.store = full_row_store(K, source.diagonal(), data)
             self.store.clock[COMPUTED] = n
             return
@@ -305,7 +305,8 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
     the solution does not depend on the machine's speed). Progress names ``problem`` (the
     batch's problem that ``compiled`` holds alone), else the group being solved."""
     n_groups = compiled.runs.shape[0] - 1
-    core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), gram_store.prefetch)
+    core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), gram_store.prefetch,
+                             _plan.HAND_OVER_MIN_WORK)
     eps = _EPS[gram_store.store.K.dtype]
     face = _FaceSchedule()
     stall = _StallWatch()
@@ -671,7 +672,7 @@ def _round(problem, ws, alpha, grad, source, cache, plan, counts, buffers, tol, 
     local_work.flags[:] = side_flags(y[ws], alpha[ws], upper[ws])
     local_work.cursor[STARTED] = STARTED_DONE
     store = full_row_store(K, np.ascontiguousarray(np.diagonal(K)), _NO_DATA)
-    local_settings = Settings(tol, max_steps, False, 1)
+    local_settings = Settings(tol, max_steps, False, 1, 0)
     steps, change = 0, 0.0
     for _ in range(_LOCAL_FACE_TRIES):
         with counts.timed("smo"):

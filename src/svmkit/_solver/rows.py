@@ -25,7 +25,8 @@ from .._parallel import blas_in_equal_parts, in_equal_parts
 from ..kernels import row_sq_norms
 from .._core.kernels import (
     LINEAR, PRECOMPUTED, RBF, SIGMOID, add_sparse_products, apply_kernel, apply_kernel_after_sparse_products,
-    dense_kernel_data, kernel_diagonal, kernel_columns, precomputed_kernel_data, sparse_kernel_data,
+    complete_lower_rows, dense_kernel_data, kernel_diagonal, kernel_columns, precomputed_kernel_data,
+    sparse_kernel_data,
 )
 from .._core.working_set import gather_block
 from .._first_use import notice_compilation
@@ -292,6 +293,31 @@ class KernelRows:
                 part = scattered[start:start + step]
                 self._rows_into_block(rows[part], block[:part.shape[0]], dots)
                 out[places[part]] = block[:part.shape[0]]
+
+    def gram_into(self, out, dots):
+        """``out =`` the square kernel matrix of all the rows, in ``out``'s type, as
+        :meth:`rows_into` computes its rows; by BLAS (dense rows, ``dots`` ``'blas'``) each
+        value once: BLAS's products on and below the diagonal, by parts of the rows of equal
+        work, made kernel values and mirrored above it
+        (:func:`svmkit._core.kernels.complete_lower_rows`), so that the matrix is symmetric
+        exactly (BLAS's products of two rows in either order may differ in their last bits).
+        Compiled loops give both orders the same value already, and take whole rows: a block
+        of rows up to the diagonal, a call each, costs more than it saves at the sizes whose
+        rows are all computed first."""
+        n = self.n_rows
+        if self.form is None or dots != "blas" or self.split_transposed(out.dtype) is not None:
+            self.rows_into(np.arange(n), out, dots)
+            return
+        XT, norms = self.transposed(out.dtype)
+        notice_compilation(complete_lower_rows)
+
+        def lower_rows(first, last):
+            for start in range(first, last, _plan.GRAM_BLOCK_ROWS):  # (a block's columns up to its last row)
+                stop = min(start + _plan.GRAM_BLOCK_ROWS, last)
+                np.matmul(XT[:, start:stop].T, XT[:, :stop], out=out[start:stop, :stop])
+            complete_lower_rows(out, norms, *self.form, first, last)
+
+        blas_in_equal_parts(lower_rows, n, (n * (n + 1) // 2) * self.n_features, lower_triangle=True)
 
     def _rows_into_block(self, rows, block, dots):
         """``block[k] =`` the kernel row ``rows[k]``: BLAS products (of the common features
