@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer, load_digits, load_svmlight_file, make_classification
 
-from svmkit import SVC, SVR
+from svmkit import SVC, SVR, _exact
 from svmkit._core.kernels import POLYNOMIAL, RBF
 from svmkit._features import SAMPLE_ROWS
 from svmkit._plan import exact_float32_pays, sparse_test_products_pay
@@ -54,8 +54,9 @@ def _assert_agrees_with_formula(model, X, code, gamma, coef0=0.0, degree=3.0):
     assert np.max(np.abs(ours - expected) / scale) < 1e-13
 
 
-def test_module_docstring_examples():
-    result = doctest.testmod(_decisions)
+@pytest.mark.parametrize("module", [_decisions, _exact])
+def test_module_docstring_examples(module):
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 
@@ -235,7 +236,7 @@ def test_a_large_count_among_small_ones_is_predicted_as_in_float64(large):
     test = X[:1000].copy()
     test[np.arange(1000), rng.integers(0, 200, size=1000)] = large
     grid = model._prediction_model().float32_rows()[1]
-    assert grid == (0, 15.0) and _decisions._exact_in_float32(test, grid) == (large == 6000)
+    assert grid == (0, 15.0) and _exact.exact_in_float32(test, grid) == (large == 6000)
     _assert_agrees_with_formula(model, test, POLYNOMIAL, gamma, 1.0, 2.0)
 
 
@@ -243,15 +244,15 @@ def test_the_grid_of_many_values_is_the_finest_any_of_them_needs():
     """The first 256 values' grid, checked on all of them, or where a later value is off it,
     the grid read from every value's bits: the grid of all the values either way."""
     coarse_first = np.concatenate([np.arange(300.0), [0.5, -2.25]])
-    assert _decisions.float32_grid(coarse_first) == _decisions.dyadic_grid(coarse_first) == (2, 299 * 4.0)
+    assert _exact.float32_grid(coarse_first) == _exact.dyadic_grid(coarse_first) == (2, 299 * 4.0)
     on_the_first_grid = np.concatenate([np.arange(0.0, 150.0, 0.5), [-7.5]])
-    assert _decisions.float32_grid(on_the_first_grid) == _decisions.dyadic_grid(on_the_first_grid) == (1, 299.0)
-    assert _decisions.float32_grid(np.concatenate([np.arange(300.0), [0.1]])) is None
-    assert _decisions.float32_grid(np.concatenate([np.arange(300.0), [2.0**25]])) is None
+    assert _exact.float32_grid(on_the_first_grid) == _exact.dyadic_grid(on_the_first_grid) == (1, 299.0)
+    assert _exact.float32_grid(np.concatenate([np.arange(300.0), [0.1]])) is None
+    assert _exact.float32_grid(np.concatenate([np.arange(300.0), [2.0**25]])) is None
     # (a first value off every grid float32 holds: none, whatever the others; the grid of all of
     # them is at least as fine as the first values', and reaches at least as far)
     off_first = np.concatenate([[0.1], np.arange(300.0)])
-    assert _decisions.float32_grid(off_first) is None and _decisions.dyadic_grid(off_first)[1] > 2.0**24
+    assert _exact.float32_grid(off_first) is None and _exact.dyadic_grid(off_first)[1] > 2.0**24
 
 
 def _crossed_a9a(n_rows):

@@ -55,11 +55,33 @@ def test_plan_stores_large_kernel_values_in_float64():
     scaled = plan(3089, [3089], n_features=4, kernel_code=LINEAR, budget_bytes=200 * MB, value_bound=4.0)
     assert (str(unscaled.gram_dtype), unscaled.single_precision) == ("float64", False)
     assert (str(scaled.gram_dtype), scaled.single_precision) == ("float32", True)
+    counts = plan(1797, [1797], n_features=64, kernel_code=LINEAR, budget_bytes=200 * MB, value_bound=1.6e4,
+                  exact_in_float32=True)  # (values exact in float32, however large)
+    assert (str(counts.gram_dtype), counts.single_precision) == ("float32", True)
     # beyond the budget, as many float64 rows as it holds (7,864 of 8,000; float32 would hold all)
     rows = plan(8000, [8000], n_features=64, kernel_code=POLYNOMIAL, budget_bytes=480 * MB, value_bound=1e6)
     assert (rows.strategy, str(rows.gram_dtype), rows.cache_rows) == ("gram", "float64", 7864)
     blocked = plan(20_000, [20_000], n_features=22, kernel_code=POLYNOMIAL, budget_bytes=200 * MB, value_bound=1e6)
     assert (blocked.strategy, str(blocked.gram_dtype), blocked.cache_rows) == ("blocked", "float64", 1258)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_linear_values_of_counts_are_stored_in_float32_and_give_the_float64_gram_matrix_s_model(sparse, caplog):
+    """digits' pixel counts (0 to 16; squared norms up to 1.6e4, beyond FLOAT32_VALUE_LIMIT):
+    every product and partial sum is an integer below 2^24, so the linear kernel's rows are
+    stored in float32, and the model is that of the float64 Gram matrix given precomputed,
+    bit for bit. Halved counts stay exact; a value off the grid puts the rows back in float64."""
+    X, y = load_digits(return_X_y=True)
+    data = sp.csr_matrix(X) if sparse else X
+    with caplog.at_level("INFO", logger="svmkit"):
+        ours = SVC(kernel="linear", C=0.01, verbose=True).fit(data, y)
+    assert any("Gram matrix in float32" in record.getMessage() for record in caplog.records)
+    gram = SVC(kernel="precomputed", C=0.01).fit(X @ X.T, y)
+    np.testing.assert_array_equal(ours.dual_coef_, gram.dual_coef_)
+    np.testing.assert_array_equal(ours.intercept_, gram.intercept_)
+    assert KernelRows(LinearKernel(), X / 2).values_exact_in_float32()
+    assert not KernelRows(LinearKernel(), X + 0.1).values_exact_in_float32()
+    assert not KernelRows(RBFKernel(gamma=0.01), X).values_exact_in_float32()
 
 
 @pytest.mark.parametrize("kernel, C", [("linear", 0.1), ("poly", 1.0)])

@@ -369,7 +369,7 @@ class Plan:
 
 
 def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, budget_bytes, n_jobs=1,
-         max_iter=-1, linear=False, value_bound=1.0, common_features=False):
+         max_iter=-1, linear=False, value_bound=1.0, exact_in_float32=False, common_features=False):
     """The :class:`Plan` of a batch of duals.
 
     Parameters
@@ -395,7 +395,10 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
         Whether the kernel is the linear kernel (the blocked strategy then follows ``w``).
     value_bound : float
         The largest magnitude a kernel value can have (float32 stores only up to
-        ``FLOAT32_VALUE_LIMIT``).
+        ``FLOAT32_VALUE_LIMIT``, or where every value is exact in float32).
+    exact_in_float32 : bool
+        Whether every kernel value is exact in float32 (the linear kernel on counts and small
+        integers: float32 rows are the float64 ones, whatever their size).
     common_features : bool
         Whether a few features of sparse data take most of their products by feature
         (:func:`svmkit._features.common_features`): BLAS takes those where the rows stay sparse.
@@ -419,7 +422,7 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     largest = max(group_rows)
     n_variables = 2 * largest  # (SVR: two variables per row, the most there can be)
     max_steps = max_iter if max_iter > 0 else max(DEFAULT_MAX_STEPS, STEPS_PER_VARIABLE * n_variables)
-    single = bool(value_bound <= FLOAT32_VALUE_LIMIT)
+    single = bool(value_bound <= FLOAT32_VALUE_LIMIT or exact_in_float32)
     row_dtype = np.dtype(np.float32 if single else np.float64)
     if kernel_code == PRECOMPUTED:
         dots = "precomputed"

@@ -156,10 +156,13 @@ def solve(batch, source, settings):
 
 def _solve(batch, source, settings):
     """:func:`solve` of a batch as it is."""
+    value_bound = source.value_bound()
     plan = _plan.plan(
         source.n_rows, batch.rows_per_group(), n_features=source.n_features, kernel_code=source.kernel_code,
         sparse_density=source.sparse_density, budget_bytes=settings.cache_size * 2**20,
-        n_jobs=settings.n_jobs, max_iter=settings.max_iter, linear=source.is_linear, value_bound=source.value_bound(),
+        n_jobs=settings.n_jobs, max_iter=settings.max_iter, linear=source.is_linear, value_bound=value_bound,
+        exact_in_float32=(source.is_linear and value_bound > _plan.FLOAT32_VALUE_LIMIT
+                          and source.values_exact_in_float32()),
         common_features=source.common_features() is not None,
     )
     runs = batch.runs()

@@ -29,6 +29,7 @@ from .._core.kernels import (
     sparse_kernel_data,
 )
 from .._core.working_set import gather_block
+from .._exact import exact_in_float32, float32_grid
 from .._first_use import notice_compilation
 from .._features import centred_parts, common_features, nonzero_fraction, split_features
 
@@ -119,6 +120,23 @@ class KernelRows:
             return largest
         with np.errstate(over="ignore"):  # (beyond float64: inf, and the kernel's own checks name the problem)
             return float(np.float64(abs(gamma) * largest + abs(coef0)) ** degree)
+
+    def values_exact_in_float32(self):
+        """Whether every kernel value is exact in float32: the linear kernel on rows whose dot
+        products and their partial sums all are (counts and small integers;
+        :func:`svmkit._exact.exact_in_float32`), so that float32 rows are the float64 ones;
+        found once."""
+        if not self.is_linear:
+            return False
+        if "exact_in_float32" not in self._data:
+            if self._whole is not None:  # (rows of exact rows)
+                exact = self._whole[0].values_exact_in_float32()
+            else:
+                X = self.X
+                grid = float32_grid(X.data if sp.issparse(X) else X)
+                exact = grid is not None and exact_in_float32(X, grid)
+            self._data["exact_in_float32"] = exact
+        return self._data["exact_in_float32"]
 
     def _sq_norms(self):
         """The float64 squared norm of every row, made once (a subset's from its source's)."""

@@ -9,8 +9,8 @@ much as the arithmetic.
 
 Where the support vectors and the test rows hold integer multiples of a power of two that are
 small enough (binary and count features), every dot product and every partial sum of one is
-exact in float32 (:func:`dyadic_grid`): the products are then taken in float32, at about half
-the cost of float64's, and are the same numbers.
+exact in float32 (:mod:`svmkit._exact`): the products are then taken in float32, at about
+half the cost of float64's, and are the same numbers.
 
 Where many features of the support vectors mostly hold one value (one-hot and binary features,
 also once scaled to [-1, 1], an image's background), the features are split
@@ -32,6 +32,7 @@ from .._core.kernels import (
     LINEAR, RBF, add_sparse_products, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
     sparse_kernel_data,
 )
+from .._exact import exact_in_float32, float32_grid
 from .._features import centred_parts, nonzero_fraction, split_features
 from .._first_use import notice_compilation
 from .._parallel import blas_in_equal_parts, map_in_threads, resolve_n_jobs
@@ -40,96 +41,6 @@ from .._plan import (
     PREDICT_SUPPORT_BYTES, dense_copy_pays, exact_float32_pays, sparse_test_products_pay,
 )
 from ..kernels import apply_kernel_on_cores, row_sq_norms
-
-#: float32's significand holds every integer up to 2^24 exactly, and no odd one above it.
-FLOAT32_EXACT_INTEGERS = 2.0**24
-#: Grids finer than 2^-64 are not looked for: values on them are not data of counts or flags.
-_FINEST_GRID = 64
-#: Values a grid is first looked for in (:func:`float32_grid`).
-_SAMPLE = 256
-#: Values looked at a time for a grid (the temporaries of a look are a few times this size).
-_CHUNK_VALUES = 2**20
-
-
-def dyadic_grid(values):
-    """The grid of ``values``: ``(a, largest)`` with every value an integer multiple of
-    ``2^-a`` (``a >= 0``) and ``largest`` the largest ``|value| 2^a``; None where the finest
-    such grid is finer than ``2^-64``.
-
-    Two arrays on grids ``(a, L)`` and ``(b, M)`` have exact float32 dot products wherever
-    ``|x|_1 2^a M <= 2^24``: every product and partial sum is then an integer multiple of
-    ``2^-(a+b)`` of at most 2^24 of them.
-
-    Examples
-    --------
-    >>> dyadic_grid(np.array([0.5, 3.0, -0.25, 0.0]))
-    (2, 12.0)
-    >>> dyadic_grid(np.array([1.0, 0.0, 1.0]))
-    (0, 1.0)
-    >>> dyadic_grid(np.array([0.1]))  # (0.1 rounded to float64 is an odd multiple of 2^-55)
-    (55, 3602879701896397.0)
-    >>> dyadic_grid(np.array([1e-30])) is None
-    True
-    """
-    flat = np.asarray(values, dtype=np.float64).ravel()
-    a, largest = 0, 0.0
-    for start in range(0, flat.shape[0], _CHUNK_VALUES):  # (temporaries of a chunk's size)
-        magnitudes = np.abs(flat[start:start + _CHUNK_VALUES])
-        magnitudes = magnitudes[magnitudes != 0]
-        if magnitudes.size == 0:
-            continue
-        fraction, exponent = np.frexp(magnitudes)  # (|v| = fraction 2^exponent, fraction in [0.5, 1))
-        significand = (fraction * 2.0**53).astype(np.int64)  # (exact: an integer below 2^53)
-        lowest_bit = np.frexp((significand & -significand).astype(np.float64))[1] - 1
-        a = max(a, int(-(exponent - 53 + lowest_bit).min()))
-        if a > _FINEST_GRID:
-            return None
-        largest = max(largest, float(magnitudes.max()))
-    return a, largest * 2.0**a
-
-
-def float32_grid(values):
-    """:func:`dyadic_grid` of ``values`` where each is an integer of at most 2^24 on it (exact in
-    float32), else None; from a sample first, which rules out most data at the cost of a few.
-
-    Examples
-    --------
-    >>> float32_grid(np.array([0.5, 3.0])), float32_grid(np.array([0.1, 0.5]))
-    ((1, 6.0), None)
-    """
-    flat = np.asarray(values).ravel()
-    grid = dyadic_grid(flat[:_SAMPLE])
-    if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
-        return None  # (all the values need a grid at least as fine, and reach at least as far on it)
-    if flat.shape[0] > _SAMPLE:
-        # (the sample's grid, where every value is on it: one multiply and compare a value,
-        # against the bits of each that dyadic_grid reads)
-        largest = _largest_on_grid(flat, grid[0])
-        if largest is None and not np.array_equal(flat.astype(np.float32), flat):
-            return None  # (a value that float32 cannot hold: on no grid of at most 2^24 steps)
-        grid = dyadic_grid(flat) if largest is None else (grid[0], largest)
-        if grid is None or grid[1] > FLOAT32_EXACT_INTEGERS:
-            return None
-    return grid
-
-
-def _largest_on_grid(flat, a):
-    """The largest ``|value| 2^a`` of ``flat`` where every value is an integer multiple of
-    ``2^-a``, else None.
-
-    Examples
-    --------
-    >>> _largest_on_grid(np.array([0.5, -3.0]), 1), _largest_on_grid(np.array([0.5, 0.25]), 1)
-    (6.0, None)
-    """
-    largest = 0.0
-    for start in range(0, flat.shape[0], _CHUNK_VALUES):
-        scaled = flat[start:start + _CHUNK_VALUES] * 2.0**a  # (exact: a power of two)
-        if not np.array_equal(scaled, np.rint(scaled)):
-            return None
-        largest = max(largest, float(np.abs(scaled).max(initial=0.0)))
-    return largest
-
 
 FeatureSplit = namedtuple("FeatureSplit", "centre dense sparse dense_rows dense_rows32 sparse_parts sq_norms dense_grid")
 FeatureSplit.__doc__ = """The support vectors with their features split into dense and sparse ones.
@@ -143,8 +54,8 @@ sparse_parts : tuple of (n_sparse, part) float64 arrays, their sparse features, 
     transposed, a part of :func:`_support_step` support vectors each (contiguous, as the
     compiled loops read them)
 sq_norms : 1-D float64 array, the squared norm of every centred support vector
-dense_grid : the :func:`float32_grid` of ``dense_rows`` where exact float32 products would pay
-    (:func:`svmkit._plan.exact_float32_pays`), else None
+dense_grid : the :func:`svmkit._exact.float32_grid` of ``dense_rows`` where exact float32 products
+    would pay (:func:`svmkit._plan.exact_float32_pays`), else None
 """
 
 
@@ -258,37 +169,12 @@ class SupportVectors:
 
     def float32_rows(self):
         """``(rows in float32, grid)`` where the dense rows lie on a grid that makes products
-        with suitable test rows exact in float32 (:func:`float32_grid`), else ``(None, None)``;
-        found at the first call."""
+        with suitable test rows exact in float32 (:func:`svmkit._exact.float32_grid`), else
+        ``(None, None)``; found at the first call."""
         if self._float32 is None:
             grid = None if sp.issparse(self.rows) else float32_grid(self.rows)
             self._float32 = (None, None) if grid is None else (self.rows.astype(np.float32), grid)
         return self._float32
-
-
-def _exact_in_float32(X, grid, rows_of=None):
-    """Whether every dot product of a row of ``X`` with support vectors on ``grid`` is exact
-    in float32 (:func:`dyadic_grid`); rows a chunk at a time, the first ruling out most data.
-    ``rows_of(chunk)``, where given, makes the rows multiplied from a chunk of ``X``'s."""
-    a, longest = 0, 0.0  # (the finest grid of the rows so far, and the largest |x|_1)
-    step = max(1, _CHUNK_VALUES // max(X.shape[1], 1))
-    for first in range(0, X.shape[0], step):
-        rows = X[first:first + step]
-        if rows_of is not None:
-            rows = rows_of(rows)
-        row_grid = float32_grid(rows.data if sp.issparse(rows) else rows)
-        if row_grid is None:
-            return False
-        a = max(a, row_grid[0])
-        # (|x|_1 is at most the features times the largest |x_j|; the rows' sums only where that
-        # bound is too large)
-        bound = rows.shape[1] * row_grid[1] * 2.0**-row_grid[0]
-        if bound * 2.0**a * max(grid[1], 1.0) > FLOAT32_EXACT_INTEGERS:
-            bound = float(np.max(abs(rows).sum(axis=1)))
-        longest = max(longest, bound)
-        if longest * 2.0**a * max(grid[1], 1.0) > FLOAT32_EXACT_INTEGERS:
-            return False
-    return X.shape[0] > 0
 
 
 class PairCoefficients:
@@ -398,7 +284,7 @@ def kernel_decisions(X, support_vectors, support, coef, kernel, n_jobs):
         support_vectors = support.rows
         if not sparse_products and exact_float32_pays(*support_vectors.shape):
             rows32, grid = support.float32_rows()
-            if rows32 is not None and _exact_in_float32(X, grid):
+            if rows32 is not None and exact_in_float32(X, grid):
                 support_vectors = rows32
         X_norms = row_sq_norms(X).astype(np.float64, copy=False)
     n_sv, n_features = support_vectors.shape
@@ -505,7 +391,7 @@ def _split_decisions(X, split, coef, form, n_jobs):
     ends = np.cumsum([part.shape[1] for part in split.sparse_parts])
     parts = [slice(end - part.shape[1], end) for end, part in zip(ends, split.sparse_parts)]
     dense_rows = split.dense_rows
-    if split.dense_grid is not None and _exact_in_float32(
+    if split.dense_grid is not None and exact_in_float32(
             X, split.dense_grid, lambda rows: _centred(rows[:, split.dense], split.centre[split.dense])):
         dense_rows = split.dense_rows32
     buffers = threading.local()
@@ -529,7 +415,7 @@ def _split_decisions(X, split, coef, form, n_jobs):
 
 def _dense_products(buffers, rows, part_rows):
     """The float64 products ``rows @ part_rows.T`` of two dense arrays of one type, in this
-    thread's buffers: float32 ones (exact products, :func:`_exact_in_float32`) widened."""
+    thread's buffers: float32 ones (exact products, :func:`svmkit._exact.exact_in_float32`) widened."""
     products = reused_array(buffers, "products", (rows.shape[0], part_rows.shape[0]), part_rows.dtype)
     np.matmul(rows, part_rows.T, out=products)
     if products.dtype == np.float64:
