@@ -252,19 +252,20 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         # (each point's estimator made once for all its folds: scikit-learn's clone and set_params
         # cost a fair part of a small fit, in the process that dispatches the fits)
         configured = [clone(base).set_params(**self._named(2.0**C, 2.0**gamma)) for C, gamma in points]
-        jobs = (
-            delayed(_fit_and_count)(configured[p], X, y, train, test, p, f)
-            for p in by_cost
-            for f, (train, test) in enumerate(splits)
-        )
+        # (a job per point, its folds in turn: a fold's fit is often shorter than a job's round
+        # trip through a cluster's scheduler)
+        jobs = (delayed(_fit_folds)(configured[p], X, y, splits, p) for p in by_cost)
         total = len(points) * len(splits)
         results = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(jobs)
-        for done, (p, f, n_correct, fit_seconds) in enumerate(results, 1):
-            correct[p, f], seconds[p, f] = n_correct, fit_seconds
-            if isinstance(report, _StageBars):
-                report.last = f"log2 C={points[p][0]:g}, log2 gamma={points[p][1]:g}, fold {f + 1}/{len(splits)}"
-            if report is not None:
-                report(stage, done, total)
+        done = 0
+        for p, counts in results:
+            for f, (n_correct, fit_seconds) in enumerate(counts):
+                correct[p, f], seconds[p, f] = n_correct, fit_seconds
+                done += 1
+                if isinstance(report, _StageBars):
+                    report.last = f"log2 C={points[p][0]:g}, log2 gamma={points[p][1]:g}, fold {f + 1}/{len(splits)}"
+                if report is not None:
+                    report(stage, done, total)
         test_sizes = np.array([test.shape[0] for _, test in splits])
         accuracy = correct.sum(axis=1) / test_sizes.sum()
         std = (correct / test_sizes).std(axis=1)
@@ -305,14 +306,18 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self.best_estimator_.decision_function(X)
 
 
-def _fit_and_count(estimator, X, y, train, test, point, fold):
-    """Fit a copy of the unfitted ``estimator`` (its point's, shared by the point's folds) on
-    the training rows; the number of test rows predicted correctly and the fit time."""
-    estimator = copy.deepcopy(estimator)
-    start = time.perf_counter()
-    estimator.fit(X[train], y[train])
-    fit_seconds = time.perf_counter() - start
-    return point, fold, int(np.sum(estimator.predict(X[test]) == y[test])), fit_seconds
+def _fit_folds(estimator, X, y, splits, point):
+    """``(point, [(correct, fit seconds) of each fold])``: a copy of the unfitted ``estimator``
+    (the point's) fitted on each fold's training rows, and the number of its test rows it
+    predicts correctly."""
+    counts = []
+    for train, test in splits:
+        fitted = copy.deepcopy(estimator)
+        start = time.perf_counter()
+        fitted.fit(X[train], y[train])
+        fit_seconds = time.perf_counter() - start
+        counts.append((int(np.sum(fitted.predict(X[test]) == y[test])), fit_seconds))
+    return point, counts
 
 
 def _best_row(table):
