@@ -20,6 +20,7 @@ import time
 from itertools import product
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.pipeline import Pipeline
@@ -29,6 +30,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from ._interrupt import unfitted_on_interrupt
+from ._plan import GRID_BATCHES_PER_WORKER
 from ._validation import canonical_csr
 from .preprocessing import LibsvmScaler
 from .svm import SVC
@@ -252,11 +254,13 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         # (each point's estimator made once for all its folds: scikit-learn's clone and set_params
         # cost a fair part of a small fit, in the process that dispatches the fits)
         configured = [clone(base).set_params(**self._named(2.0**C, 2.0**gamma)) for C, gamma in points]
-        # (a job per point, its folds in turn: a fold's fit is often shorter than a job's round
-        # trip through a cluster's scheduler)
+        # (a job per point, its folds in turn, and points batched so that each worker gets about
+        # GRID_BATCHES_PER_WORKER tasks: a fold's fit is often shorter than a task's round trip
+        # through a cluster's scheduler)
         jobs = (delayed(_fit_folds)(configured[p], X, y, splits, p) for p in by_cost)
         total = len(points) * len(splits)
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(jobs)
+        batch_size = max(1, len(points) // (GRID_BATCHES_PER_WORKER * effective_n_jobs(self.n_jobs)))
+        results = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered", batch_size=batch_size)(jobs)
         done = 0
         for p, counts in results:
             for f, (n_correct, fit_seconds) in enumerate(counts):
