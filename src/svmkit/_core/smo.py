@@ -75,6 +75,7 @@ _CHECK_PERIOD = 100  # steps between two counts of the variables shrinking would
 _HAND_OVER = 5  # a sub-problem once shrinking keeps fewer than 1/5 of the variables ...
 _SLOW_STEPS_PER_VARIABLE = 5  # ... or, after this many steps a variable, fewer than half
 _STEPS_PER_ACTIVE = 4  # most steps of a sub-problem's stretch per variable, before it is shrunk again
+_REBUILD_SHARE = 0.75  # a sub-problem's block made anew once shrinking keeps at most this share of it
 _IN_UP, _IN_LOW = 1, 2  # flags of a variable: it may move up (I_up), down (I_low)
 _COLUMN_SUM_SHARE = 4  # a start's rows summed over all columns where its group has 1/4 of them (vectorised)
 _CHUNK = 256  # variables of a chunk of the passes (a power of two: its place fits in the key's low bits)
@@ -575,63 +576,80 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     """LIBSVM's shrinking as sub-problems: the variables shrinking keeps (their rows stored)
     copied into a problem of their own (their kernel block, one row per variable), solved
     by stretches of :func:`_smo_stretch` of at most ``min(1000, _STEPS_PER_ACTIVE k)`` steps,
-    each followed by the gradient update of every variable and shrinking again, until they
-    are optimal (the first time: within 10 tol, when LIBSVM brings every variable back) or
-    ``limit`` steps were made. Returns the steps made and whether ``limit`` stopped them
-    (none are made where a kept variable's row is not stored)."""
+    each followed by shrinking again within it (the block made anew from the old one where
+    shrinking keeps at most ``_REBUILD_SHARE`` of it, else kept whole), until they are
+    optimal (the first time: within 10 tol, when LIBSVM brings every variable back) or
+    ``limit`` steps were made; then the multipliers are written back and the gradient of
+    every variable of the group is updated once from the rows of those that moved. Returns
+    the steps made and whether ``limit`` stopped them (none are made where a kept variable's
+    row is not stored)."""
     y, upper, rows = batch.y, batch.upper, batch.rows
     alpha, grad = work.alpha, work.grad
     m = stop - start
     kept = np.empty(m, dtype=np.bool_)
     target = settings.tol if work.cursor[UNSHRUNK] else 10 * settings.tol
-    steps = 0
     n_kept = kept_by_shrinking(y, upper, alpha, grad, start, stop, batch.nu, kept)
     for t in range(start, stop):
         if kept[t - start] and store.slot[rows[t]] < 0:
             return 0, False
-    while n_kept > 0 and steps < limit:
-        active = np.empty(n_kept, dtype=np.int64)
-        a = 0
-        for t in range(start, stop):
-            if kept[t - start]:
-                active[a] = t
-                a += 1
-        block = np.empty((n_kept, n_kept), dtype=store.K.dtype)
-        sub_y, sub_upper, sub_alpha = np.empty(n_kept), np.empty(n_kept), np.empty(n_kept)
-        sub_grad, sub_flags, sub_qd = np.empty(n_kept), np.empty(n_kept, dtype=np.int8), np.empty(n_kept)
-        for a in range(n_kept):
-            t = active[a]
-            row = store.K[store.slot[rows[t]]]
-            for b in range(n_kept):
-                block[a, b] = row[rows[active[b]]]
-            sub_y[a], sub_upper[a], sub_alpha[a], sub_grad[a] = y[t], upper[t], alpha[t], grad[t]
-            sub_flags[a], sub_qd[a] = work.flags[t], work.qd[t]
-        sub = Variables(sub_y, sub_upper, sub_qd, sub_alpha, sub_grad, sub_flags, np.arange(n_kept))
+    if n_kept == 0:
+        return 0, False
+    active = np.empty(n_kept, dtype=np.int64)  # (the group's variables of the sub-problem, in order)
+    a = 0
+    for t in range(start, stop):
+        if kept[t - start]:
+            active[a] = t
+            a += 1
+    block = np.empty((n_kept, n_kept), dtype=store.K.dtype)
+    sub_y, sub_upper, sub_alpha = np.empty(n_kept), np.empty(n_kept), np.empty(n_kept)
+    sub_grad, sub_flags, sub_qd = np.empty(n_kept), np.empty(n_kept, dtype=np.int8), np.empty(n_kept)
+    for a in range(n_kept):
+        t = active[a]
+        row = store.K[store.slot[rows[t]]]
+        for b in range(n_kept):
+            block[a, b] = row[rows[active[b]]]
+        sub_y[a], sub_upper[a], sub_alpha[a], sub_grad[a] = y[t], upper[t], alpha[t], grad[t]
+        sub_flags[a], sub_qd[a] = work.flags[t], work.qd[t]
+    final_alpha = sub_alpha.copy()  # (each variable's multiplier when it leaves the sub-problem)
+    member = np.arange(n_kept)  # (the position in ``active`` of each variable of the block)
+    n_block = n_kept
+    in_block = np.empty(n_kept, dtype=np.bool_)
+    steps = 0
+    interrupted = False
+    while True:
+        sub = Variables(sub_y, sub_upper, sub_qd, sub_alpha, sub_grad, sub_flags, np.arange(n_block))
         status, stretch = smo_on_block(block, sub, batch.nu, target,
-                                       min(_SHRINK_PERIOD, _STEPS_PER_ACTIVE * n_kept, limit - steps), store.data)
+                                       min(_SHRINK_PERIOD, _STEPS_PER_ACTIVE * n_block, limit - steps), store.data)
         steps += stretch
-        _commit(batch, store, work, active, sub_alpha, start, stop)
         if status == NOT_FINITE:
-            return steps, False
+            break
         if status == OPTIMAL:
             if not work.cursor[UNSHRUNK]:
                 work.cursor[UNSHRUNK] = 1
-            return steps, False
-        n_kept_now = kept_by_shrinking(sub_y, sub_upper, sub_alpha, sub_grad, np.int64(0), n_kept, batch.nu, kept)
-        if n_kept_now == 0:
-            return steps, False
-        survivors = np.empty(n_kept_now, dtype=np.int64)
-        a2 = 0
-        for a in range(n_kept):
-            if kept[a]:
-                survivors[a2] = active[a]
-                a2 += 1
-        for t in range(start, stop):
-            kept[t - start] = False
-        for a in range(n_kept_now):
-            kept[survivors[a] - start] = True
-        n_kept = n_kept_now
-    return steps, n_kept > 0
+            break
+        if steps >= limit:
+            interrupted = True
+            break
+        n_now = kept_by_shrinking(sub_y, sub_upper, sub_alpha, sub_grad, np.int64(0), n_block, batch.nu, in_block)
+        if n_now == 0:
+            break
+        if n_now <= _REBUILD_SHARE * n_block:  # (else the block as it is: a copy costs more than it saves)
+            for a in range(n_block):
+                final_alpha[member[a]] = sub_alpha[a]
+            keep = np.flatnonzero(in_block[:n_block])
+            smaller = np.empty((n_now, n_now), dtype=block.dtype)
+            for a in range(n_now):
+                row = block[keep[a]]
+                for b in range(n_now):
+                    smaller[a, b] = row[keep[b]]
+            block = smaller
+            sub_y, sub_upper, sub_alpha = sub_y[keep], sub_upper[keep], sub_alpha[keep]
+            sub_grad, sub_flags, sub_qd, member = sub_grad[keep], sub_flags[keep], sub_qd[keep], member[keep]
+            n_block = n_now
+    for a in range(n_block):
+        final_alpha[member[a]] = sub_alpha[a]
+    _commit(batch, store, work, active, final_alpha, start, stop)
+    return steps, interrupted
 
 
 @inlined_jit
