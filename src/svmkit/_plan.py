@@ -200,8 +200,9 @@ BLAS_UNTHREADED_VALUES = 2**13
 #: beside their products (2 MB blocks: ijcnn1's 91,701 test rows took 873; docs/performance.md).
 PREDICT_BLOCK_BYTES = 4 * 2**20
 #: A grid search sends each of its workers about this many tasks, each a batch of grid points
-#: (all their folds): a task costs a cluster's scheduler and client some 10 ms of CPU, more than
-#: many a small fit, while the points' order (largest C first) still evens out the workers' ends.
+#: (all their folds): a task's round trip through a cluster's scheduler and client costs more
+#: than many a small fit, while the points' order (largest C first) still evens out the workers'
+#: ends (docs/performance.md).
 GRID_BATCHES_PER_WORKER = 8
 #: Shrinking hands its sub-problem over (:mod:`svmkit._core.smo`) only once the steps made times
 #: the problem's variables reach this: its set-up (two more calls, the block copied, every
