@@ -50,6 +50,7 @@ import numpy as np
 from ._exp import bits_float, float_bits
 from ._jit import inlined_jit, internal_jit, jit
 from .kernels import kernel_rows
+from .working_set import gather_block
 
 #: Status of a solved problem: optimal within ``tol``; stopped at ``max_steps`` steps; a
 #: multiplier or gradient that is not finite (kernel values, bounds or weights beyond
@@ -594,22 +595,11 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
             return 0, False
     if n_kept == 0:
         return 0, False
-    active = np.empty(n_kept, dtype=np.int64)  # (the group's variables of the sub-problem, in order)
-    a = 0
-    for t in range(start, stop):
-        if kept[t - start]:
-            active[a] = t
-            a += 1
+    active = np.flatnonzero(kept) + start  # (the group's variables of the sub-problem, in order)
     block = np.empty((n_kept, n_kept), dtype=store.K.dtype)
-    sub_y, sub_upper, sub_alpha = np.empty(n_kept), np.empty(n_kept), np.empty(n_kept)
-    sub_grad, sub_flags, sub_qd = np.empty(n_kept), np.empty(n_kept, dtype=np.int8), np.empty(n_kept)
-    for a in range(n_kept):
-        t = active[a]
-        row = store.K[store.slot[rows[t]]]
-        for b in range(n_kept):
-            block[a, b] = row[rows[active[b]]]
-        sub_y[a], sub_upper[a], sub_alpha[a], sub_grad[a] = y[t], upper[t], alpha[t], grad[t]
-        sub_flags[a], sub_qd[a] = work.flags[t], work.qd[t]
+    gather_block(store.K, store.slot[rows[active]], rows[active], block)
+    sub_y, sub_upper, sub_alpha, sub_grad = y[active], upper[active], alpha[active], grad[active]
+    sub_flags, sub_qd = work.flags[active], work.qd[active]
     final_alpha = sub_alpha.copy()  # (each variable's multiplier when it leaves the sub-problem)
     member = np.arange(n_kept)  # (the position in ``active`` of each variable of the block)
     n_block = n_kept
@@ -634,20 +624,15 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
         if n_now == 0:
             break
         if n_now <= _REBUILD_SHARE * n_block:  # (else the block as it is: a copy costs more than it saves)
-            for a in range(n_block):
-                final_alpha[member[a]] = sub_alpha[a]
+            final_alpha[member] = sub_alpha
             keep = np.flatnonzero(in_block[:n_block])
             smaller = np.empty((n_now, n_now), dtype=block.dtype)
-            for a in range(n_now):
-                row = block[keep[a]]
-                for b in range(n_now):
-                    smaller[a, b] = row[keep[b]]
+            gather_block(block, keep, keep, smaller)
             block = smaller
             sub_y, sub_upper, sub_alpha = sub_y[keep], sub_upper[keep], sub_alpha[keep]
             sub_grad, sub_flags, sub_qd, member = sub_grad[keep], sub_flags[keep], sub_qd[keep], member[keep]
             n_block = n_now
-    for a in range(n_block):
-        final_alpha[member[a]] = sub_alpha[a]
+    final_alpha[member] = sub_alpha
     _commit(batch, store, work, active, final_alpha, start, stop)
     return steps, interrupted
 
