@@ -34,7 +34,7 @@ from .duplicates import merge_copies
 from .dual import (
     ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of, side_flags,
 )
-from .face import FACE_MAX_FREE, face_steps
+from .face import FACE_MAX_FREE, FACE_MAX_STEPS, face_steps
 from .rows import square_block
 
 logger = logging.getLogger("svmkit")
@@ -309,7 +309,7 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
     batch's problem that ``compiled`` holds alone), else the group being solved."""
     n_groups = compiled.runs.shape[0] - 1
     core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), gram_store.prefetch,
-                             _plan.HAND_OVER_MIN_WORK)
+                             _plan.HAND_OVER_MIN_WORK, _plan.FACE_WORK_RATIO, FACE_MAX_STEPS)
     eps = _EPS[gram_store.store.K.dtype]
     face = _FaceSchedule()
     stall = _StallWatch()
@@ -330,7 +330,7 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
         elif face.due() and work.cursor[GROUP] == g and work.cursor[STARTED] == STARTED_DONE:
             alpha = work.alpha[start:stop]
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < compiled.upper[start:stop])))
-            if 2 <= n_free <= FACE_MAX_FREE:
+            if 2 <= n_free <= FACE_MAX_FREE and face.affordable(n_free, stop - start, int(work.n_iter[g])):
                 face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
                 work.resume[0], work.resume[1] = 0, -1  # (the multipliers moved: the solver's keys are stale)
             else:
@@ -438,6 +438,12 @@ class _FaceSchedule:
 
     def due(self):
         return self.to_go <= 0
+
+    @staticmethod
+    def affordable(n_free, n_variables, steps):
+        """Whether a try on ``n_free`` free multipliers (``k^3 + k m`` for ``m`` variables) costs
+        at most a ``FACE_WORK_RATIO``-th of the SMO work made so far (``m`` a step)."""
+        return _plan.FACE_WORK_RATIO * (n_free**3 + n_free * n_variables) <= steps * n_variables
 
     def skipped(self):
         """No try where the free multipliers were too many (or too few) for one: another look
@@ -675,7 +681,7 @@ def _round(problem, ws, alpha, grad, source, cache, plan, counts, buffers, tol, 
     local_work.flags[:] = side_flags(y[ws], alpha[ws], upper[ws])
     local_work.cursor[STARTED] = STARTED_DONE
     store = full_row_store(K, np.ascontiguousarray(np.diagonal(K)), _NO_DATA)
-    local_settings = Settings(tol, max_steps, False, 1, 0)
+    local_settings = Settings(tol, max_steps, False, 1, 0, 0, 0)
     steps, change = 0, 0.0
     for _ in range(_LOCAL_FACE_TRIES):
         with counts.timed("smo"):
