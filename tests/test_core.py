@@ -279,8 +279,8 @@ def _solve(batch, store, alpha0, tol=1e-8, shrinking=True, budget=2**40):
     work = new_work(batch)
     work.alpha[:] = alpha0
     while work.cursor[GROUP] < batch.runs.shape[0] - 1:
-        steps = solve_batch(batch, store, work, Settings(tol, 10**7, shrinking, 8, 0, 0, 0), budget)
-        solve_kept(batch, store, work, Settings(tol, 10**7, shrinking, 8, 0, 0, 0), budget - steps)
+        steps = solve_batch(batch, store, work, Settings(tol, 10**7, shrinking, 8, 0), budget)
+        solve_kept(batch, store, work, Settings(tol, 10**7, shrinking, 8, 0), budget - steps)
     return work
 
 
@@ -325,58 +325,15 @@ def test_a_short_solve_of_a_small_problem_hands_no_sub_problem_over():
     batch, store = _batch_on(K, y, -np.ones(200), np.ones(200), np.zeros(200))
     handed_over, kept_steps = new_work(batch), 0
     while handed_over.cursor[GROUP] < 1:
-        solve_batch(batch, store, handed_over, Settings(1e-8, 10**7, True, 8, 0, 0, 0), 2**40)
-        kept_steps += solve_kept(batch, store, handed_over, Settings(1e-8, 10**7, True, 8, 0, 0, 0), 2**40)
+        solve_batch(batch, store, handed_over, Settings(1e-8, 10**7, True, 8, 0), 2**40)
+        kept_steps += solve_kept(batch, store, handed_over, Settings(1e-8, 10**7, True, 8, 0), 2**40)
     assert kept_steps >= 100
     whole = new_work(batch)
-    solve_batch(batch, store, whole, Settings(1e-8, 10**7, True, 8, HAND_OVER_MIN_WORK, 0, 0), 2**40)
+    solve_batch(batch, store, whole, Settings(1e-8, 10**7, True, 8, HAND_OVER_MIN_WORK), 2**40)
     assert whole.cursor[GROUP] == 1 and whole.n_iter[0] * 200 < HAND_OVER_MIN_WORK
     Q = y[:, None] * y[None, :] * K
     objective = lambda alpha: 0.5 * alpha @ Q @ alpha - alpha.sum()  # noqa: E731
     assert objective(whole.alpha) == pytest.approx(objective(handed_over.alpha), rel=1e-9)
-
-
-@pytest.mark.parametrize("nu, noise", [(False, 0.8), (True, 0.3)])
-def test_face_steps_of_shrunk_sub_problems_reach_the_optimum_in_fewer_steps(nu, noise):
-    """A linear kernel of rank 3 on 300 noisy points: SMO zig-zags on the singular face of the
-    free multipliers of its shrunk sub-problems. With Newton steps on that face (as the plan
-    sets them) the solve reaches the objective of SMO alone, the exact gradient and the
-    equality constraints, in fewer SMO steps."""
-    from svmkit._plan import FACE_WORK_RATIO
-    from svmkit._solver.face import FACE_MAX_STEPS
-
-    rng = np.random.default_rng(3)
-    Z = rng.normal(size=(300, 3))
-    y = np.where(Z[:, 0] + 0.3 * Z[:, 1] + noise * rng.normal(size=300) > 0, 1.0, -1.0)
-    K = Z @ Z.T
-    Q = y[:, None] * y[None, :] * K
-    upper = np.full(300, 1.0)
-    if nu:  # (30 of each class at their bound: reduced convex hulls apart, an objective above 0)
-        p, alpha0 = np.zeros(300), np.zeros(300)
-        for sign in (1.0, -1.0):
-            alpha0[np.flatnonzero(y == sign)[:30]] = 1.0
-    else:
-        p, alpha0 = -np.ones(300), np.zeros(300)
-    batch, store = _batch_on(K, y, p, upper, alpha0, nu)
-    works = {}
-    for ratio in (0, FACE_WORK_RATIO):
-        settings = Settings(1e-6, 10**7, True, 8, 0, ratio, FACE_MAX_STEPS)
-        work = new_work(batch)
-        work.alpha[:] = alpha0
-        while work.cursor[GROUP] < 1:
-            solve_batch(batch, store, work, settings, 2**40)
-            solve_kept(batch, store, work, settings, 2**40)
-        works[ratio] = work
-    plain, with_faces = works[0], works[FACE_WORK_RATIO]
-    objective = lambda alpha: 0.5 * alpha @ Q @ alpha + p @ alpha  # noqa: E731
-    assert abs(objective(plain.alpha)) > 1.0
-    assert objective(with_faces.alpha) == pytest.approx(objective(plain.alpha), rel=1e-6)
-    np.testing.assert_allclose(with_faces.grad, Q @ with_faces.alpha + p, atol=1e-9)
-    assert y @ with_faces.alpha == pytest.approx(y @ alpha0, abs=1e-9)
-    if nu:
-        assert with_faces.alpha[y > 0].sum() == pytest.approx(30.0)
-    assert with_faces.status[0] == 0 and with_faces.gap[0] < 1e-6
-    assert with_faces.n_iter[0] < 0.5 * plain.n_iter[0]
 
 
 def test_calls_on_a_small_budget_make_the_same_steps_as_one_call():
@@ -402,8 +359,8 @@ def test_missing_rows_are_asked_for_and_the_solution_is_that_of_all_rows_stored(
     store = row_store(np.empty((40, 40)), 40, np.diagonal(K).copy(), False, precomputed_kernel_data(K))
     work, filled, requests = new_work(batch), 0, 0
     while work.cursor[GROUP] < 1:
-        solve_batch(batch, store, work, Settings(1e-6, 10**7, True, 8, 0, 0, 0), 2**40)
-        solve_kept(batch, store, work, Settings(1e-6, 10**7, True, 8, 0, 0, 0), 2**40)
+        solve_batch(batch, store, work, Settings(1e-6, 10**7, True, 8, 0), 2**40)
+        solve_kept(batch, store, work, Settings(1e-6, 10**7, True, 8, 0), 2**40)
         count = work.cursor[N_WANTED]
         if count:
             requests += 1

@@ -561,3 +561,21 @@ def test_a_face_try_waits_until_smo_has_done_twice_its_work():
     assert not _FaceSchedule.affordable(290, 1242, 39_853)
     assert _FaceSchedule.affordable(290, 1242, 39_854)
     assert _FaceSchedule.affordable(20, 1242, 2484)
+
+
+def test_a_linear_fit_of_few_features_settles_its_singular_face_in_fewer_steps_than_libsvm():
+    """1,000 rows of 24 standardised features with 10% of labels flipped, linear kernel: the
+    free multipliers' block has rank 24 at most, and LIBSVM's SMO zig-zags on it for 25,283
+    steps; the Gram strategy's Newton steps on that face (tried once affordable) end it in
+    8,000, at LIBSVM's optimum."""
+    X, y = make_classification(1333, 24, n_informative=5, n_redundant=0, n_clusters_per_class=2, flip_y=0.1,
+                               random_state=0)
+    X = StandardScaler().fit_transform(X[:1000])
+    y = y[:1000]
+    ours = SVC(kernel="linear").fit(X, y)
+    oracle = LibsvmSVC(kernel="linear").fit(X, y)
+    coef = np.asarray(oracle.dual_coef_).ravel()
+    expected = dual_objective(coef, LinearKernel()(X[oracle.support_], X[oracle.support_]))
+    assert ours.dual_objective_ == pytest.approx(expected, rel=1e-6)
+    assert ours.n_iter_[0] < oracle.n_iter_[0] / 3
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998

@@ -49,7 +49,6 @@ import numpy as np
 
 from ._exp import bits_float, float_bits
 from ._jit import inlined_jit, internal_jit, jit
-from .face import face_run
 from .kernels import kernel_rows
 from .working_set import gather_block
 
@@ -85,8 +84,6 @@ _INDEX_BITS = np.int64(_CHUNK - 1)
 _VALUE_BITS = ~_INDEX_BITS
 _NO_KEY = np.int64(-(2**63))
 _SIGN_FREE = np.int64(2**63 - 1)
-_FLOAT32_EPS = float(np.finfo(np.float32).eps)  # (the precision of kernel values, which judges a face's rank)
-_FLOAT64_EPS = float(np.finfo(np.float64).eps)
 
 Batch = namedtuple("Batch", "y p upper rows runs nu")
 Batch.__doc__ = """The duals of a batch as compiled code reads them.
@@ -124,14 +121,11 @@ Span = namedtuple("Span", "start split stop col0 col1")
 Span.__doc__ = """Variables ``start:stop`` in two runs: ``start:split`` on the kernel columns from
 ``col0``, ``split:stop`` on those from ``col1``."""
 
-Settings = namedtuple("Settings", "tol max_steps shrinking prefetch hand_over_work face_work_ratio face_max_steps")
+Settings = namedtuple("Settings", "tol max_steps shrinking prefetch hand_over_work")
 Settings.__doc__ = """tol: the gap at which a problem is solved; max_steps: steps of a problem
 before ITERATION_LIMIT; shrinking: whether shrunk sub-problems are solved; prefetch: most
 rows wanted at once; hand_over_work: the least steps made times the problem's variables
-before a shrunk sub-problem is handed over; face_work_ratio: a shrunk sub-problem tries
-Newton steps on the face of its free multipliers (:func:`svmkit._core.face.face_run`, at most
-``face_max_steps`` a try) once SMO's work since the last try (steps times variables) is this
-many times a try's (``k^3 + k n`` for ``k`` free multipliers of ``n``; 0: never)."""
+before a shrunk sub-problem is handed over."""
 
 
 def new_work(batch):
@@ -186,7 +180,7 @@ def solve_batch(batch, store, work, settings, budget):
     ...               np.array([[0, 4, 0, 0], [4, 0, 0, 0]]), False)
     >>> store = full_row_store(K, np.diagonal(K).copy(), precomputed_kernel_data(K))
     >>> work = new_work(batch)
-    >>> steps = solve_batch(batch, store, work, Settings(1e-6, 1000, True, 16, 0, 0, 0), 1000)
+    >>> steps = solve_batch(batch, store, work, Settings(1e-6, 1000, True, 16, 0), 1000)
     >>> work.alpha.round(6), work.status  # the margin 1 <= x <= 3
     (array([0. , 0.5, 0.5, 0. ]), array([0]))
     """
@@ -559,7 +553,7 @@ def solve_kept(batch, store, work, settings, budget):
     >>> batch = Batch(np.array([-1.0, 1.0]), -np.ones(2), np.ones(2), np.arange(2),
     ...               np.array([[0, 2, 0, 0], [2, 0, 0, 0]]), False)
     >>> solve_kept(batch, full_row_store(K, np.ones(2), precomputed_kernel_data(K)), new_work(batch),
-    ...            Settings(1e-3, 100, True, 1, 0, 0, 0), 100)
+    ...            Settings(1e-3, 100, True, 1, 0), 100)
     0
     """
     cursor = work.cursor
@@ -612,8 +606,6 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     in_block = np.empty(n_kept, dtype=np.bool_)
     steps = 0
     interrupted = False
-    work_since_try = 0  # (SMO's steps times variables since the last try of face steps ...)
-    try_cost_factor = 1  # (... and the factor on a try's cost they must reach: doubled by a try in vain)
     while True:
         sub = Variables(sub_y, sub_upper, sub_qd, sub_alpha, sub_grad, sub_flags, np.arange(n_block))
         status, stretch = smo_on_block(block, sub, batch.nu, target,
@@ -628,17 +620,6 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
         if steps >= limit:
             interrupted = True
             break
-        work_since_try += stretch * n_block
-        if settings.face_work_ratio > 0:
-            n_free = 0
-            for t in range(n_block):
-                n_free += (sub_alpha[t] > 0) & (sub_alpha[t] < sub_upper[t])
-            try_cost = n_free * n_free * n_free + n_free * n_block
-            if n_free >= 2 and settings.face_work_ratio * try_cost_factor * try_cost <= work_since_try:
-                taken = _face_try(block, sub_y, sub_upper, sub_alpha, sub_grad, sub_flags, batch.nu,
-                                  settings.face_max_steps)
-                work_since_try = 0
-                try_cost_factor = 1 if taken else 2 * try_cost_factor
         n_now = kept_by_shrinking(sub_y, sub_upper, sub_alpha, sub_grad, np.int64(0), n_block, batch.nu, in_block)
         if n_now == 0:
             break
@@ -656,35 +637,6 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     return steps, interrupted
 
 
-@internal_jit
-def _face_try(block, y, upper, alpha, grad, flags, nu, max_steps):
-    """Newton steps on the face of the free multipliers of a sub-problem with the square
-    kernel ``block`` (:func:`svmkit._core.face.face_run`, at most ``max_steps``), its
-    multipliers, gradient and side flags updated in place; returns the steps taken."""
-    n = block.shape[0]
-    free = np.flatnonzero((alpha > 0) & (alpha < upper))
-    k = free.shape[0]
-    Q = np.empty((k, k))
-    for a in range(k):
-        for b in range(a + 1):
-            q = 0.5 * y[free[a]] * y[free[b]] * (np.float64(block[free[a], free[b]]) + np.float64(block[free[b], free[a]]))
-            Q[a, b] = Q[b, a] = q
-    alpha_free = alpha[free]
-    start = alpha_free.copy()
-    eps = _FLOAT32_EPS if block.itemsize == 4 else _FLOAT64_EPS
-    taken = face_run(Q, grad[free], alpha_free, y[free], upper[free], nu, eps, max_steps)
-    for a in range(k):
-        t = free[a]
-        change = alpha_free[a] - start[a]
-        if taken and change != 0:
-            alpha[t] = alpha_free[a]
-            flags[t] = _side(y[t], alpha[t], upper[t])
-            weight = y[t] * change
-            for s in range(n):
-                grad[s] += y[s] * weight * block[t, s]
-    return taken
-
-
 @inlined_jit
 def smo_on_block(block, variables, nu, tol, limit, data):
     """A stretch of :func:`_smo_stretch` on variables that have a row each of the square
@@ -699,7 +651,7 @@ def smo_on_block(block, variables, nu, tol, limit, data):
     store = RowStore(block, places, places, np.zeros(n, dtype=np.int64), np.array([0, n, 0], dtype=np.int64),
                      variables.qd, False, data)
     status, _, steps, _, _ = _smo_stretch(
-        variables, store, Span(zero, n, n, zero, zero), nu, Settings(tol, limit, False, np.int64(1), zero, zero, zero), limit,
+        variables, store, Span(zero, n, n, zero, zero), nu, Settings(tol, limit, False, np.int64(1), zero), limit,
         zero, zero, np.empty((5, n // _CHUNK + 2), dtype=np.int64), np.array([0, -1], dtype=np.int64),
     )
     return status, steps

@@ -34,7 +34,7 @@ from .duplicates import merge_copies
 from .dual import (
     ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of, side_flags,
 )
-from .face import FACE_MAX_FREE, FACE_MAX_STEPS, face_steps
+from .face import FACE_MAX_FREE, face_steps
 from .rows import square_block
 
 logger = logging.getLogger("svmkit")
@@ -309,7 +309,7 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
     batch's problem that ``compiled`` holds alone), else the group being solved."""
     n_groups = compiled.runs.shape[0] - 1
     core_settings = Settings(float(settings.tol), int(plan.max_steps), bool(settings.shrinking), gram_store.prefetch,
-                             _plan.HAND_OVER_MIN_WORK, _plan.FACE_WORK_RATIO, FACE_MAX_STEPS)
+                             _plan.HAND_OVER_MIN_WORK)
     eps = _EPS[gram_store.store.K.dtype]
     face = _FaceSchedule()
     stall = _StallWatch()
@@ -401,14 +401,21 @@ class _BlasRowsJudge:
 class _StallWatch:
     """Whether a problem of the Gram strategy has stalled: its KKT gap has not fallen below
     ``STALL_GAP_FRACTION`` of its value at the last progress for ``STALL_STEPS_PER_VARIABLE``
-    steps per variable (at least ``STALL_MIN_STEPS``)."""
+    steps per variable (at least ``STALL_MIN_STEPS``). The gap is sampled once per
+    ``STEPS_PER_CALL`` steps, however often the solver returns (for rows, or to look at the
+    face): SMO's gap swings from step to step, and a low swing caught as the reference would
+    make the gaps after it look stalled."""
 
     def __init__(self):
         self.group = None
         self.reference = np.inf
         self.since = 0
+        self.sampled = 0
 
     def stalled(self, group, steps, gap, n_variables):
+        if group == self.group and steps // _plan.STEPS_PER_CALL == self.sampled:
+            return False
+        self.sampled = steps // _plan.STEPS_PER_CALL
         if group != self.group or gap < _plan.STALL_GAP_FRACTION * self.reference:
             self.group, self.reference, self.since = group, gap, steps
             return False
@@ -419,7 +426,8 @@ class _FaceSchedule:
     """When the Gram strategy tries steps on the face (:mod:`svmkit._solver.face`): after
     ``FACE_STEPS_PER_VARIABLE`` SMO steps per variable of a problem at first, then after SMO
     steps whose work is ``FACE_WORK_RATIO`` times a try's, twice as long after a try that took
-    no step, and a call's steps after a look that found too many free multipliers for a try."""
+    no step; a look that finds the free multipliers too many for a try (or the try dearer than
+    ``affordable``) looks again after the first spacing, as SMO settles them."""
 
     def __init__(self):
         self.group = None
@@ -447,10 +455,8 @@ class _FaceSchedule:
 
     def skipped(self):
         """No try where the free multipliers were too many (or too few) for one: another look
-        after a call's steps, the free multipliers being fewer by then as SMO settles them
-        (a problem whose free multipliers stay too many is solved in calls as long as
-        without tries)."""
-        self.to_go = max(self.spacing, _plan.STEPS_PER_CALL)
+        after the spacing (a look costs a return from compiled code and a count)."""
+        self.to_go = self.spacing
 
     def tried(self, taken, n_free, n_variables):
         work = (n_free**3 + n_free * n_variables) / max(n_variables, 1)
@@ -681,7 +687,7 @@ def _round(problem, ws, alpha, grad, source, cache, plan, counts, buffers, tol, 
     local_work.flags[:] = side_flags(y[ws], alpha[ws], upper[ws])
     local_work.cursor[STARTED] = STARTED_DONE
     store = full_row_store(K, np.ascontiguousarray(np.diagonal(K)), _NO_DATA)
-    local_settings = Settings(tol, max_steps, False, 1, 0, 0, 0)
+    local_settings = Settings(tol, max_steps, False, 1, 0)
     steps, change = 0, 0.0
     for _ in range(_LOCAL_FACE_TRIES):
         with counts.timed("smo"):
