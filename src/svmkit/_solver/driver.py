@@ -330,7 +330,8 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
         elif face.due() and work.cursor[GROUP] == g and work.cursor[STARTED] == STARTED_DONE:
             alpha = work.alpha[start:stop]
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < compiled.upper[start:stop])))
-            if 2 <= n_free <= FACE_MAX_FREE and face.affordable(n_free, stop - start, int(work.n_iter[g])):
+            if (face.settled(n_free) and 2 <= n_free <= FACE_MAX_FREE
+                    and face.affordable(n_free, stop - start, int(work.n_iter[g]))):
                 face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
                 work.resume[0], work.resume[1] = 0, -1  # (the multipliers moved: the solver's keys are stale)
             else:
@@ -433,10 +434,12 @@ class _FaceSchedule:
         self.group = None
         self.spacing = 0
         self.to_go = 0
+        self.last_free = 0
 
     def steps_before_try(self, group, n_variables):
         if group != self.group:
             self.group = group
+            self.last_free = 0
             self.spacing = self.to_go = max(_plan.FACE_STEPS_PER_VARIABLE * n_variables,
                                             -(-_plan.FACE_FIRST_MIN_WORK // max(n_variables, 1)))
         return max(self.to_go, 1)
@@ -446,6 +449,13 @@ class _FaceSchedule:
 
     def due(self):
         return self.to_go <= 0
+
+    def settled(self, n_free):
+        """Whether the free multipliers have stopped falling fast: at least
+        ``FACE_SETTLED_SHARE`` of those at the last look (a face tried while SMO still takes
+        multipliers off it is left as soon as SMO goes on)."""
+        last, self.last_free = self.last_free, n_free
+        return n_free >= _plan.FACE_SETTLED_SHARE * last
 
     @staticmethod
     def affordable(n_free, n_variables, steps):
