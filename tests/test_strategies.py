@@ -583,15 +583,15 @@ def test_a_linear_fit_of_few_features_settles_its_singular_face_in_fewer_steps_t
 
 
 def test_a_face_is_tried_once_its_free_multipliers_stop_falling_fast():
-    """Splice's linear fit: 427 free multipliers at one look, 245 at the next (SMO still taking
-    them off the face: no try), 230 at the one after (settled: at least FACE_SETTLED_SHARE of
+    """Splice's linear fit: 162 free multipliers at one look, 131 at the next (SMO still taking
+    them off the face: no try), 125 at the one after (settled: at least FACE_SETTLED_SHARE of
     the last count)."""
     from svmkit._plan import FACE_SETTLED_SHARE
     from svmkit._solver.driver import _FaceSchedule
 
     schedule = _FaceSchedule()
     schedule.steps_before_try(0, 1000)
-    assert FACE_SETTLED_SHARE == 0.8
-    assert schedule.settled(427) and not schedule.settled(245) and schedule.settled(230)
+    assert FACE_SETTLED_SHARE == 0.9
+    assert schedule.settled(162) and not schedule.settled(131) and schedule.settled(125)
     schedule.steps_before_try(1, 1000)  # (a new problem starts counting afresh)
     assert schedule.settled(50)

@@ -177,7 +177,7 @@ FACE_STEPS_PER_VARIABLE = 2
 FACE_FIRST_MIN_WORK = 2**20
 #: ... and only where the free multipliers have stopped falling fast: at least this share of
 #: those at the last look (a face tried while SMO still takes multipliers off it is soon left).
-FACE_SETTLED_SHARE = 0.8
+FACE_SETTLED_SHARE = 0.9
 #: ... then after SMO steps whose work (m a step, for m variables) is this many times a try's
 #: (k^3 + k m for k free multipliers), so that the tries cost a small share of the time.
 FACE_WORK_RATIO = 2
