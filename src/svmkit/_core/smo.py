@@ -596,8 +596,9 @@ def _solve_shrunk(batch, store, work, settings, start, stop, limit):
     if n_kept == 0:
         return 0, False
     active = np.flatnonzero(kept) + start  # (the group's variables of the sub-problem, in order)
+    active_rows = rows[active]
     block = np.empty((n_kept, n_kept), dtype=store.K.dtype)
-    gather_block(store.K, store.slot[rows[active]], rows[active], block)
+    gather_block(store.K, store.slot[active_rows], active_rows, block)
     sub_y, sub_upper, sub_alpha, sub_grad = y[active], upper[active], alpha[active], grad[active]
     sub_flags, sub_qd = work.flags[active], work.qd[active]
     final_alpha = sub_alpha.copy()  # (each variable's multiplier when it leaves the sub-problem)

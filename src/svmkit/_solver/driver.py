@@ -330,9 +330,10 @@ def _solve_groups(compiled, gram_store, work, plan, settings, progress, counts, 
         elif face.due() and work.cursor[GROUP] == g and work.cursor[STARTED] == STARTED_DONE:
             alpha = work.alpha[start:stop]
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < compiled.upper[start:stop])))
-            if (face.settled(n_free) and 2 <= n_free <= FACE_MAX_FREE
-                    and face.affordable(n_free, stop - start, int(work.n_iter[g]))):
-                face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, stop - start)
+            m = stop - start
+            settled = face.settled(n_free)  # (every look's count recorded, whatever follows)
+            if settled and 2 <= n_free <= FACE_MAX_FREE and face.affordable(n_free, m, int(work.n_iter[g])):
+                face.tried(face_steps(compiled, gram_store.store, work, start, stop, eps), n_free, m)
                 work.resume[0], work.resume[1] = 0, -1  # (the multipliers moved: the solver's keys are stale)
             else:
                 face.skipped()
@@ -458,18 +459,25 @@ class _FaceSchedule:
         return n_free >= _plan.FACE_SETTLED_SHARE * last
 
     @staticmethod
+    def try_work(n_free, n_variables):
+        """A try's work on ``n_free`` free multipliers of ``n_variables``: ``k^3 + k m``, in SMO's
+        units (``m`` a step)."""
+        return n_free**3 + n_free * n_variables
+
+    @staticmethod
     def affordable(n_free, n_variables, steps):
-        """Whether a try on ``n_free`` free multipliers (``k^3 + k m`` for ``m`` variables) costs
-        at most a ``FACE_WORK_RATIO``-th of the SMO work made so far (``m`` a step)."""
-        return _plan.FACE_WORK_RATIO * (n_free**3 + n_free * n_variables) <= steps * n_variables
+        """Whether a try on ``n_free`` free multipliers costs at most a ``FACE_WORK_RATIO``-th of
+        the SMO work made so far (``m`` a step)."""
+        return _plan.FACE_WORK_RATIO * _FaceSchedule.try_work(n_free, n_variables) <= steps * n_variables
 
     def skipped(self):
-        """No try where the free multipliers were too many (or too few) for one: another look
-        after the spacing (a look costs a return from compiled code and a count)."""
+        """No try where the free multipliers were too many or too few for one, still falling,
+        or the try dearer than ``affordable``: another look after the spacing (a look costs a
+        return from compiled code and a count)."""
         self.to_go = self.spacing
 
     def tried(self, taken, n_free, n_variables):
-        work = (n_free**3 + n_free * n_variables) / max(n_variables, 1)
+        work = self.try_work(n_free, n_variables) / max(n_variables, 1)
         self.spacing = max(self.spacing, int(_plan.FACE_WORK_RATIO * work)) * (1 if taken else 2)
         self.to_go = self.spacing
 
