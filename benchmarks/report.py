@@ -208,7 +208,8 @@ _REPEATED_DETAILS = ("- machine", "- versions: ", "- settings: ")
 
 def _same_as_above(lines, last):
     """``lines`` with its machine, versions and settings lines left out where they are the
-    previous section's (``last``: the lines seen, updated), and one line saying so."""
+    previous section's (``last``: the lines seen, updated), the date's line saying so; a
+    machine unlike the last section's is named on the date's line."""
     kept, repeated = [], []
     for line in lines:
         prefix = next((p for p in _REPEATED_DETAILS if line.startswith(p)), None)
@@ -220,9 +221,12 @@ def _same_as_above(lines, last):
         else:
             kept.append(line)
         last[prefix] = line
+    at = next(i for i, line in enumerate(kept) if line.startswith("- date"))
     if repeated:
-        at = next(i for i, line in enumerate(kept) if line.startswith("- date"))
         kept[at] += f" ({', '.join(repeated)}: as in the section above)"
+    machine = next((i for i, line in enumerate(kept) if line.startswith("- machine")), None)
+    if machine is not None:  # (a machine unlike the last section's: named on the date's line)
+        kept[at] += f"; {kept.pop(machine)[2:]}"
     return kept
 
 
