@@ -26,16 +26,24 @@ MB = 2**20
 DATA = Path(__file__).parent / "data"
 
 
-def test_plan_of_small_problems_is_one_store_of_float64_rows_by_compiled_loops():
-    p = plan(270, [270], n_features=13, kernel_code=RBF, budget_bytes=200 * MB)
+def test_plan_of_small_problems_is_one_store_of_float64_rows_all_computed_first():
+    p = plan(112, [112], n_features=4, kernel_code=RBF, budget_bytes=200 * MB)  # (iris)
     assert (p.strategy, p.shared_rows, str(p.gram_dtype), p.dots, p.prefetch) == (
         "gram", True, "float64", "loops", 1)
     assert p.max_steps == 10_000_000
-    # every row computed first up to 2**20 multiply-adds by loops (heart: 0.95 M), 2**32 by BLAS
-    # (digits, 64 features: 116 M; usps's first 4,000 rows: 4.1 G), else as SMO asks
+    # every row computed first: by loops up to 2**20 multiply-adds (iris: 0.05 M; wine, 13
+    # features: 0.23 M); by one BLAS product for 8 to 32 features from 2**18 to 2**27 (heart:
+    # 0.95 M; cancer: 5.4 M; 2,000 rows of ijcnn1: 88 M), whatever the width up to 2**32 (digits,
+    # 64 features: 116 M; usps's first 4,000 rows: 4.1 G); else as SMO asks
     assert p.rows_upfront
-    assert not plan(426, [426], n_features=30, kernel_code=RBF, budget_bytes=200 * MB).rows_upfront  # (cancer)
-    assert not plan(5000, [5000], n_features=4, kernel_code=RBF, budget_bytes=200 * MB).rows_upfront
+    wine = plan(133, [133], n_features=13, kernel_code=RBF, budget_bytes=200 * MB)
+    assert (wine.dots, wine.rows_upfront) == ("loops", True)
+    for rows, features in ((270, 13), (426, 30), (2000, 22)):
+        mid = plan(rows, [rows], n_features=features, kernel_code=RBF, budget_bytes=200 * MB)
+        assert (mid.strategy, mid.shared_rows, mid.dots, mid.rows_upfront) == ("gram", True, "blas", True)
+    for rows, features in ((3000, 22), (5000, 4)):
+        asked = plan(rows, [rows], n_features=features, kernel_code=RBF, budget_bytes=200 * MB)
+        assert (asked.dots, asked.rows_upfront) == ("loops", False)
     digits = plan(1347, [300] * 45, n_features=64, kernel_code=RBF, budget_bytes=200 * MB)
     assert (digits.dots, digits.shared_rows, digits.rows_upfront) == ("blas", True, True)
     assert plan(4000, [4000], n_features=256, kernel_code=RBF, budget_bytes=200 * MB).rows_upfront

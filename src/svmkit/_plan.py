@@ -55,6 +55,15 @@ SHARED_ROWS_MIN_FRACTION = 0.95
 #: rows as it asks cost more than all of them at once even where a tenth of the rows are
 #: support vectors, up to some 2^32; docs/performance.md).
 ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "common": 2**20, "blas": 2**32}
+#: Dense rows of at least this many features (and at most ``LOOP_ROWS_MAX_FEATURES``) whose one
+#: store holds every row, with a Gram matrix of ``UPFRONT_BLAS_WORK`` multiply-adds, have it
+#: computed all first by one BLAS product (the values on and below the diagonal, mirrored): that
+#: beats compiled loops' rows, all first or as SMO asks (heart, cancer, ijcnn1's 1,000-2,000
+#: rows); below the range the product's set-up costs more than it saves (wine), above it SMO
+#: needs too few of the rows (ijcnn1's 3,000: 3x slower), and with fewer features the loops'
+#: products are as cheap (iris, svmguide1; docs/performance.md).
+UPFRONT_BLAS_MIN_FEATURES = 8
+UPFRONT_BLAS_WORK = (2**18, 2**27)
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
 #: for and those of the strongest violators, which SMO may ask for next. BLAS blocks of 64 rows
 #: run near peak; a row by compiled loops costs as much alone as with others, and the
@@ -414,10 +423,12 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     Examples
     --------
     >>> from svmkit._core.kernels import RBF
+    >>> str(plan(112, [112], n_features=4, kernel_code=RBF, budget_bytes=200 * 2**20))
+    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (112 rows, all computed first)), rows by loops, 1 thread(s)'
     >>> str(plan(270, [270], n_features=13, kernel_code=RBF, budget_bytes=200 * 2**20))
-    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (270 rows, all computed first)), rows by loops, 1 thread(s)'
-    >>> str(plan(600, [600], n_features=13, kernel_code=RBF, budget_bytes=200 * 2**20))  # (4.7 M multiply-adds)
-    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (600 rows at most)), rows by loops, 1 thread(s)'
+    'plan: gram strategy (Gram matrix in float64, one store of rows for all problems (270 rows, all computed first)), rows by blas, 1 thread(s)'
+    >>> str(plan(3000, [3000], n_features=22, kernel_code=RBF, budget_bytes=200 * 2**20))  # (198 M multiply-adds)
+    'plan: gram strategy (Gram matrix in float32, one store of rows for all problems (3000 rows at most)), rows by loops, 1 thread(s)'
     >>> plan(50_000, [50_000], n_features=22, kernel_code=RBF, budget_bytes=200 * 2**20).strategy
     'blocked'
     >>> from svmkit._core.kernels import LINEAR
@@ -448,7 +459,11 @@ def plan(n_data, group_rows, *, n_features, kernel_code, sparse_density=None, bu
     dense = sparse_density is None
     shared_dtype = _gram_dtype_where_it_pays(n_data, budget_bytes, single, features, linear, dense)
     if shared_dtype is not None:
-        upfront = n_data * n_data * max(n_features, 1) <= ROWS_UPFRONT_MAX_WORK.get(dots, 0)
+        work = n_data * n_data * max(n_features, 1)
+        if dots == "loops" and n_features >= UPFRONT_BLAS_MIN_FEATURES and \
+                UPFRONT_BLAS_WORK[0] <= work <= UPFRONT_BLAS_WORK[1]:
+            dots = "blas"
+        upfront = work <= ROWS_UPFRONT_MAX_WORK.get(dots, 0)
         return Plan("gram", True, shared_dtype, dots, 0, n_data, PREFETCH_ROWS[dots], 1, max_steps, single,
                     rows_upfront=upfront)
     own_dtypes = [_gram_dtype_where_it_pays(rows, budget_bytes, single, features, linear, dense) for rows in group_rows]

@@ -251,13 +251,11 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         # largest C first: its fits are the longest, and a long fit dispatched last would keep
         # one worker busy while the others wait (the results are placed by point and fold)
         by_cost = sorted(range(len(points)), key=lambda p: -points[p][0])
-        # (each point's estimator made once for all its folds: scikit-learn's clone and set_params
-        # cost a fair part of a small fit, in the process that dispatches the fits)
-        configured = [clone(base).set_params(**self._named(2.0**C, 2.0**gamma)) for C, gamma in points]
         # (a job per point, its folds in turn, and points batched so that each worker gets about
         # GRID_BATCHES_PER_WORKER tasks: a fold's fit is often shorter than a task's round trip
         # through a cluster's scheduler)
-        jobs = (delayed(_fit_folds)(configured[p], X, y, splits, p) for p in by_cost)
+        jobs = (delayed(_fit_folds)(base, self._named(2.0**points[p][0], 2.0**points[p][1]), X, y, splits, p)
+                for p in by_cost)
         total = len(points) * len(splits)
         batch_size = max(1, len(points) // (GRID_BATCHES_PER_WORKER * effective_n_jobs(self.n_jobs)))
         results = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered", batch_size=batch_size)(jobs)
@@ -310,10 +308,15 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self.best_estimator_.decision_function(X)
 
 
-def _fit_folds(estimator, X, y, splits, point):
-    """``(point, [(correct, fit seconds) of each fold])``: a copy of the unfitted ``estimator``
-    (the point's) fitted on each fold's training rows, and the number of its test rows it
-    predicts correctly."""
+def _fit_folds(base, params, X, y, splits, point):
+    """``(point, [(correct, fit seconds) of each fold])``: a copy of the unfitted ``base`` with
+    the point's ``params`` fitted on each fold's training rows, and the number of its test rows
+    it predicts correctly.
+
+    The point's estimator is made here, once for all its folds, where the job runs: scikit-learn's
+    clone and set_params cost a fair part of a small fit, and made in the process that dispatches
+    the jobs they would hold back every worker."""
+    estimator = clone(base).set_params(**params)
     counts = []
     for train, test in splits:
         fitted = copy.deepcopy(estimator)
