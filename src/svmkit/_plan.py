@@ -215,7 +215,7 @@ PREDICT_BLOCK_BYTES = 4 * 2**20
 #: (all their folds): a task's round trip through a cluster's scheduler and client costs more
 #: than many a small fit, while the points' order (largest C first) still evens out the workers'
 #: ends (docs/performance.md).
-GRID_BATCHES_PER_WORKER = 8
+GRID_BATCHES_PER_WORKER = 4
 #: Shrinking hands its sub-problem over (:mod:`svmkit._core.smo`) only once the steps made times
 #: the problem's variables reach this: its set-up (two more calls, the block copied, every
 #: gradient updated) costs what a hundred steps on a few hundred variables do, and short solves
