@@ -16,7 +16,7 @@ from sklearn.svm import SVR as LibsvmSVR
 
 from svmkit import SVC, SVR, NuSVC, OneClassSVM
 from svmkit._core.kernels import LINEAR, POLYNOMIAL, PRECOMPUTED, RBF
-from svmkit._plan import plan
+from svmkit._plan import LINEAR_HAND_OVER_MIN_VARIABLES, plan
 from naive import dual_objective
 from svmkit._solver.rows import KernelRows, PrecomputedRows
 from svmkit.kernels import LinearKernel, PolynomialKernel, RBFKernel
@@ -410,8 +410,8 @@ def test_linear_one_vs_one_pairs_by_compiled_rounds_on_threads_reach_libsvm_s_op
 @pytest.mark.parametrize("formulation", ["nu-svc", "one-class", "epsilon-svr"])
 def test_linear_rounds_on_dense_rows_reach_libsvm_s_solution_and_that_of_sparse_rows(formulation, caplog):
     """a9a's first 3,000 rows made dense (123 features: a Gram matrix of 1.1 G multiply-adds),
-    the linear kernel: the blocked strategy, each round compiled whole, with shrinking's
-    sub-problems (epsilon-SVR's: some rows with both multipliers kept, some with one), reaches
+    the linear kernel: the blocked strategy, each round compiled whole over every variable
+    (fewer than ``LINEAR_HAND_OVER_MIN_VARIABLES``: no sub-problem of the kept ones), reaches
     LIBSVM's solution and that of the same rows as CSR (the Gram strategy: sparse rows take
     working sets from ``LINEAR_GRAM_MAX_WORK``)."""
     from sklearn import svm as libsvm
@@ -431,7 +431,7 @@ def test_linear_rounds_on_dense_rows_reach_libsvm_s_solution_and_that_of_sparse_
         dense = ours.set_params(verbose=True).fit(X, *args)
     messages = [record.getMessage() for record in caplog.records]
     assert any("plan: blocked strategy (working sets of 128" in message for message in messages)
-    assert any(message.startswith("shrunk to ") for message in messages)
+    assert not any(message.startswith("shrunk to ") for message in messages)
     sparse = clone(ours).set_params(verbose=False).fit(X_sparse, *args)
     oracle.fit(X, *args)
     value = (lambda model, Z: model.predict(Z)) if formulation == "epsilon-svr" else (
@@ -439,6 +439,23 @@ def test_linear_rounds_on_dense_rows_reach_libsvm_s_solution_and_that_of_sparse_
     assert dense.dual_objective_ == pytest.approx(sparse.dual_objective_, rel=1e-6)
     np.testing.assert_allclose(value(dense, X), value(sparse, X_sparse), atol=2e-3)
     np.testing.assert_allclose(value(dense, X), value(oracle, X), atol=2e-3)
+
+def test_linear_rounds_on_dense_rows_of_many_variables_hand_the_kept_ones_over(caplog):
+    """a9a's 21,000 rows made dense, epsilon-SVR with the linear kernel: 42,000 variables
+    (35,398 once those on copies of a row are merged), at least ``LINEAR_HAND_OVER_MIN_VARIABLES``,
+    so the variables shrinking keeps (some rows with both multipliers, some with one) are solved
+    as a problem of their own; the solution is that of the same rows as CSR (the general rounds)."""
+    with bz2.open(DATA / "a9a_21000.bz2") as handle:
+        X_sparse, y = load_svmlight_file(handle, n_features=123)
+    X = X_sparse.toarray()
+    assert 2 * X.shape[0] >= LINEAR_HAND_OVER_MIN_VARIABLES
+    with caplog.at_level("INFO", logger="svmkit"):
+        dense = SVR(kernel="linear", C=0.1, epsilon=0.5, tol=1e-4, verbose=True).fit(X, y)
+    assert any(record.getMessage().startswith("shrunk to ") for record in caplog.records)
+    sparse = SVR(kernel="linear", C=0.1, epsilon=0.5, tol=1e-4).fit(X_sparse, y)
+    assert dense.dual_objective_ == pytest.approx(sparse.dual_objective_, rel=1e-6)
+    np.testing.assert_allclose(dense.predict(X), sparse.predict(X_sparse), atol=2e-3)
+
 
 @pytest.mark.parametrize("shrinking", [True, False])
 def test_the_blocked_strategy_of_every_formulation_reaches_the_gram_strategy_s_solution(shrinking, caplog):

@@ -127,6 +127,12 @@ HAND_OVER_ROUNDS = 2
 #: ... counted every this many rounds (a count reads every variable twice: on many rows with
 #: cheap rounds, the linear kernel's, a fifth of a round's work when made every round).
 HAND_OVER_CHECK_ROUNDS = 4
+#: ... but for the linear kernel's rounds on dense rows only from this many variables: they update
+#: every gradient through ``w`` (variables x features a round), which below it costs less than
+#: solving the kept variables on a copy of their rows (svmguide1, 3,089 rows: 4.3 -> 2.9 ms; 14,000
+#: rows of ijcnn1: 61 -> 44 ms; usps's pairs: 127 -> 106 ms), while above it the shrunk problem
+#: pays (100,000 rows of covtype: 8.6-9.2 s with it, 9.3-9.4 s without; docs/performance.md).
+LINEAR_HAND_OVER_MIN_VARIABLES = 2**15
 #: Rounds without a decrease of the dual objective after which the blocked strategy stops
 #: with status STALLED (round-off limits the accuracy).
 STALL_ROUNDS = 50

@@ -618,6 +618,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
     else:
         grad = np.array(batch.grad0[part], dtype=np.float64)
     q = plan.working_set
+    hands_over = settings.shrinking and (linear_rows is None or m >= _plan.LINEAR_HAND_OVER_MIN_VARIABLES)
     kept = np.empty(0, dtype=np.int64)
     objective = 0.5 * alpha @ (grad + p)
     best, since_best, steps, status = np.inf, 0, 0, OPTIMAL
@@ -644,7 +645,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
                 status = STALLED
                 break
         rounds_since_hand_over += 1
-        if (settings.shrinking and rounds_since_hand_over > _plan.HAND_OVER_ROUNDS
+        if (hands_over and rounds_since_hand_over > _plan.HAND_OVER_ROUNDS
                 and rounds_since_hand_over % _plan.HAND_OVER_CHECK_ROUNDS == 0):
             keeps = np.empty(m, dtype=np.bool_)
             n_kept = kept_by_shrinking(y, upper, alpha, grad, 0, m, bool(batch.nu), keeps)
