@@ -58,10 +58,11 @@ ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "common": 2**20, "blas
 #: Dense rows of at least this many features (and at most ``LOOP_ROWS_MAX_FEATURES``) whose one
 #: store holds every row, with a Gram matrix of ``UPFRONT_BLAS_WORK`` multiply-adds, have it
 #: computed all first by one BLAS product (the values on and below the diagonal, mirrored): that
-#: beats compiled loops' rows, all first or as SMO asks (heart, cancer, ijcnn1's 1,000-2,000
-#: rows); below the range the product's set-up costs more than it saves (wine), above it SMO
-#: needs too few of the rows (ijcnn1's 3,000: 3x slower), and with fewer features the loops'
-#: products are as cheap (iris, svmguide1; docs/performance.md).
+#: beats compiled loops' rows, all first or as SMO asks, even where SMO reads a quarter of them
+#: (cancer RBF, 104 of 426; ijcnn1's 1,000-2,000 rows), though not where it reads far fewer
+#: (cancer linear, 51: 12% slower); below the range the product's set-up costs more than it saves
+#: (wine), above it SMO needs too few of the rows (ijcnn1's 3,000: 3x slower), and with fewer
+#: features the loops' products are as cheap (iris, svmguide1; docs/performance.md).
 UPFRONT_BLAS_MIN_FEATURES = 8
 UPFRONT_BLAS_WORK = (2**18, 2**27)
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
