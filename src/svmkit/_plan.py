@@ -60,9 +60,10 @@ ROWS_UPFRONT_MAX_WORK = {"loops": 2**20, "sparse": 2**20, "common": 2**20, "blas
 #: computed all first by one BLAS product (the values on and below the diagonal, mirrored): that
 #: beats compiled loops' rows, all first or as SMO asks, even where SMO reads a quarter of them
 #: (cancer RBF, 104 of 426; ijcnn1's 1,000-2,000 rows), though not where it reads far fewer
-#: (cancer linear, 51: 12% slower); below the range the product's set-up costs more than it saves
-#: (wine), above it SMO needs too few of the rows (ijcnn1's 3,000: 3x slower), and with fewer
-#: features the loops' products are as cheap (iris, svmguide1; docs/performance.md).
+#: (cancer linear, 51 of 426); below the range the product's set-up costs more than it saves
+#: (wine), above it SMO needs too few of the rows and the matrix leaves the caches (ijcnn1's
+#: 3,000), and with fewer features the loops' products are as cheap (iris, svmguide1;
+#: docs/performance.md).
 UPFRONT_BLAS_MIN_FEATURES = 8
 UPFRONT_BLAS_WORK = (2**18, 2**27)
 #: Most kernel rows the Gram strategy computes at once where SMO asks for one: the one asked
@@ -130,9 +131,8 @@ HAND_OVER_ROUNDS = 2
 HAND_OVER_CHECK_ROUNDS = 4
 #: ... but for the linear kernel's rounds on dense rows only from this many variables: they update
 #: every gradient through ``w`` (variables x features a round), which below it costs less than
-#: solving the kept variables on a copy of their rows (svmguide1, 3,089 rows: 4.3 -> 2.9 ms; 14,000
-#: rows of ijcnn1: 61 -> 44 ms; usps's pairs: 127 -> 106 ms), while above it the shrunk problem
-#: pays (100,000 rows of covtype: 8.6-9.2 s with it, 9.3-9.4 s without; docs/performance.md).
+#: solving the kept variables on a copy of their rows (svmguide1, ijcnn1's 14,000 rows, usps's
+#: pairs), while above it the shrunk problem pays (covtype's 100,000 rows; docs/performance.md).
 LINEAR_HAND_OVER_MIN_VARIABLES = 2**15
 #: Rounds without a decrease of the dual objective after which the blocked strategy stops
 #: with status STALLED (round-off limits the accuracy).
