@@ -440,6 +440,7 @@ def test_linear_rounds_on_dense_rows_reach_libsvm_s_solution_and_that_of_sparse_
     np.testing.assert_allclose(value(dense, X), value(sparse, X_sparse), atol=2e-3)
     np.testing.assert_allclose(value(dense, X), value(oracle, X), atol=2e-3)
 
+
 def test_linear_rounds_on_dense_rows_of_many_variables_hand_the_kept_ones_over(caplog):
     """a9a's 21,000 rows made dense, epsilon-SVR with the linear kernel: 42,000 variables
     (35,398 once those on copies of a row are merged), at least ``LINEAR_HAND_OVER_MIN_VARIABLES``,
