@@ -125,6 +125,7 @@ def grid_search(args):
     _warm_worker()  # (this process refits the best point after the 2 workers' search, as each worker warmed)
     for n_workers in (1, 2):
         local, client, _ = cluster(n_workers, args.dask_malloc_trim)
+        client.amm.stop()  # (as the README advises: its ReduceReplicas would drop the copies scatter=[X, y] made)
         try:
             started = time.perf_counter()
             if n_workers == 1:  # (joblib runs the jobs of one worker thread in this process: on the worker instead)

@@ -85,6 +85,18 @@ def test_svc_grid_search_on_the_cluster_equals_the_local_one(client):
     assert 0.8 < search.best_score_ < 0.9
 
 
+def test_svc_grid_search_on_the_cluster_sends_the_data_once(client):
+    """The jobs take the very X and y that joblib scattered (it finds them by identity): no
+    task carries a copy of y, so the scheduler's log has one scatter, of the two arrays."""
+    X, y = load_heart_scale()
+    X = X.toarray() if hasattr(X, "toarray") else X
+    before = len(client.get_events(client.id))
+    with joblib.parallel_config(backend="dask", scatter=[X, y]):
+        SVCGridSearch(log2_C=(-1, 1, 2), log2_gamma=(-3, -5, -2), cv=3, progress=False).fit(X, y)
+    scatters = [event for _, event in client.get_events(client.id)[before:] if event.get("action") == "scatter"]
+    assert [event["count"] for event in scatters] == [2]
+
+
 def test_scikit_learn_grid_search_of_svmkit_svc_on_the_cluster_equals_the_local_one(client):
     X, y = load_heart_scale()
     grid = {"C": [0.5, 2.0, 8.0], "gamma": [0.01, 0.1]}

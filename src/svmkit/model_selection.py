@@ -189,7 +189,10 @@ class SVCGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.progress not in (None, False, True) and not callable(self.progress):
             raise ValueError("progress must be None, a bool or a callable progress(stage, done, total).")
         X = canonical_csr(check_array(X, accept_sparse="csr", dtype=np.float64))
-        y = column_or_1d(y, warn=True)
+        y_column = column_or_1d(y, warn=True)
+        # (the jobs take the caller's own 1-D array as it is: joblib's Dask backend finds the
+        # data scattered to the workers by identity, and would send a copy with the jobs)
+        y = y if isinstance(y, np.ndarray) and y.ndim == 1 else y_column
         check_classification_targets(y)
         if isinstance(self.cv, numbers.Integral):
             splitter = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
