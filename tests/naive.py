@@ -272,3 +272,26 @@ def face_newton_step(Q, g, y, nu=False):
     kkt = np.block([[Q, A.T], [A, np.zeros((c, c))]])
     solution = np.linalg.lstsq(kkt, np.concatenate([-g, np.zeros(c)]), rcond=None)[0]
     return solution[:k]
+
+
+def libsvm_layout_by_loops(bounds, rows, coef, y_index, n_classes, first=(), second=()):
+    """LIBSVM's layout of fitted problems one variable at a time: the support vectors (rows
+    with a nonzero coefficient in some problem) sorted by class then row, their number per
+    class, each one's coefficient per problem, and for one-vs-one pairs ``(first[p],
+    second[p])`` LIBSVM's ``dual_coef_`` (a support vector of class ``i`` keeps its coefficient
+    of pair ``(i, j)`` in row ``j - 1`` where ``i < j``, else in row ``j``)."""
+    support = sorted({int(rows[t]) for t in range(len(coef)) if coef[t] != 0}, key=lambda r: (y_index[r], r))
+    position = {r: s for s, r in enumerate(support)}
+    n_support = np.array([sum(1 for r in support if y_index[r] == c) for c in range(n_classes)], dtype=np.int64)
+    n_problems = len(bounds) - 1
+    problem_coef = np.zeros((len(support), n_problems))
+    dual_coef = np.zeros((n_classes - 1 if len(first) else 0, len(support)))
+    for p in range(n_problems):
+        for t in range(bounds[p], bounds[p + 1]):
+            if coef[t] != 0:
+                s = position[int(rows[t])]
+                problem_coef[s, p] = coef[t]
+                if len(first):
+                    i, j = first[p], second[p]
+                    dual_coef[j - 1 if y_index[rows[t]] == i else i, s] = coef[t]
+    return np.array(support, dtype=np.int64), n_support, problem_coef, dual_coef

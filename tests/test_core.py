@@ -10,11 +10,13 @@ import scipy.sparse as sp
 from compiled_doctests import run_docstring_examples
 from naive import (
     asymmetry_by_loops, dual_by_projected_gradient, intercept_by_masks, kept_by_shrinking, kernel_by_formula,
+    libsvm_layout_by_loops,
 )
 import svmkit
 from svmkit._core._exp import exp_nonpositive, exp_nonpositive_single
 from svmkit._core._jit import jit
 from svmkit._core.blocked import ROUND_LEFT, linear_round
+from svmkit._core.layout import libsvm_layout
 from svmkit._core.kernels import (
     LINEAR, POLYNOMIAL, RBF, SIGMOID, apply_kernel, apply_kernel_after_sparse_products, dense_kernel_data,
     add_sparse_products, complete_lower_rows, kernel_asymmetry, kernel_columns, kernel_diagonal, kernel_rows,
@@ -143,7 +145,7 @@ def test_compiled_kernel_docstring_examples(function):
     assert tries > 0 and failures == 0
 
 
-@pytest.mark.parametrize("function", [solve_batch, solve_kept, linear_round])
+@pytest.mark.parametrize("function", [solve_batch, solve_kept, linear_round, libsvm_layout])
 def test_compiled_solver_docstring_examples(function):
     tries, failures = run_docstring_examples(function)
     assert tries > 0 and failures == 0
@@ -491,3 +493,31 @@ def test_the_variables_shrinking_keeps_are_naive_s(nu):
     expected = kept_by_shrinking(y, upper, alpha, grad, nu)
     np.testing.assert_array_equal(keeps, expected)
     assert n_kept == expected.sum() and 0 < n_kept < 200
+
+
+@pytest.mark.parametrize("kind", ["two classes", "one-vs-one", "one-vs-rest"])
+def test_libsvm_layout_is_naive_s(kind):
+    """Problems on rows of 2-5 classes with random coefficients, some 0 (a support vector of
+    one pair and not of another; a class without any), laid out as the loops of
+    tests/naive.py lay them out."""
+    rng = np.random.default_rng({"two classes": 1, "one-vs-one": 2, "one-vs-rest": 3}[kind])
+    for _ in range(40):
+        n_classes = 2 if kind == "two classes" else int(rng.integers(3, 6))
+        y_index = rng.integers(0, n_classes, size=int(rng.integers(n_classes, 40)))
+        y_index[:n_classes] = np.arange(n_classes)
+        rng.shuffle(y_index)
+        if kind == "one-vs-rest":
+            pairs = [(c, None) for c in range(n_classes)]
+        else:
+            pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+        rows = [np.flatnonzero((y_index == a) | (y_index == b)) if b is not None else np.arange(y_index.shape[0])
+                for a, b in pairs]
+        bounds = np.cumsum([0] + [r.shape[0] for r in rows]).astype(np.int64)
+        rows = np.concatenate(rows).astype(np.int64)
+        coef = np.where(rng.random(rows.shape[0]) < 0.4, rng.normal(size=rows.shape[0]), 0.0)
+        first = np.array([a for a, _ in pairs], dtype=np.int64) if kind == "one-vs-one" else np.empty(0, np.int64)
+        second = np.array([b for _, b in pairs], dtype=np.int64) if kind == "one-vs-one" else np.empty(0, np.int64)
+        compiled = libsvm_layout(bounds, rows, coef, y_index, n_classes, first, second)
+        expected = libsvm_layout_by_loops(bounds, rows, coef, y_index, n_classes, first, second)
+        for got, want in zip(compiled, expected):
+            assert got.shape == want.shape and np.array_equal(got, want)

@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 
+from .._core.layout import libsvm_layout
 from .._interrupt import unfitted_on_interrupt
 from .._parallel import on_one_blas_thread
 from .._plan import PAIR_PRODUCTS_MIN_CLASSES
@@ -31,12 +32,15 @@ from .._validation import (
 )
 from ..qp import solve_dual_qp
 from ._base import BaseKernelSVM, is_real
-from ._binary import StackedVariables, libsvm_layout, objectives_per_problem
+from ._binary import StackedVariables, objectives_per_problem
 from ._decisions import PairCoefficients
 from ._formulations import against_the_rest, c_svc_batch, c_svc_read, one_vs_one, stacked
 from ._probability import MIN_PROB, draw_seed, fold_splits, pairwise_probabilities, sigmoid_predict, sigmoid_train
 from ._separability import NotSeparableError, is_separable
 from ._vc_bound import enclosing_radius, feature_space_dimension, vc_bound
+
+#: The pairs' classes where the problems are not one-vs-one (:func:`svmkit._core.layout.libsvm_layout`).
+_NO_CLASSES = np.empty(0, dtype=np.int64)
 
 
 @lru_cache(maxsize=16)
@@ -593,7 +597,7 @@ class SVC(ClassifierMixin, BaseKernelSVM):
         theory of every problem."""
         n_classes, n = self.classes_.shape[0], X.shape[0]
         one_vs_one = n_classes > 2 and self.multiclass == "ovo"
-        first, second = self._pair_classes() if one_vs_one else (None, None)
+        first, second = self._pair_classes() if one_vs_one else (_NO_CLASSES, _NO_CLASSES)
         v = variables
         support, n_support, problem_coef, dual_coef = libsvm_layout(
             v.bounds, v.indices, v.alpha * v.y, y_index, n_classes, first, second)
@@ -818,8 +822,8 @@ class SVC(ClassifierMixin, BaseKernelSVM):
 
     def _pair_classes(self):
         """The first and second class of each one-vs-one problem (int64 arrays)."""
-        pairs = np.array(self._problem_pairs, dtype=np.int64).reshape(-1, 2)
-        return pairs[:, 0], pairs[:, 1]
+        pairs = np.array(self._problem_pairs, dtype=np.int64).reshape(-1, 2).T.copy()
+        return pairs[0], pairs[1]
 
     # -- probabilities ----------------------------------------------------------
     def _check_probability(self):
