@@ -248,14 +248,14 @@ def test_every_plan_branch_of_a_multiclass_fit_reaches_libsvm_s_optimum(cache_si
                                                   (1.0, "BLAS", (0.9, 1.0))])
 def test_one_vs_one_pairs_on_their_own_rows_take_loops_where_their_first_pairs_left_blas_rows_unused(
         caplog, gamma, rows_by, used):
-    """Digits with 4 MB (each pair on a store of its own rows, 64 features: BLAS rows with the
-    strongest violators' rows): with gamma = 1/64 the first two pairs read a sixth of the rows
+    """Digits with 3 MB (each pair on a store of its own rows, 64 features: BLAS rows with the
+    strongest violators' rows; too little for the class blocks, whatever the threads): with gamma = 1/64 the first two pairs read a sixth of the rows
     they computed (813 support vectors of 1,797), and the other pairs compute their rows by
     compiled loops as SMO asks for them; with gamma = 1 every row is a support vector and read,
     and BLAS stays. Either way each pair's dual objective is LIBSVM's."""
     X, y = _digits()
     with caplog.at_level("INFO", logger="svmkit"):
-        ours = SVC(C=10.0, gamma=gamma, cache_size=4, tol=1e-4, verbose=True).fit(X, y)
+        ours = SVC(C=10.0, gamma=gamma, cache_size=3, tol=1e-4, verbose=True).fit(X, y)
     # (here 109 of 675 and 715 of 715)
     judged = [re.fullmatch(r"45 one-vs-one pairs: the first 2 problems used (\d+) of the (\d+) BLAS rows they "
                            rf"computed: the others' rows by {rows_by}", record.getMessage()) for record in caplog.records]
@@ -265,6 +265,46 @@ def test_one_vs_one_pairs_on_their_own_rows_take_loops_where_their_first_pairs_l
     np.testing.assert_allclose(ours.dual_objective_, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": gamma}),
                                rtol=1e-4)
     assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_one_vs_one_pairs_on_their_own_rows_take_gram_matrices_assembled_from_class_blocks(caplog, n_jobs):
+    """Digits with 8 MB (the Gram matrix of all the rows does not fit, each pair's does; 64
+    features: BLAS): each class's block is computed once for its nine pairs and each pair's
+    block of its two classes once, (N^2 + sum of n_c^2) / 2 kernel values in all, and each
+    pair's Gram matrix assembled from them; each pair's dual objective is LIBSVM's, and the
+    model that of the default budget (one store of rows of all the data, as SMO asks)."""
+    X, y = _digits()
+    with caplog.at_level("INFO", logger="svmkit"):
+        ours = SVC(C=10.0, gamma=1.0 / 64, cache_size=8, tol=1e-4, n_jobs=n_jobs, verbose=True).fit(X, y)
+    messages = [record.getMessage() for record in caplog.records]
+    assert "45 one-vs-one pairs: Gram matrices assembled from class blocks" in messages
+    sizes = np.bincount(y)
+    counted = [re.search(r"kernel rows computed: ([\d,]+) \(([\d,]+) kernel values\)", message) for message in messages]
+    (rows, values), = [tuple(int(text.replace(",", "")) for text in match.groups()) for match in counted if match]
+    assert (rows, values) == (1797, (1797**2 + int(np.sum(sizes**2))) // 2)
+    oracle = LibsvmSVC(C=10.0, gamma=1.0 / 64, tol=1e-4).fit(X, y)
+    np.testing.assert_allclose(ours.dual_objective_, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": 1.0 / 64}),
+                               rtol=1e-4)
+    assert np.mean(ours.predict(X) == oracle.predict(X)) >= 0.998
+    shared = SVC(C=10.0, gamma=1.0 / 64, tol=1e-4).fit(X, y)
+    np.testing.assert_allclose(ours.dual_objective_, shared.dual_objective_, rtol=1e-5)
+    np.testing.assert_array_equal(ours.predict(X), shared.predict(X))
+
+
+def test_plan_of_class_blocks_holds_them_and_each_thread_s_pair_within_the_budget():
+    from svmkit._plan import class_blocks_pay
+
+    usps = plan(7291, [1458] * 45, n_features=256, kernel_code=RBF, budget_bytes=200 * MB, n_jobs=2)
+    assert (usps.strategy, usps.shared_rows, usps.dots, usps.threads) == ("gram", False, "blas", 2)
+    # (usps's classes, 22 MB in float32, and two pairs' matrices of 8.5 MB)
+    assert class_blocks_pay(usps, 22 * MB, 8.5 * MB, 200 * MB)
+    assert not class_blocks_pay(usps, 22 * MB, 8.5 * MB, 38 * MB)
+    # not where rows are compiled loops' (few features), nor for one store of all the rows
+    thin = plan(7291, [1458] * 45, n_features=16, kernel_code=RBF, budget_bytes=200 * MB, n_jobs=2)
+    shared = plan(1797, [360] * 45, n_features=64, kernel_code=RBF, budget_bytes=200 * MB, n_jobs=2)
+    assert (thin.dots, shared.shared_rows) == ("loops", True)
+    assert not class_blocks_pay(thin, MB, MB, 200 * MB) and not class_blocks_pay(shared, MB, MB, 200 * MB)
 
 
 def test_the_judge_of_blas_rows_decides_from_the_first_problems_in_order_whatever_order_they_end_in():

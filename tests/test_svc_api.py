@@ -432,12 +432,13 @@ def test_solver_docstring_examples():
     import doctest
 
     import svmkit._plan
+    import svmkit._solver.class_blocks
     import svmkit._solver.driver
     import svmkit._solver.dual
     import svmkit._solver.rows
     import svmkit.svm._formulations
 
-    for module in (svmkit._plan, svmkit._solver.driver, svmkit._solver.dual, svmkit._solver.rows, svmkit._parallel,
+    for module in (svmkit._plan, svmkit._solver.class_blocks, svmkit._solver.driver, svmkit._solver.dual, svmkit._solver.rows, svmkit._parallel,
                    svmkit.svm._formulations):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0

@@ -623,6 +623,28 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
     return replace(plan, working_set=working_set, cache_rows=cache_rows, own_rows=own)
 
 
+def class_blocks_pay(plan, class_bytes=0, pair_bytes=0, budget_bytes=np.inf):
+    """Whether the one-vs-one problems of a batch of this ``plan`` take Gram matrices assembled
+    before SMO starts from blocks (:mod:`svmkit._solver.class_blocks`): each class's own,
+    computed once for its k - 1 problems, and each pair's, all by BLAS. Where the problems
+    are on stores of their own rows whose rows BLAS computes (dense rows wider than
+    ``LOOP_ROWS_MAX_FEATURES``), and the class blocks (``class_bytes`` in all) and the largest
+    Gram matrix of each of the plan's threads (``pair_bytes``) fit the budget: SMO's rows one at
+    a time read all of a pair's features for each row, bound by memory, at several times a BLAS
+    value's cost, and usps's pairs read a sixth of their rows (docs/performance.md).
+
+    Examples
+    --------
+    >>> from svmkit._core.kernels import RBF
+    >>> usps = plan(7291, [1458] * 45, n_features=256, kernel_code=RBF, budget_bytes=200 * 2**20, n_jobs=2)
+    >>> class_blocks_pay(usps, 22 * 2**20, 9 * 2**20, 200 * 2**20), class_blocks_pay(usps, 22 * 2**20, 9 * 2**20, 30 * 2**20)
+    (True, False)
+    """
+    if plan.strategy != "gram" or plan.shared_rows or plan.dots != "blas":
+        return False
+    return class_bytes + max(plan.threads, 1) * pair_bytes <= budget_bytes
+
+
 def with_rows_per_problem(plan):
     """``plan`` with a store of rows per problem instead of one shared store (for a batch whose
     problems' rows are not runs of consecutive rows of the data)."""

@@ -30,6 +30,7 @@ from .._core.smo import (
 )
 from .._core.working_set import add_by_rows, column_sum, column_sum_parallel, gather_block, select_working_set
 from .._parallel import map_in_threads, on_all_cores
+from .class_blocks import ClassBlocks
 from .duplicates import merge_copies
 from .dual import (
     ITERATION_LIMIT, NOT_FINITE, OPTIMAL, STALLED, DualBatch, DualSolution, SolverCounts, runs_of, side_flags,
@@ -188,6 +189,9 @@ def _solve(batch, source, settings):
         gap = np.zeros(batch.n_groups)
         plans = _problem_plans(plan, batch, source, settings)
         judge = _BlasRowsJudge(batch.n_groups, settings)
+        blocks = ClassBlocks.for_batch(batch, source, plan, settings.cache_size * 2**20, counts)
+        if blocks is not None and settings.verbose:
+            logger.info("%sGram matrices assembled from class blocks", f"{settings.label}: " if settings.label else "")
 
         def solve_one(g):
             part = batch.group(g)
@@ -195,7 +199,7 @@ def _solve(batch, source, settings):
                 judge.report(g, 0, 0)  # (no BLAS rows of the Gram strategy to judge)
                 outcome = _blocked_group(batch, g, source, plans[g], settings, progress, counts)
             else:
-                outcome = _own_rows_group(batch, g, source, plans[g], settings, progress, counts, judge)
+                outcome = _own_rows_group(batch, g, source, plans[g], settings, progress, counts, judge, blocks)
             alpha[part], grad[part], n_iter[g], status[g], gap[g] = outcome
 
         try:
@@ -264,6 +268,16 @@ class _GramStore:
             return
         # (the memory of a row is only taken where the row is written)
         self.store = row_store(np.empty((min(capacity, n), n), dtype=dtype), n, source.diagonal(), compute, data)
+
+    @classmethod
+    def of_matrix(cls, K, source, plan, counts):
+        """A store of every row, the Gram matrix ``K`` of ``source``'s rows computed already
+        (and counted)."""
+        store = cls.__new__(cls)
+        store.source, store.dots, store.prefetch, store.counts, store._computed = source, "precomputed", 1, counts, None
+        store.store = full_row_store(K, source.diagonal(), source.compiled(K.dtype))
+        store.store.clock[COMPUTED] = K.shape[0]
+        return store
 
     def fill(self, work):
         """Compute the rows the solver listed (``work.wanted``) into the places it gave them."""
@@ -497,7 +511,7 @@ def _f64(values):
     return np.ascontiguousarray(values, dtype=np.float64)
 
 
-def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
+def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge, blocks=None):
     """Problem ``g`` by the Gram strategy on a store of its own rows, gathered once in the
     order of its variables (so that they are runs; else a row for each variable), BLAS rows
     or loops as the batch's ``judge`` (:class:`_BlasRowsJudge`) says. Returns ``(alpha, grad,
@@ -523,14 +537,17 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge):
         capacity = max(2, min(n_rows, _plan.rows_in_budget(n_rows, budget, dtype)))
     else:
         capacity = n_rows
-    blas_as_asked = plan.dots == "blas" and not _rows_first(plan, capacity, n_rows)
+    blas_as_asked = plan.dots == "blas" and not _rows_first(plan, capacity, n_rows) and blocks is None
     if not blas_as_asked:
         judge.report(g, 0, 0)  # (no BLAS rows computed as SMO asks: nothing to judge, nothing to wait for)
     rows_used = (0, 0)
     try:
         loops = judge.loops_for(g) if blas_as_asked else False
-        store = _GramStore(source.subset(in_order, gather=True), plan, dtype, capacity, counts, loops=bool(loops),
-                           judged=loops is None)
+        pair_source = source.subset(in_order, gather=True)
+        if blocks is not None:
+            store = _GramStore.of_matrix(blocks.gram(g, pair_source), pair_source, plan, counts)
+        else:
+            store = _GramStore(pair_source, plan, dtype, capacity, counts, loops=bool(loops), judged=loops is None)
         work = new_work(compiled)
         work.alpha[:] = batch.alpha0[part]
         _solve_groups(compiled, store, work, plan, settings, progress, counts, problem=g)

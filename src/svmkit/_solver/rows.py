@@ -337,6 +337,19 @@ class KernelRows:
 
         blas_in_equal_parts(lower_rows, n, (n * (n + 1) // 2) * self.n_features, lower_triangle=True)
 
+    def cross_into(self, split, out):
+        """``out =`` the kernel values of the rows before ``split`` against those from it on
+        (C-ordered, ``split`` rows, in ``out``'s type): BLAS products and the compiled kernel,
+        for dense rows of a compiled kernel (the block of two classes of a one-vs-one pair)."""
+        XT, norms = self.transposed(out.dtype)
+        notice_compilation(apply_kernel)
+
+        def cross_rows(first, last):
+            np.matmul(XT[:, first:last].T, XT[:, split:], out=out[first:last])
+            apply_kernel(out[first:last], norms[first:last], norms[split:], *self.form)
+
+        blas_in_equal_parts(cross_rows, split, out.size * self.n_features)
+
     def _rows_into_block(self, rows, block, dots):
         """``block[k] =`` the kernel row ``rows[k]``: BLAS products (of the common features
         and then those of the others by feature, where ``dots`` is ``'common'``) and the
