@@ -629,7 +629,7 @@ def class_blocks_pay(plan, class_bytes=0, pair_bytes=0, budget_bytes=np.inf):
     computed once for its k - 1 problems, and each pair's, all by BLAS. Where the problems
     are on stores of their own rows whose rows BLAS computes (dense rows wider than
     ``LOOP_ROWS_MAX_FEATURES``), and the class blocks (``class_bytes`` in all) and the largest
-    Gram matrix of each of the plan's threads (``pair_bytes``) fit the budget: SMO's rows one at
+    Gram matrix and pair's block of each of the plan's threads (``pair_bytes``) fit the budget: SMO's rows one at
     a time read all of a pair's features for each row, bound by memory, at several times a BLAS
     value's cost, and usps's pairs read a sixth of their rows (docs/performance.md).
 

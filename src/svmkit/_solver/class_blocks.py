@@ -62,9 +62,10 @@ class ClassBlocks:
         # (each thread's matrices, made once at the largest size: a fresh matrix of some megabytes
         # for each problem costs a page fault per page on its first write, more than the copies)
         self._buffers = threading.local()
-        self._largest = {}
+        self._largest = {}  # (the most values of a Gram matrix and of a pair's block, by type)
         for (_, n_a, _, n_b), dtype in zip(segments, self.dtypes):
-            self._largest[dtype] = max(self._largest.get(dtype, 0), (n_a + n_b) ** 2)
+            gram, cross = self._largest.get(dtype, (0, 0))
+            self._largest[dtype] = (max(gram, (n_a + n_b) ** 2), max(cross, n_a * n_b))
 
     @classmethod
     def for_batch(cls, batch, source, plan, budget_bytes, counts):
@@ -88,7 +89,8 @@ class ClassBlocks:
         if any(dtype is None for dtype in dtypes):
             return None
         class_bytes = sum(n * n * dtype.itemsize for _, n, dtype in _class_keys(segments, dtypes))
-        pair_bytes = max((n_a + n_b) ** 2 * dtype.itemsize for (_, n_a, _, n_b), dtype in zip(segments, dtypes))
+        pair_bytes = max(((n_a + n_b) ** 2 + n_a * n_b) * dtype.itemsize
+                         for (_, n_a, _, n_b), dtype in zip(segments, dtypes))
         if not _plan.class_blocks_pay(plan, class_bytes, pair_bytes, budget_bytes):
             return None
         return cls(source, segments, dtypes, counts)
@@ -98,8 +100,8 @@ class ClassBlocks:
         ``pair_source`` the kernel rows of its two classes in the problem's order."""
         start_a, n_a, start_b, n_b = self.segments[g]
         dtype = self.dtypes[g]
-        for name in ("gram", "cross"):
-            reused_array(self._buffers, f"{name}_{dtype.name}", (self._largest[dtype],), dtype)
+        for name, values in zip(("gram", "cross"), self._largest[dtype]):
+            reused_array(self._buffers, f"{name}_{dtype.name}", (values,), dtype)
         K = reused_array(self._buffers, f"gram_{dtype.name}", (n_a + n_b, n_a + n_b), dtype)
         cross = reused_array(self._buffers, f"cross_{dtype.name}", (n_a, n_b), dtype)
         with self.counts.timed("rows"):
