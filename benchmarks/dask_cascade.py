@@ -3,7 +3,8 @@
 Two parts, each on a ``LocalCluster`` of worker processes with one thread each, started afresh
 (so that every worker's peak memory is that of the part measured) and warmed up before timing
 (svmkit imported and its compiled code loaded on every worker), without Dask's
-``MALLOC_TRIM_THRESHOLD_=65536`` unless ``--dask-malloc-trim`` (see the README):
+``MALLOC_TRIM_THRESHOLD_=65536`` unless ``--dask-malloc-trim``, and with Dask's monitors slowed
+down (``QUIET_MONITORS``) unless ``--dask-monitors`` (see the README for both):
 
 * **Grid search**: ``SVCGridSearch``'s default grid, the LIBSVM guide's (the seeds'):
   ``C = 2^-5 ... 2^15``, ``gamma = 2^3 ... 2^-15``, 110 points, 5-fold cross-validation, scaled
@@ -89,16 +90,29 @@ def _worker_figures(dask_worker):
     }
 
 
-def cluster(n_workers, malloc_trim=False):
+#: Dask's monitors slowed down, as the README advises where the scheduler shares the workers'
+#: cores: the event loops' tick watch (every 20 ms by default), the workers' statistical
+#: profiler (a stack sample every 10 ms), the memory monitor (100 ms) and the system monitor
+#: (500 ms) take some 3% of a core in every process of an idle cluster.
+QUIET_MONITORS = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+}
+
+
+def cluster(n_workers, malloc_trim=False, dask_monitors=False):
     """A LocalCluster of warmed-up workers, without Dask's ``MALLOC_TRIM_THRESHOLD_`` (as the
-    README advises for svmkit) unless ``malloc_trim``; and the workers' RSS after the warm-up."""
+    README advises for svmkit) unless ``malloc_trim``, its monitors slowed down
+    (``QUIET_MONITORS``) unless ``dask_monitors``; and the workers' RSS after the warm-up."""
     import dask
     from distributed import Client, LocalCluster
 
     unset = {} if malloc_trim else {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
-    with dask.config.set(unset):
+    with dask.config.set({**unset, **({} if dask_monitors else QUIET_MONITORS)}):
         local = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    client = Client(local)
+        client = Client(local)
     client.run(_warm_worker)
     return local, client, client.run(_rss_mb)
 
@@ -124,7 +138,7 @@ def grid_search(args):
     results, tables = {}, {}
     _warm_worker()  # (this process refits the best point after the 2 workers' search, as each worker warmed)
     for n_workers in (1, 2):
-        local, client, _ = cluster(n_workers, args.dask_malloc_trim)
+        local, client, _ = cluster(n_workers, args.dask_malloc_trim, args.dask_monitors)
         client.amm.stop()  # (as the README advises: its ReduceReplicas would drop the copies scatter=[X, y] made)
         try:
             started = time.perf_counter()
@@ -203,7 +217,7 @@ def _cascade_fit(args, X, y, X_test, y_test, params, single, single_labels):
 
     from svmkit.dask import CascadeSVC
 
-    local, client, warm_rss = cluster(args.workers, args.dask_malloc_trim)
+    local, client, warm_rss = cluster(args.workers, args.dask_malloc_trim, args.dask_monitors)
     try:
         dX = da.from_array(X, chunks=(-(-X.shape[0] // args.partitions), -1))
         dy = da.from_array(y, chunks=(dX.chunks[0],))
@@ -267,6 +281,8 @@ def main(argv=None):
     parser.add_argument("--skip-single", action="store_true", help="no single-process fit (it takes long)")
     parser.add_argument("--dask-malloc-trim", action="store_true",
                         help="start the workers with Dask's MALLOC_TRIM_THRESHOLD_=65536 (by default unset)")
+    parser.add_argument("--dask-monitors", action="store_true",
+                        help="Dask's monitors at their default intervals (by default slowed: QUIET_MONITORS)")
     parser.add_argument("--json", default=str(HERE / "results" / "dask_cascade.json"))
     args = parser.parse_args(argv)
     for line in thread_settings():
@@ -277,10 +293,13 @@ def main(argv=None):
     if not (args.skip_cascade and args.skip_single):
         cases.append(cascade(args))
     trim = "65536 (Dask's default)" if args.dask_malloc_trim else "unset"
+    monitors = "at their defaults" if args.dask_monitors else "slowed (" + ", ".join(
+        f"{key.split('.', 1)[1]}: {value}" for key, value in QUIET_MONITORS.items()) + ")"
     command = "python benchmarks/dask_cascade.py " + " ".join(argv if argv is not None else sys.argv[1:])
     write_json(args.json, "dask_cascade", command.strip(), library_versions(), cases,
                extra={"anchors": {"svmkit": "one worker / one process"},
-                      "settings": f"LocalCluster of worker processes, 1 thread each, MALLOC_TRIM_THRESHOLD_ {trim}; "
+                      "settings": f"LocalCluster of worker processes, 1 thread each, MALLOC_TRIM_THRESHOLD_ {trim}, "
+                                  f"Dask's monitors {monitors}; "
                                   f"tol=1e-3, cache_size={args.cache_size:g} MB"})
 
 
