@@ -305,6 +305,8 @@ def test_plan_of_class_blocks_holds_them_and_each_thread_s_pair_within_the_budge
     shared = plan(1797, [360] * 45, n_features=64, kernel_code=RBF, budget_bytes=200 * MB, n_jobs=2)
     assert (thin.dots, shared.shared_rows) == ("loops", True)
     assert not class_blocks_pay(thin, MB, MB, 200 * MB) and not class_blocks_pay(shared, MB, MB, 200 * MB)
+    # nor for the linear kernel, whose pairs read few of their rows
+    assert not class_blocks_pay(usps, 22 * MB, 8.5 * MB, 200 * MB, linear=True)
 
 
 def test_the_judge_of_blas_rows_decides_from_the_first_problems_in_order_whatever_order_they_end_in():

@@ -623,7 +623,7 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
     return replace(plan, working_set=working_set, cache_rows=cache_rows, own_rows=own)
 
 
-def class_blocks_pay(plan, class_bytes=0, pair_bytes=0, budget_bytes=np.inf):
+def class_blocks_pay(plan, class_bytes=0, pair_bytes=0, budget_bytes=np.inf, linear=False):
     """Whether the one-vs-one problems of a batch of this ``plan`` take Gram matrices assembled
     before SMO starts from blocks (:mod:`svmkit._solver.class_blocks`): each class's own,
     computed once for its k - 1 problems, and each pair's, all by BLAS. Where the problems
@@ -631,7 +631,10 @@ def class_blocks_pay(plan, class_bytes=0, pair_bytes=0, budget_bytes=np.inf):
     ``LOOP_ROWS_MAX_FEATURES``), and the class blocks (``class_bytes`` in all) and the largest
     Gram matrix and pair's block of each of the plan's threads (``pair_bytes``) fit the budget: SMO's rows one at
     a time read all of a pair's features for each row, bound by memory, at several times a BLAS
-    value's cost, and usps's pairs read a sixth of their rows (docs/performance.md).
+    value's cost, and usps's pairs read a sixth of their rows under RBF. Not for the linear kernel,
+    whose pairs read fewer of their rows (usps's first 3,000 rows: 12%) and whose values have no
+    exponential: there the copies into each pair's matrix cost more than the loops' rows
+    (docs/performance.md).
 
     Examples
     --------
@@ -640,7 +643,7 @@ def class_blocks_pay(plan, class_bytes=0, pair_bytes=0, budget_bytes=np.inf):
     >>> class_blocks_pay(usps, 22 * 2**20, 9 * 2**20, 200 * 2**20), class_blocks_pay(usps, 22 * 2**20, 9 * 2**20, 30 * 2**20)
     (True, False)
     """
-    if plan.strategy != "gram" or plan.shared_rows or plan.dots != "blas":
+    if plan.strategy != "gram" or plan.shared_rows or plan.dots != "blas" or linear:
         return False
     return class_bytes + max(plan.threads, 1) * pair_bytes <= budget_bytes
 

@@ -74,8 +74,7 @@ _TAU = 1e-12  # LIBSVM's TAU: the curvature used where K_ii + K_jj - 2 K_ij <= 0
 _SHRINK_PERIOD = 1000  # LIBSVM: shrink every min(variables, 1000) steps
 _CHECK_PERIOD = 100  # steps between two counts of the variables shrinking would keep
 _HAND_OVER = 5  # a sub-problem once shrinking keeps fewer than 1/5 of the variables ...
-_SLOW_STEPS_PER_VARIABLE = 5  # ... or, after this many steps a variable, fewer than half ...
-_MISSING_ROWS_SHARE = 4  # ... and at most 1/4 of their rows are still to be computed for it
+_SLOW_STEPS_PER_VARIABLE = 5  # ... or, after this many steps a variable, fewer than half
 _STEPS_PER_ACTIVE = 4  # most steps of a sub-problem's stretch per variable, before it is shrunk again
 _REBUILD_SHARE = 0.75  # a sub-problem's block made anew once shrinking keeps at most this share of it
 _IN_UP, _IN_LOW = 1, 2  # flags of a variable: it may move up (I_up), down (I_low)
@@ -246,13 +245,14 @@ def solve_batch(batch, store, work, settings, budget):
                 n_kept = kept_by_shrinking(y, upper, alpha, grad, start, stop, batch.nu, kept)
                 if n_kept > store.K.shape[0]:
                     continue
-                # (rows SMO has not read are mostly never read: the sub-problem waits until few
-                # of its rows are missing rather than compute them all for its block)
+                # (the rows its block still lacks, most of them rows SMO would never read, are
+                # computed where they cost at most what the steps since the last sub-problem would
+                # have saved on the kept variables alone; else SMO goes on, and looks again)
                 n_missing = 0
                 for t in range(start, stop):
                     if kept[t - start] and store.slot[rows[t]] < 0:
                         n_missing += 1
-                if n_missing * _MISSING_ROWS_SHARE > n_kept:
+                if n_missing * store.K.shape[1] > cursor[STEPS_SINCE] * (stop - start - n_kept):
                     continue
                 since = store.clock[TICK]
                 for t in range(start, stop):

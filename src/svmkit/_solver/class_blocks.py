@@ -72,7 +72,7 @@ class ClassBlocks:
         """The :class:`ClassBlocks` of ``batch`` where :func:`svmkit._plan.class_blocks_pay`
         says so (each problem's Gram matrix in the type its store would take), else None."""
         if batch.n_groups < 2 or source.form is None or source.sparse_density is not None \
-                or not _plan.class_blocks_pay(plan):
+                or not _plan.class_blocks_pay(plan, linear=source.is_linear):
             return None
         runs = batch.runs()
         if runs is None:
@@ -91,7 +91,7 @@ class ClassBlocks:
         class_bytes = sum(n * n * dtype.itemsize for _, n, dtype in _class_keys(segments, dtypes))
         pair_bytes = max(((n_a + n_b) ** 2 + n_a * n_b) * dtype.itemsize
                          for (_, n_a, _, n_b), dtype in zip(segments, dtypes))
-        if not _plan.class_blocks_pay(plan, class_bytes, pair_bytes, budget_bytes):
+        if not _plan.class_blocks_pay(plan, class_bytes, pair_bytes, budget_bytes, source.is_linear):
             return None
         return cls(source, segments, dtypes, counts)
 
