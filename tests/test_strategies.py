@@ -292,6 +292,20 @@ def test_one_vs_one_pairs_on_their_own_rows_take_gram_matrices_assembled_from_cl
     np.testing.assert_array_equal(ours.predict(X), shared.predict(X))
 
 
+def test_class_blocks_of_a_small_multiclass_fit_give_libsvm_s_pairs(caplog):
+    """Digits' first 400 rows with half a megabyte: the shared store does not fit, each pair's
+    does, and so do the class blocks; each pair's dual objective is LIBSVM's."""
+    X, y = _digits()
+    X, y = X[:400], y[:400]
+    with caplog.at_level("INFO", logger="svmkit"):
+        ours = SVC(C=10.0, gamma=1.0 / 64, cache_size=0.5, tol=1e-4, n_jobs=1, verbose=True).fit(X, y)
+    assert "45 one-vs-one pairs: Gram matrices assembled from class blocks" in [r.getMessage() for r in caplog.records]
+    oracle = LibsvmSVC(C=10.0, gamma=1.0 / 64, tol=1e-4).fit(X, y)
+    np.testing.assert_allclose(ours.dual_objective_, libsvm_pair_objectives(oracle, X, "rbf", {"gamma": 1.0 / 64}),
+                               rtol=1e-4)
+    np.testing.assert_array_equal(ours.predict(X), oracle.predict(X))
+
+
 def test_plan_of_class_blocks_holds_them_and_each_thread_s_pair_within_the_budget():
     from svmkit._plan import class_blocks_pay
 
