@@ -59,6 +59,10 @@ class CascadePasses:
         for pass_number in range(1, self.max_passes + 1):
             started = time.perf_counter()
             top = self._cascade(feeds, start, pass_number)
+            # (no reference here to the row sets fed to this pass: Dask frees each once the node
+            # that joins it has, and not only after the node's fit; the last working set, fed
+            # back whole, is the largest)
+            feeds = working = violators = None
             model, working_set = client.submit(tasks.model_of, top, key=self._key("model", pass_number)).result()
             all_checks, checks, summary = self._check(parts, top, pass_number)
             result = self._record(history, pass_number, model, working_set, summary, time.perf_counter() - started)
@@ -90,19 +94,25 @@ class CascadePasses:
         the last pass's support vectors start from their multipliers (``start``)."""
         client, params = self.client, self.params
         if len(feeds) == 1:
-            return client.submit(tasks.fit_top, params, start, *feeds[0], key=self._key("top", pass_number))
+            return self._top(start, feeds[0], pass_number)
         nodes = [client.submit(tasks.fit_node, params, start, *feed, key=self._key("node", pass_number, 0, i))
                  for i, feed in enumerate(feeds)]
         layer = 0
         while True:
             self._log_layer(nodes, pass_number, layer)
             if len(nodes) <= 2:
-                return client.submit(tasks.fit_top, params, start, *nodes, key=self._key("top", pass_number))
+                return self._top(start, nodes, pass_number)
             layer += 1
             merged = [client.submit(tasks.fit_node, params, start, *nodes[i:i + 2],
                                     key=self._key("node", pass_number, layer, i // 2))
                       for i in range(0, len(nodes) - 1, 2)]
             nodes = merged + nodes[len(nodes) - len(nodes) % 2:]
+
+    def _top(self, start, feeds, pass_number):
+        """The last node of a pass: the union of the row sets ``feeds``, then its fit (two
+        tasks: the row sets are freed once joined, before the fit takes its memory)."""
+        rows = self.client.submit(tasks.union, *feeds, key=self._key("top-rows", pass_number))
+        return self.client.submit(tasks.fit_top, self.params, start, rows, key=self._key("top", pass_number))
 
     def _log_layer(self, nodes, pass_number, layer):
         if not self.verbose:

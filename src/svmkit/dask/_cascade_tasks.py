@@ -171,10 +171,10 @@ def fit_node(params, start, *parts):
     return rows.take(support)
 
 
-def fit_top(params, start, *parts):
-    """The last node of a pass: the SVC fitted on the union of ``parts`` (the working set),
-    and the working set's rows."""
-    rows = union(*parts)
+def fit_top(params, start, rows):
+    """The last node of a pass: the SVC fitted on its working set ``rows`` (the
+    :func:`union` of what the pass feeds it, a task of its own, so that the row sets it was
+    joined from can be freed before the fit), and the working set's rows."""
     return _fit_svc(params, rows, start), rows
 
 
