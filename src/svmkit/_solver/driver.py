@@ -239,11 +239,14 @@ class _GramStore:
     ``capacity`` rows (:func:`svmkit._core.smo.row_store`) that SMO fills as it asks for rows,
     computed by the compiled solver itself (compiled loops) or here between its calls (BLAS
     products, Python kernels), or all of them here first where the plan says so (small
-    problems, ``rows_upfront``). Only the rows written take memory: a fit holds the rows it
-    needs, not the whole Gram matrix."""
+    problems, ``rows_upfront``), or ``gram``, the Gram matrix of ``source``'s rows made and
+    counted already (:mod:`svmkit._solver.class_blocks`). Only the rows written take memory: a
+    fit holds the rows it needs, not the whole Gram matrix."""
 
-    def __init__(self, source, plan, dtype, capacity, counts, loops=False, judged=False):
+    def __init__(self, source, plan, dtype, capacity, counts, loops=False, judged=False, gram=None):
         n = source.n_rows
+        if gram is not None:
+            dtype = gram.dtype
         self.source = source
         self.dots = "loops" if loops and plan.dots == "blas" else plan.dots
         if self.dots == "common" and source.common_features() is None:
@@ -259,25 +262,17 @@ class _GramStore:
         compute = self.dots in ("loops", "sparse")
         data = source.compiled(dtype) if source.kernel_code is not None else precomputed_kernel_data(
             np.empty((0, 0)))
-        if self.dots == plan.dots and _rows_first(plan, capacity, n):
-            # (every row in one call: SMO then never returns for one)
-            K = np.empty((n, n), dtype=dtype)
-            source.gram_into(K, self.dots)
+        if gram is not None or (self.dots == plan.dots and _rows_first(plan, capacity, n)):
+            # (every row in one call, or given: SMO then never returns for one)
+            K = gram
+            if K is None:
+                K = np.empty((n, n), dtype=dtype)
+                source.gram_into(K, self.dots)
             self.store = full_row_store(K, source.diagonal(), data)
-            self.store.clock[COMPUTED] = n
+            self.store.clock[COMPUTED] = n if gram is None else 0  # (a given matrix's rows: counted by its maker)
             return
         # (the memory of a row is only taken where the row is written)
         self.store = row_store(np.empty((min(capacity, n), n), dtype=dtype), n, source.diagonal(), compute, data)
-
-    @classmethod
-    def of_matrix(cls, K, source, plan, counts):
-        """A store of every row, the Gram matrix ``K`` of ``source``'s rows computed already
-        (and counted)."""
-        store = cls.__new__(cls)
-        store.source, store.dots, store.prefetch, store.counts, store._computed = source, "precomputed", 1, counts, None
-        store.store = full_row_store(K, source.diagonal(), source.compiled(K.dtype))
-        store.store.clock[COMPUTED] = K.shape[0]
-        return store
 
     def fill(self, work):
         """Compute the rows the solver listed (``work.wanted``) into the places it gave them."""
@@ -544,10 +539,8 @@ def _own_rows_group(batch, g, source, plan, settings, progress, counts, judge, b
     try:
         loops = judge.loops_for(g) if blas_as_asked else False
         pair_source = source.subset(in_order, gather=True)
-        if blocks is not None:
-            store = _GramStore.of_matrix(blocks.gram(g, pair_source), pair_source, plan, counts)
-        else:
-            store = _GramStore(pair_source, plan, dtype, capacity, counts, loops=bool(loops), judged=loops is None)
+        store = _GramStore(pair_source, plan, dtype, capacity, counts, loops=bool(loops), judged=loops is None,
+                           gram=None if blocks is None else blocks.gram(g, pair_source))
         work = new_work(compiled)
         work.alpha[:] = batch.alpha0[part]
         _solve_groups(compiled, store, work, plan, settings, progress, counts, problem=g)
