@@ -190,6 +190,8 @@ def test_cascade_svc_reaches_the_single_process_solution_on_a9a(client, a9a, cac
     assert cascade.duality_gap_ == pytest.approx(cascade.primal_objective_ - cascade.dual_objective_)
     assert cascade.duality_gap_ < 1e-3 * cascade.dual_objective_
     np.testing.assert_array_equal(cascade.support_vectors_, X[cascade.support_])
+    with pytest.raises(AttributeError, match="radius_"):  # (the pass's SVC went to the client without its rows)
+        cascade.model_.radius_
     dask_labels = cascade.predict(da.from_array(X_test, chunks=(100, -1))).compute()
     np.testing.assert_array_equal(dask_labels, cascade.predict(X_test))
 

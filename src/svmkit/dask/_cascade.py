@@ -76,7 +76,8 @@ class CascadeSVC(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     model_ : SVC
-        The SVC of the last pass, fitted on the rows of :attr:`working_set_`.
+        The SVC of the last pass, fitted on the rows of :attr:`working_set_`; it has no
+        ``radius_`` (the enclosing ball of the training points is a fit over all of them).
     working_set_ : ndarray of int64
         Rows of the training data (global numbers, sorted) that the last SVC was fitted on.
     support_ : ndarray of int32

@@ -154,8 +154,11 @@ def _fit_svc(params, rows, start):
     model = _StartedSVC(**params)
     model._start, model._labels = (start, rows.index), rows.y
     model.fit(rows.X, rows.y, sample_weight=rows.weight)
+    # (without the node's rows kept for radius_: pickling the model to send it would solve
+    # their enclosing ball, a fit as large as the node's with a cache of its own)
     plain = SVC.__new__(SVC)
-    plain.__dict__.update({key: value for key, value in vars(model).items() if key not in ("_start", "_labels")})
+    plain.__dict__.update({key: value for key, value in vars(model).items()
+                           if key not in ("_start", "_labels", "_radius_inputs")})
     return plain
 
 
