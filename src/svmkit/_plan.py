@@ -123,6 +123,10 @@ OWN_ROWS_MAX_FRACTION = 0.5
 #: most this fraction of a problem's: few support vectors among many rows then take kernel rows
 #: over the few, as LIBSVM's shrunk rows, not over all the rows ...
 HAND_OVER_FRACTION = 0.25
+#: ... lent the memory of the blocked problem's cache, its copy of the kept rows included, but
+#: at least this fraction of it for its own cache (a copy larger than most of the budget: fewer
+#: rows computed again are then worth more than the memory).
+SUB_PROBLEM_MIN_BUDGET_FRACTION = 0.25
 #: ... at the earliest this many rounds after the start or the last such sub-problem (the rounds
 #: in between settle the variables the last one left out, and the multipliers' sides).
 HAND_OVER_ROUNDS = 2

@@ -661,6 +661,7 @@ def _blocked_group(batch, g, source, plan, settings, progress, counts):
             n_kept = kept_by_shrinking(y, upper, alpha, grad, 0, m, bool(batch.nu), keeps)
             if 0 < n_kept <= _plan.HAND_OVER_FRACTION * m:
                 kept_variables = np.flatnonzero(keeps)
+                buffers = SimpleNamespace()  # (freed while the sub-problem takes the memory)
                 # LIBSVM's shrinking: the variables it keeps solved as a problem of their own
                 sub_steps, sub_status = _solve_kept(kept_variables, problem, alpha, grad, source, cache, plan,
                                                     settings, counts, plan.max_steps - steps)
@@ -761,13 +762,18 @@ def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, count
     sub-problem's steps and status."""
     y, upper, rows = problem.y, problem.upper, problem.rows
     distinct, local = np.unique(rows[kept], return_inverse=True)
-    sub_source = source.subset(distinct, dense=plan.dots == "blas")  # (as the plan chose for all the rows)
+    # (as the plan chose for all the rows; dense rows gathered from the data their rows were
+    # computed from, without a float64 copy of them)
+    sub_source = source.subset(distinct, dense=plan.dots == "blas", gather="made")
     y_kept, alpha_kept = y[kept], alpha[kept]
     if cache is not None:
         cache.release()
+    # the memory the cache gives up is the sub-problem's, its copy of the rows' data included
+    copy_mb = distinct.shape[0] * source.n_features * np.dtype(plan.gram_dtype).itemsize / 2**20
+    lent_mb = max(settings.cache_size - copy_mb, _plan.SUB_PROBLEM_MIN_BUDGET_FRACTION * settings.cache_size)
     # the sub-problem's linear term: its gradient less its own part Q_kk a_k
     start_cache = None if source.is_linear else _RowCache(
-        sub_source, max(1, min(distinct.shape[0], _plan.rows_in_budget(distinct.shape[0], settings.cache_size * 2**20,
+        sub_source, max(1, min(distinct.shape[0], _plan.rows_in_budget(distinct.shape[0], lent_mb * 2**20,
                                                                          plan.gram_dtype))), plan.dots, plan.gram_dtype)
     own_part = np.zeros(kept.shape[0])
     with counts.timed("gradient"):
@@ -776,8 +782,10 @@ def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, count
         counts.add(start_cache.rows_computed, start_cache.rows_computed * distinct.shape[0])
     del start_cache
     sub_problem = DualBatch.single(y_kept, grad[kept] - own_part, upper[kept], alpha_kept, local, problem.nu)
-    solution = solve(sub_problem, sub_source, replace(settings, max_iter=max(int(max_steps), 1), problem_names=(),
-                                                      label=f"shrunk to {kept.shape[0]} variables"))
+    # (_solve, not solve: copies of points were merged in the whole batch where that pays, and
+    # looking for them here would read a float64 copy of the kept rows)
+    solution = _solve(sub_problem, sub_source, replace(settings, max_iter=max(int(max_steps), 1), cache_size=lent_mb,
+                                                       problem_names=(), label=f"shrunk to {kept.shape[0]} variables"))
     counts.merge(solution.counts)
     change = np.zeros(y.shape[0])
     change[kept] = solution.alpha - alpha_kept

@@ -77,7 +77,7 @@ class KernelRows:
         """The rows; those of a subset gathered from another source's data (``X`` None) copied
         where first read (compiled code and BLAS read the gathered data instead)."""
         if self._X is None:
-            source, rows = self._whole
+            source, rows, _ = self._whole
             self._X = source.X[rows]
         return self._X
 
@@ -142,7 +142,7 @@ class KernelRows:
         """The float64 squared norm of every row, made once (a subset's from its source's)."""
         if "sq_norms" not in self._data:
             if self._X is None:
-                source, rows = self._whole
+                source, rows, _ = self._whole
                 self._data["sq_norms"] = source._sq_norms()[rows]
             else:
                 self._data["sq_norms"] = np.asarray(row_sq_norms(self.X), dtype=np.float64)
@@ -157,16 +157,26 @@ class KernelRows:
                 code, gamma, coef0, degree = self.form
                 if self._whole is not None:
                     # (gathered from the whole's transpose, made once for all its subsets: a
-                    # gather along rows of the transpose, not a transposition per subset)
-                    source, rows = self._whole
-                    whole = source.compiled(key)
-                    self._data[key] = whole._replace(XT=_columns(whole.XT, rows), sq_norms=whole.sq_norms[rows])
+                    # gather along rows of the transpose, not a transposition per subset; or,
+                    # for a subset that must not make the whole's, from the whole's rows)
+                    source, rows, make_whole = self._whole
+                    whole = source.compiled(key) if make_whole else source.made(key)
+                    if whole is None:
+                        self._data[key] = dense_kernel_data(_transposed(source.X, key, rows).T, code, gamma, coef0,
+                                                            degree)
+                    else:
+                        self._data[key] = whole._replace(XT=_columns(whole.XT, rows), sq_norms=whole.sq_norms[rows])
                 elif sp.issparse(self.X):
                     self._data[key] = sparse_kernel_data(self.X, code, gamma, coef0, degree, dtype)
                 else:
                     # (dense_kernel_data keeps the transpose of its rows: that of this view is the copy)
                     self._data[key] = dense_kernel_data(_transposed(self.X, key).T, code, gamma, coef0, degree)
             return self._data[key]
+
+    def made(self, dtype):
+        """The :meth:`compiled` data in ``dtype`` where made already, else None."""
+        with self._making:
+            return self._data.get(np.dtype(dtype))
 
     def dense_rows(self, dtype):
         """The rows as a C-ordered array in ``dtype`` (the rows themselves in float64, else a
@@ -255,7 +265,7 @@ class KernelRows:
         plan's :meth:`value_bound` of a Python kernel reads it before the solver does)."""
         if "diagonal" not in self._data:
             if self._whole is not None:
-                source, rows = self._whole
+                source, rows, _ = self._whole
                 diagonal = source.diagonal()[rows]
             elif self.form is None:
                 diagonal = np.asarray(self.kernel.diag(self.X), dtype=np.float64)
@@ -276,9 +286,11 @@ class KernelRows:
         """The source of the rows ``rows`` only (gathered once; with ``dense``, sparse rows
         made dense, for BLAS products). With ``gather`` (many subsets of one source: one-vs-one
         problems), dense rows of a compiled kernel take their data for compiled code from this
-        source's, made once, and their diagonal from its diagonal."""
+        source's, made once, and their diagonal from its diagonal; with ``gather='made'`` (a
+        subset of a large source, solved while the source's data stay), from this source's
+        data where made already, else from its rows, and no copy of the rows in float64."""
         if gather and self.form is not None and not sp.issparse(self.X):
-            return KernelRows(self.kernel, None, whole=(self, rows))
+            return KernelRows(self.kernel, None, whole=(self, rows, gather != "made"))
         X = self.X[rows]
         if sp.issparse(X):
             return KernelRows(self.kernel, X.toarray() if dense else X)
@@ -500,9 +512,9 @@ def _without_features(X, features):
     return rest
 
 
-def _transposed(X, dtype):
-    """``X.T`` as a C-ordered array in ``dtype``, copied :data:`svmkit._plan.TRANSPOSE_BLOCK_ROWS`
-    rows at a time (converted on the way).
+def _transposed(X, dtype, rows=None):
+    """``X.T`` (``X[rows].T`` where ``rows`` are given) as a C-ordered array in ``dtype``,
+    copied :data:`svmkit._plan.TRANSPOSE_BLOCK_ROWS` rows at a time (converted on the way).
 
     Examples
     --------
@@ -510,9 +522,11 @@ def _transposed(X, dtype):
     array([[1., 3., 5.],
            [2., 4., 6.]], dtype=float32)
     """
-    out = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
-    for start in range(0, X.shape[0], _plan.TRANSPOSE_BLOCK_ROWS):
-        out[:, start:start + _plan.TRANSPOSE_BLOCK_ROWS] = X[start:start + _plan.TRANSPOSE_BLOCK_ROWS].T
+    n = X.shape[0] if rows is None else rows.shape[0]
+    out = np.empty((X.shape[1], n), dtype=dtype)
+    for start in range(0, n, _plan.TRANSPOSE_BLOCK_ROWS):
+        block = slice(start, start + _plan.TRANSPOSE_BLOCK_ROWS)
+        out[:, block] = (X[block] if rows is None else X[rows[block]]).T
     return out
 
 

@@ -59,10 +59,10 @@ class CascadePasses:
         for pass_number in range(1, self.max_passes + 1):
             started = time.perf_counter()
             top = self._cascade(feeds, start, pass_number)
-            # (no reference here to the row sets fed to this pass: Dask frees each once the node
-            # that joins it has, and not only after the node's fit; the last working set, fed
-            # back whole, is the largest)
-            feeds = working = violators = None
+            # (no reference here to the row sets fed to this pass, nor to the last checks that
+            # hold the violators: Dask frees each once the node that joins it has, and not only
+            # after the node's fit; the last working set, fed back whole, is the largest)
+            feeds = working = violators = all_checks = checks = None
             model, working_set = client.submit(tasks.model_of, top, key=self._key("model", pass_number)).result()
             all_checks, checks, summary = self._check(parts, top, pass_number)
             result = self._record(history, pass_number, model, working_set, summary, time.perf_counter() - started)
