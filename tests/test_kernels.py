@@ -212,6 +212,24 @@ def test_a_subset_of_dense_rows_gathers_the_same_data_as_its_own_rows(kernel):
     np.testing.assert_array_equal(subset.diagonal(), alone.diagonal())
 
 
+def test_a_subset_gathered_where_made_copies_no_float64_rows_and_makes_nothing_of_the_whole():
+    """A shrunk sub-problem's subset (``gather='made'``) takes its float32 data from the whole's
+    where made, its float64 data from the whole's rows without making the whole's: bit for bit
+    those of a source of its rows alone."""
+    from svmkit._solver.rows import KernelRows
+
+    kernel = K.RBFKernel(gamma=0.3)
+    X = np.random.default_rng(7).normal(size=(60, 5))
+    rows = np.array([59, 2, 30, 31, 8])
+    whole = KernelRows(kernel, X)
+    whole.compiled(np.float32)
+    subset, alone = whole.subset(rows, gather="made"), KernelRows(kernel, X[rows])
+    for dtype in (np.float32, np.float64):
+        for made, expected in zip(subset.compiled(dtype), alone.compiled(dtype)):
+            np.testing.assert_array_equal(made, expected)
+    assert whole.made(np.float64) is None and whole.made(np.float32) is not None
+
+
 @pytest.mark.parametrize("kernel", [K.RBFKernel(gamma=0.3), K.PolynomialKernel(degree=2, gamma=0.5, coef0=1.0)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_blas_rows_of_sparse_data_split_the_features_and_are_the_kernel_s_values(kernel, dtype):
