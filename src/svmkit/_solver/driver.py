@@ -768,8 +768,10 @@ def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, count
     y_kept, alpha_kept = y[kept], alpha[kept]
     if cache is not None:
         cache.release()
-    # the memory the cache gives up is the sub-problem's, its copy of the rows' data included
-    copy_mb = distinct.shape[0] * source.n_features * np.dtype(plan.gram_dtype).itemsize / 2**20
+    # the memory the cache gives up is the sub-problem's, its copy of the rows' data and the
+    # block its rows are computed in beside its cache included
+    copy_mb = (distinct.shape[0] * source.n_features * np.dtype(plan.gram_dtype).itemsize
+               + _plan.SCATTERED_ROWS_BYTES) / 2**20
     lent_mb = max(settings.cache_size - copy_mb, _plan.SUB_PROBLEM_MIN_BUDGET_FRACTION * settings.cache_size)
     # the sub-problem's linear term: its gradient less its own part Q_kk a_k
     start_cache = None if source.is_linear else _RowCache(
@@ -790,11 +792,13 @@ def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, count
     change = np.zeros(y.shape[0])
     change[kept] = solution.alpha - alpha_kept
     alpha[kept] = solution.alpha
+    steps, status = int(solution.n_iter[0]), int(solution.status[0])
+    del sub_source, sub_problem, solution  # (their rows' copy freed before the cache takes its memory back)
     if cache is not None:
         cache.restore()
     with counts.timed("gradient"):
         _add_columns(source, cache, rows, y, change, grad)
-    return int(solution.n_iter[0]), int(solution.status[0])
+    return steps, status
 
 
 def _data_rows(rows):
