@@ -288,7 +288,12 @@ class KernelRows:
         problems), dense rows of a compiled kernel take their data for compiled code from this
         source's, made once, and their diagonal from its diagonal; with ``gather='made'`` (a
         subset of a large source, solved while the source's data stay), from this source's
-        data where made already, else from its rows, and no copy of the rows in float64."""
+        data where made already, else from its rows, and no copy of the rows in float64. A
+        subset of a gathered subset is one of the source it was gathered from (no copy of the
+        gathered rows made on the way), its data never making that source's."""
+        if self._X is None:
+            source, whole_rows, make_whole = self._whole
+            return source.subset(whole_rows[rows], dense, gather if make_whole or not gather else "made")
         if gather and self.form is not None and not sp.issparse(self.X):
             return KernelRows(self.kernel, None, whole=(self, rows, gather != "made"))
         X = self.X[rows]
