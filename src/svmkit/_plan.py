@@ -581,8 +581,9 @@ def dense_copy_pays(density, n_rows, n_features, dtype):
 def _blocked_sizes(n_rows, problem_rows, n_variables, budget_bytes, dtype, linear, dense):
     """The blocked strategy's working set and cached rows (of ``n_rows`` values) for a problem
     of ``problem_rows`` rows and ``n_variables`` variables: the budget holds the cached rows (at
-    least one) and a working set's float64 block; the rows of a round's moved multipliers pass
-    through the cache a part at a time where it holds fewer.
+    least one), a working set's float64 block and its rows' block in ``dtype``, and the block
+    that rows bound for scattered slots are computed in (``SCATTERED_ROWS_BYTES``); the rows of
+    a round's moved multipliers pass through the cache a part at a time where it holds fewer.
 
     Examples
     --------
@@ -595,7 +596,8 @@ def _blocked_sizes(n_rows, problem_rows, n_variables, budget_bytes, dtype, linea
     else:
         working_set = LINEAR_WORKING_SET if linear else WORKING_SET
     working_set = int(min(working_set, 2 ** int(np.floor(np.log2(max(n_variables // 2, 2))))))
-    cache_rows = 0 if linear else max(1, rows_in_budget(n_rows, budget_bytes - 8 * working_set**2, dtype))
+    round_bytes = working_set**2 * (8 + np.dtype(dtype).itemsize) + SCATTERED_ROWS_BYTES
+    cache_rows = 0 if linear else max(1, rows_in_budget(n_rows, budget_bytes - round_bytes, dtype))
     return working_set, cache_rows
 
 
@@ -612,7 +614,7 @@ def for_problem(plan, n_data, n_rows, n_variables, budget_bytes, linear=False):
     >>> batch = plan(60_000, [40_000, 20_100, 100], n_features=9, kernel_code=RBF, budget_bytes=200 * 2**20)
     >>> [(p.strategy, p.own_rows, p.cache_rows) for p in (for_problem(batch, 60_000, rows, rows, 200 * 2**20)
     ...                                                  for rows in (40_000, 20_100, 100))]
-    [('blocked', False, 838), ('blocked', True, 2504), ('gram', False, 0)]
+    [('blocked', False, 751), ('blocked', True, 2243), ('gram', False, 0)]
     """
     if plan.strategy != "blocked":
         return plan

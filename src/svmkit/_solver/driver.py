@@ -768,15 +768,14 @@ def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, count
     y_kept, alpha_kept = y[kept], alpha[kept]
     if cache is not None:
         cache.release()
-    # the memory the cache gives up is the sub-problem's, its copy of the rows' data and the
-    # block its rows are computed in beside its cache included
-    copy_mb = (distinct.shape[0] * source.n_features * np.dtype(plan.gram_dtype).itemsize
-               + _plan.SCATTERED_ROWS_BYTES) / 2**20
+    # the memory the cache gives up is the sub-problem's, its copy of the rows' data included
+    copy_mb = distinct.shape[0] * source.n_features * np.dtype(plan.gram_dtype).itemsize / 2**20
     lent_mb = max(settings.cache_size - copy_mb, _plan.SUB_PROBLEM_MIN_BUDGET_FRACTION * settings.cache_size)
-    # the sub-problem's linear term: its gradient less its own part Q_kk a_k
+    # the sub-problem's linear term: its gradient less its own part Q_kk a_k (rows beside the
+    # block that scattered rows are computed in)
+    start_rows = _plan.rows_in_budget(distinct.shape[0], lent_mb * 2**20 - _plan.SCATTERED_ROWS_BYTES, plan.gram_dtype)
     start_cache = None if source.is_linear else _RowCache(
-        sub_source, max(1, min(distinct.shape[0], _plan.rows_in_budget(distinct.shape[0], lent_mb * 2**20,
-                                                                         plan.gram_dtype))), plan.dots, plan.gram_dtype)
+        sub_source, max(1, min(distinct.shape[0], start_rows)), plan.dots, plan.gram_dtype)
     own_part = np.zeros(kept.shape[0])
     with counts.timed("gradient"):
         _add_columns(sub_source, start_cache, local, y_kept, alpha_kept, own_part)
