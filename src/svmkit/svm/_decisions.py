@@ -97,14 +97,16 @@ def support_split(rows, centred):
     found = split_features(rows.T, centred)
     if found is None:
         return None
-    dense_columns, sparse_columns, sq_norms = centred_parts(np.ascontiguousarray(rows.T), found)
-    dense_rows = np.ascontiguousarray(dense_columns.T)
     n_sv, step = rows.shape[0], _support_step(rows.shape[1])
+    dense_rows, sq_norms, sparse_parts = np.empty((n_sv, found[1].shape[0])), np.empty(n_sv), []
+    # (a part of the support vectors at a time: no transposed copy of them all beside the split)
+    for start in range(0, n_sv, step):
+        dense_columns, sparse_columns, sq_norms[start:start + step] = centred_parts(rows[start:start + step].T, found)
+        dense_rows[start:start + step] = dense_columns.T
+        sparse_parts.append(sparse_columns)
     grid = float32_grid(dense_rows) if exact_float32_pays(n_sv, dense_rows.shape[1]) else None
     return FeatureSplit(*found, dense_rows, None if grid is None else dense_rows.astype(np.float32),
-                        tuple(np.ascontiguousarray(sparse_columns[:, start:start + step])
-                              for start in range(0, n_sv, step)),
-                        sq_norms, grid)
+                        tuple(sparse_parts), sq_norms, grid)
 
 
 class SupportVectors:
