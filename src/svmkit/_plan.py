@@ -596,8 +596,8 @@ def _blocked_sizes(n_rows, problem_rows, n_variables, budget_bytes, dtype, linea
     else:
         working_set = LINEAR_WORKING_SET if linear else WORKING_SET
     working_set = int(min(working_set, 2 ** int(np.floor(np.log2(max(n_variables // 2, 2))))))
-    round_bytes = working_set**2 * (8 + np.dtype(dtype).itemsize) + SCATTERED_ROWS_BYTES
-    cache_rows = 0 if linear else max(1, rows_in_budget(n_rows, budget_bytes - round_bytes, dtype))
+    round_bytes = working_set**2 * (8 + np.dtype(dtype).itemsize)
+    cache_rows = 0 if linear else row_cache_rows(n_rows, budget_bytes - round_bytes, dtype)
     return working_set, cache_rows
 
 
@@ -670,6 +670,19 @@ def rows_in_budget(n_rows, budget_bytes, dtype=np.float32):
     (6553, 3276)
     """
     return int(max(budget_bytes, 0) // (np.dtype(dtype).itemsize * max(n_rows, 1)))
+
+
+def row_cache_rows(n_rows, budget_bytes, dtype=np.float32):
+    """How many kernel rows of ``n_rows`` values of ``dtype`` a cache of rows holds within
+    ``budget_bytes`` beside the block that its rows bound for scattered slots are computed in
+    (``SCATTERED_ROWS_BYTES``); at least one.
+
+    Examples
+    --------
+    >>> row_cache_rows(20_000, 200 * 2**20), row_cache_rows(20_000, 2**20)
+    (2411, 1)
+    """
+    return max(1, rows_in_budget(n_rows, budget_bytes - SCATTERED_ROWS_BYTES, dtype))
 
 
 def gram_dtype(n_rows, budget_bytes, single_precision=True):

@@ -771,11 +771,10 @@ def _solve_kept(kept, problem, alpha, grad, source, cache, plan, settings, count
     # the memory the cache gives up is the sub-problem's, its copy of the rows' data included
     copy_mb = distinct.shape[0] * source.n_features * np.dtype(plan.gram_dtype).itemsize / 2**20
     lent_mb = max(settings.cache_size - copy_mb, _plan.SUB_PROBLEM_MIN_BUDGET_FRACTION * settings.cache_size)
-    # the sub-problem's linear term: its gradient less its own part Q_kk a_k (rows beside the
-    # block that scattered rows are computed in)
-    start_rows = _plan.rows_in_budget(distinct.shape[0], lent_mb * 2**20 - _plan.SCATTERED_ROWS_BYTES, plan.gram_dtype)
-    start_cache = None if source.is_linear else _RowCache(
-        sub_source, max(1, min(distinct.shape[0], start_rows)), plan.dots, plan.gram_dtype)
+    # the sub-problem's linear term: its gradient less its own part Q_kk a_k
+    start_rows = _plan.row_cache_rows(distinct.shape[0], lent_mb * 2**20, plan.gram_dtype)
+    start_cache = None if source.is_linear else _RowCache(sub_source, min(distinct.shape[0], start_rows), plan.dots,
+                                                          plan.gram_dtype)
     own_part = np.zeros(kept.shape[0])
     with counts.timed("gradient"):
         _add_columns(sub_source, start_cache, local, y_kept, alpha_kept, own_part)
